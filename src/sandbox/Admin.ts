@@ -1,0 +1,115 @@
+/** Admin endpoints under /__sandbox (never under /v1): test data, funding, clock, faults, invariants. */
+import { HttpRouter, type HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Random } from "effect"
+import { isKnownCurrency, minorDigits, toWire } from "../domain/Money.js"
+import { iso } from "./Clock.js"
+import type { SandboxContext } from "./Context.js"
+import { parseFaults } from "./Faults.js"
+import { invariantsView } from "./Invariants.js"
+import { envelopeA, invalid, jsonBody, type JsonObject, ok } from "./Http.js"
+import { refund } from "./Payouts.js"
+import { fund, settle } from "./State.js"
+import { testData } from "./TestNumbers.js"
+import { payoutView, statusRecordView, transactionView, walletView } from "./Views.js"
+
+const withBody = (handle: (body: JsonObject) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
+  Effect.flatMap(jsonBody, Either.match({ onLeft: Effect.succeed, onRight: handle }))
+
+const fundRoute = (ctx: SandboxContext) =>
+  withBody((body) =>
+    Effect.gen(function* () {
+      const currency = body.currency
+      const amount = body.amount
+      if (typeof currency !== "string" || !isKnownCurrency(currency)) return invalid({ currency: ["The currency must be one of XAF, XOF, NGN, GHS, USD, EUR."] })
+      const minor = typeof amount === "number" ? Math.round(amount * 10 ** minorDigits(currency)) : NaN
+      if (!(minor > 0) || !Number.isSafeInteger(minor) || Math.abs(minor / 10 ** minorDigits(currency) - (amount as number)) > 1e-9) {
+        return invalid({ amount: [`The amount must be a positive number with at most ${minorDigits(currency)} decimals.`] })
+      }
+      const txn = fund(ctx.state, currency, minor, yield* ctx.clock.now)
+      return ok({ transaction: transactionView(txn), wallet: walletView(ctx.state.wallets[currency]) })
+    })
+  )
+
+const advanceRoute = (ctx: SandboxContext) =>
+  withBody((body) =>
+    Effect.gen(function* () {
+      const seconds = body.seconds
+      if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
+        return invalid({ seconds: ["The seconds must be a number of at least 0."] })
+      }
+      const now = yield* ctx.clock.advance(seconds)
+      yield* ctx.processDue
+      return ok({ now: iso(now), time_scale: ctx.clock.timeScale })
+    })
+  )
+
+const faultsView = (ctx: SandboxContext) => ({ settings: ctx.faults.settings, seed: ctx.faults.seed, counters: ctx.faults.counters })
+
+const putFaultsRoute = (ctx: SandboxContext) =>
+  withBody((body) =>
+    Effect.gen(function* () {
+      const text = body.faults
+      if (typeof text !== "string") return invalid({ faults: ['Send {"faults": "ENDPOINT.KIND=VALUE,..."} (an empty string clears them).'] })
+      const parsed = parseFaults(text)
+      if (Either.isLeft(parsed)) return invalid({ faults: [parsed.left] })
+      const seed = parsed.right.seed ?? (yield* Random.nextInt)
+      const faults = ctx.faults
+      faults.settings = parsed.right
+      faults.seed = seed
+      faults.random = Random.make(seed)
+      faults.bucket = { tokens: Math.max(1, parsed.right.rate ?? 1), last: faults.bucket.last }
+      for (const key of Object.keys(faults.counters)) delete faults.counters[key]
+      return ok(faultsView(ctx))
+    })
+  )
+
+const refundRoute = (ctx: SandboxContext) =>
+  withBody((body) =>
+    Effect.gen(function* () {
+      const reference = typeof body.reference === "string" ? body.reference : ""
+      const result = refund(ctx.state, reference, yield* ctx.clock.now)
+      if (Either.isLeft(result)) {
+        return result.left === "not_found"
+          ? envelopeA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] })
+          : invalid({ reference: [`Only a completed payout can be refunded; ${reference} is ${ctx.state.transactions[reference]?.status}.`] })
+      }
+      yield* ctx.notify([result.right])
+      return ok({ transaction: statusRecordView(result.right) })
+    })
+  )
+
+export const adminRoutes = (ctx: SandboxContext) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.get("/__sandbox/test-data", Effect.sync(() => ok(testData()))),
+    HttpRouter.post("/__sandbox/fund", fundRoute(ctx)),
+    HttpRouter.post(
+      "/__sandbox/settle",
+      Effect.map(ctx.clock.now, (now) =>
+        ok({ settled: settle(ctx.state, now).map(({ currency, amount }) => ({ currency, amount: toWire(amount, currency) })) })
+      )
+    ),
+    HttpRouter.get("/__sandbox/clock", Effect.map(ctx.clock.now, (now) => ok({ now: iso(now), time_scale: ctx.clock.timeScale }))),
+    HttpRouter.post("/__sandbox/clock/advance", advanceRoute(ctx)),
+    HttpRouter.get("/__sandbox/faults", Effect.sync(() => ok(faultsView(ctx)))),
+    HttpRouter.put("/__sandbox/faults", putFaultsRoute(ctx)),
+    HttpRouter.post("/__sandbox/refund", refundRoute(ctx)),
+    HttpRouter.get(
+      "/__sandbox/payouts",
+      Effect.sync(() => ok({ payouts: Object.values(ctx.state.transactions).filter((t) => t.type === "payout").map(payoutView) }))
+    ),
+    HttpRouter.get("/__sandbox/journal", Effect.sync(() => ok(journalView(ctx)))),
+    HttpRouter.get("/__sandbox/invariants", Effect.sync(() => ok(invariantsView(ctx.state))))
+  )
+
+const journalView = (ctx: SandboxContext) => ({
+  entries: ctx.state.journal.map((e) => ({
+    seq: e.seq,
+    at: iso(e.at),
+    kind: e.kind,
+    reference: e.reference,
+    currency: e.currency,
+    balance: toWire(e.balance, e.currency),
+    pending: toWire(e.pending, e.currency),
+    reserved: toWire(e.reserved, e.currency)
+  }))
+})

@@ -1,0 +1,43 @@
+/** What every route of the sandbox shares: state, clock, settings, faults and webhooks. */
+import type { Effect, Random } from "effect"
+import type { VirtualClock } from "./Clock.js"
+import type { FaultSettings } from "./Faults.js"
+import type { FeeSchedule } from "./Fees.js"
+import type { SandboxState, Txn } from "./State.js"
+
+export interface Settings {
+  readonly key: string
+  readonly secret: string
+  readonly fees: FeeSchedule
+  /** Virtual seconds from acceptance to the outcome of an ordinary payout. */
+  readonly payoutDelaySeconds: number
+  /** Virtual seconds before the delayed test number succeeds. */
+  readonly delayedPayoutSeconds: number
+  readonly failureRatio: number
+}
+
+export interface FaultState {
+  settings: FaultSettings
+  /** The seed in use (given by seed=N, else drawn at random): reported so a run can be replayed. */
+  seed: number
+  random: Random.Random
+  readonly counters: Record<string, number>
+  bucket: { tokens: number; last: number }
+}
+
+export interface SandboxContext {
+  readonly state: SandboxState
+  readonly clock: VirtualClock
+  readonly settings: Settings
+  readonly faults: FaultState
+  /** Seeded source of payout outcomes (the failure ratio). */
+  readonly outcomes: Random.Random
+  /** Sends the outcome webhook of each transaction, in the background. */
+  readonly notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
+  /** Applies every transition due now and notifies. */
+  readonly processDue: Effect.Effect<void>
+}
+
+export const count = (counters: Record<string, number>, key: string) => {
+  counters[key] = (counters[key] ?? 0) + 1
+}

@@ -1,0 +1,110 @@
+/**
+ * Every request passes the gate: credentials (401), Accept (406), Content-Type of bodies (415); then,
+ * for /v1 only, the rate limit (429 + Retry-After) and the injected faults around the handler.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Clock, Effect } from "effect"
+import { count, type FaultState, type SandboxContext, type Settings } from "./Context.js"
+import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./Faults.js"
+import { envelopeA } from "./Http.js"
+
+export const endpointOf = (method: string, path: string): FaultEndpoint | undefined => {
+  if (method === "GET" && (path === "/v1/wallet" || path === "/v1/wallet/summary")) return "wallet"
+  if (method === "GET" && path === "/v1/wallet/transactions") return "transactions"
+  if (method === "GET" && path.startsWith("/v1/payment/status/")) return "status"
+  if (method === "POST" && path.startsWith("/v1/payments/payout/")) return "payout"
+  if (method === "POST" && path.startsWith("/v1/payments/payin/")) return "payin"
+  return undefined
+}
+
+const acceptsJson = (accept: string | undefined): boolean =>
+  accept === undefined ||
+  accept.trim() === "" ||
+  accept.split(",").some((item) => {
+    const [type, ...params] = item.split(";").map((s) => s.trim().toLowerCase())
+    const q = params.find((p) => p.startsWith("q="))
+    return ["application/json", "application/*", "*/*"].includes(type) && (q === undefined || Number(q.slice(2)) > 0)
+  })
+
+const isJson = (contentType: string | undefined): boolean =>
+  contentType !== undefined && contentType.split(";")[0].trim().toLowerCase() === "application/json"
+
+const headerRefusal = (settings: Settings, request: HttpServerRequest.HttpServerRequest) => {
+  const headers = request.headers
+  if (headers["x-api-key"] !== settings.key || headers["x-api-secret"] !== settings.secret) {
+    return envelopeA(401, "Invalid credentials", { authentication: ["The API key or secret is invalid."] })
+  }
+  if (!acceptsJson(headers["accept"])) {
+    return envelopeA(406, "Not acceptable", { accept: ["The Accept header must allow application/json."] })
+  }
+  if (["POST", "PUT", "PATCH"].includes(request.method) && !isJson(headers["content-type"])) {
+    return envelopeA(415, "Unsupported media type", { content_type: ["The Content-Type header must be application/json."] })
+  }
+  return undefined
+}
+
+/** Token bucket over all /v1 requests; the Retry-After seconds when empty. */
+const takeToken = (faults: FaultState, now: number): number | undefined => {
+  const rate = faults.settings.rate
+  if (rate === undefined) return undefined
+  const capacity = Math.max(1, rate)
+  const tokens = Math.min(capacity, faults.bucket.tokens + ((now - faults.bucket.last) * rate) / 1000)
+  faults.bucket = { tokens, last: now }
+  if (tokens >= 1) {
+    faults.bucket.tokens = tokens - 1
+    return undefined
+  }
+  return Math.max(1, Math.ceil((1 - tokens) / rate))
+}
+
+const roll = (faults: FaultState, endpoint: FaultEndpoint, kind: ProbabilityKind) => {
+  const p = faultOf(faults.settings, endpoint, kind) ?? 0
+  if (p <= 0) return Effect.succeed(false)
+  return Effect.map(faults.random.next, (x) => {
+    const hit = x < p
+    if (hit) count(faults.counters, `${endpoint}.${kind}`)
+    return hit
+  })
+}
+
+const serverError = () => envelopeA(500, "Internal server error", {})
+
+const latency = (faults: FaultState, endpoint: FaultEndpoint) => {
+  const range = faultOf(faults.settings, endpoint, "latency")
+  if (range === undefined) return Effect.void
+  return Effect.flatMap(faults.random.next, (x) => Effect.sleep(Math.round(range.min + x * (range.max - range.min))))
+}
+
+export const gate =
+  (ctx: SandboxContext) =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const refusal = headerRefusal(ctx.settings, request)
+      if (refusal !== undefined) return refusal
+      const path = new URL(request.url, "http://sandbox.invalid").pathname
+      if (!path.startsWith("/v1/")) return yield* app
+      const faults = ctx.faults
+      count(faults.counters, "requests")
+      const retryAfter = takeToken(faults, yield* Clock.currentTimeMillis)
+      if (retryAfter !== undefined) {
+        count(faults.counters, "rate_limited")
+        return envelopeA(429, "Too many requests", { rate: [`Rate limit exceeded; retry after ${retryAfter} s.`] }, {
+          "retry-after": String(retryAfter)
+        })
+      }
+      const endpoint = endpointOf(request.method, path)
+      if (endpoint === undefined) return yield* app
+      yield* latency(faults, endpoint)
+      if (yield* roll(faults, endpoint, "error_before")) return serverError()
+      const response: HttpServerResponse.HttpServerResponse = yield* app
+      if (yield* roll(faults, endpoint, "reset_after")) {
+        yield* Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy())
+        return yield* Effect.never
+      }
+      if (yield* roll(faults, endpoint, "hold_after")) return yield* Effect.never
+      if (yield* roll(faults, endpoint, "error_after")) return serverError()
+      return response
+    })

@@ -1,0 +1,72 @@
+/**
+ * The money invariant, checked against the journal: wallets equal the journal's sums, reserved equals
+ * the in-flight payouts' amount + fee, each transaction's net movement matches its status, and only
+ * adjustments (and pay-ins) create money.
+ */
+import { entryViolation, type Figures, sumByCurrency, sumByReference, zero } from "./Journal.js"
+import type { SandboxState, Txn } from "./State.js"
+
+const isOpen = (status: string) => status === "pending" || status === "processing"
+
+const expectedNet = (txn: Txn): Figures | undefined => {
+  const held = txn.amount + txn.fee
+  if (txn.type === "adjustment") return { balance: txn.amount, pending: 0, reserved: 0 }
+  if (txn.type !== "payout") return undefined
+  if (isOpen(txn.status)) return { balance: 0, pending: 0, reserved: held }
+  if (txn.status === "completed") return { balance: -held, pending: 0, reserved: 0 }
+  return zero()
+}
+
+const same = (a: Figures, b: Figures) => a.balance === b.balance && a.pending === b.pending && a.reserved === b.reserved
+const show = (f: Figures) => `balance ${f.balance}, pending ${f.pending}, reserved ${f.reserved}`
+
+export const checkInvariants = (state: SandboxState): Array<string> => {
+  const violations: Array<string> = []
+  state.journal.forEach((entry, i) => {
+    if (entry.seq !== i + 1) violations.push(`journal entry ${i + 1} has sequence ${entry.seq}`)
+    const bad = entryViolation(entry)
+    if (bad !== undefined) violations.push(bad)
+    if (entry.kind !== "settle" && state.transactions[entry.reference] === undefined) {
+      violations.push(`journal entry ${entry.seq} names unknown transaction ${entry.reference}`)
+    }
+  })
+
+  const byCurrency = sumByCurrency(state.journal)
+  const inFlight = new Map<string, number>()
+  for (const txn of Object.values(state.transactions)) {
+    if (txn.type === "payout" && isOpen(txn.status)) {
+      inFlight.set(txn.currency, (inFlight.get(txn.currency) ?? 0) + txn.amount + txn.fee)
+    }
+    if (isOpen(txn.status) !== (state.open[txn.reference] === true)) {
+      violations.push(`${txn.reference} (${txn.status}) is ${isOpen(txn.status) ? "missing from" : "still in"} the open set`)
+    }
+    if (txn.type === "payout" && (txn.status === "failed" || txn.status === "cancelled") && txn.fee !== 0) {
+      violations.push(`${txn.reference} is ${txn.status} but charges a fee of ${txn.fee}`)
+    }
+  }
+  for (const currency of new Set([...Object.keys(state.wallets), ...byCurrency.keys()])) {
+    const wallet = state.wallets[currency]
+    const figures = wallet === undefined ? zero() : { balance: wallet.balance, pending: wallet.pending, reserved: wallet.reserved }
+    const journal = byCurrency.get(currency) ?? zero()
+    if (!same(figures, journal)) violations.push(`${currency} wallet (${show(figures)}) differs from its journal (${show(journal)})`)
+    if (figures.balance < 0 || figures.pending < 0 || figures.reserved < 0) violations.push(`${currency} wallet has a negative figure (${show(figures)})`)
+    if (figures.balance - figures.reserved < 0) violations.push(`${currency} available balance is negative`)
+    const held = inFlight.get(currency) ?? 0
+    if (figures.reserved !== held) violations.push(`${currency} reserved ${figures.reserved} differs from in-flight payouts' amount + fee ${held}`)
+  }
+
+  const byReference = sumByReference(state.journal)
+  for (const txn of Object.values(state.transactions)) {
+    const expected = expectedNet(txn)
+    const actual = byReference.get(txn.reference) ?? zero()
+    if (expected !== undefined && !same(expected, actual)) {
+      violations.push(`${txn.type} ${txn.reference} (${txn.status}) moved ${show(actual)}, expected ${show(expected)}`)
+    }
+  }
+  return violations
+}
+
+export const invariantsView = (state: SandboxState) => {
+  const violations = checkInvariants(state)
+  return { ok: violations.length === 0, violations }
+}

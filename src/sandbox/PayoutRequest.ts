@@ -1,0 +1,110 @@
+/** Validates a payout body field by field; every refusal is keyed by the field's name (dotted for customer). */
+import { Either } from "effect"
+import { isKnownCurrency, minorDigits } from "../domain/Money.js"
+import { mobileOperator } from "../domain/Operators.js"
+import { normaliseMobile } from "../domain/Phone.js"
+import { type FieldErrors, isObject, type JsonObject } from "./Http.js"
+import type { CustomerData } from "./State.js"
+
+export interface ValidPayout {
+  readonly amount: number
+  readonly currency: string
+  readonly operator: string
+  readonly phone: string
+  readonly customer: CustomerData
+  readonly description: string
+  readonly details: Readonly<Record<string, unknown>> | null
+  readonly callbackUrl: string
+  readonly returnUrl: string
+  readonly cancelUrl: string
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+const isUrl = (text: string) => {
+  const parsed = Either.try(() => new URL(text))
+  return Either.isRight(parsed) && (parsed.right.protocol === "http:" || parsed.right.protocol === "https:")
+}
+
+const text = (errors: FieldErrors, body: JsonObject, field: string, label = field): string | undefined => {
+  const value = body[field]
+  if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
+    errors[label] = [`The ${label} field is required.`]
+    return undefined
+  }
+  if (typeof value !== "string") {
+    errors[label] = [`The ${label} must be a string.`]
+    return undefined
+  }
+  return value
+}
+
+const url = (errors: FieldErrors, body: JsonObject, field: string): string | undefined => {
+  const value = text(errors, body, field)
+  if (value !== undefined && !isUrl(value)) errors[field] = [`The ${field} must be a valid http or https URL.`]
+  return value !== undefined && isUrl(value) ? value : undefined
+}
+
+const amountOf = (errors: FieldErrors, value: unknown, currency: string | undefined): number | undefined => {
+  if (value === undefined || value === null) return void (errors.amount = ["The amount field is required."])
+  if (typeof value !== "number" || !Number.isFinite(value)) return void (errors.amount = ["The amount must be a number."])
+  if (value <= 0) return void (errors.amount = ["The amount must be greater than 0."])
+  if (currency === undefined) return undefined
+  const digits = minorDigits(currency)
+  const minor = Math.round(value * 10 ** digits)
+  if (Math.abs(minor / 10 ** digits - value) > 1e-9) {
+    return void (errors.amount = [digits === 0 ? `The amount must be a whole number for ${currency}.` : `The amount must have at most ${digits} decimals for ${currency}.`])
+  }
+  if (!Number.isSafeInteger(minor)) return void (errors.amount = ["The amount is too large."])
+  return minor
+}
+
+const customerOf = (errors: FieldErrors, value: unknown): CustomerData | undefined => {
+  if (value === undefined || value === null) return void (errors.customer = ["The customer field is required."])
+  if (!isObject(value)) return void (errors.customer = ["The customer must be an object with name, phone and email."])
+  const name = text(errors, value, "name", "customer.name")
+  const phone = text(errors, value, "phone", "customer.phone")
+  const email = text(errors, value, "email", "customer.email")
+  if (email !== undefined && !EMAIL.test(email)) errors["customer.email"] = ["The customer.email must be a valid email address."]
+  return name !== undefined && phone !== undefined && email !== undefined && EMAIL.test(email) ? { name, phone, email } : undefined
+}
+
+export const validatePayout = (body: JsonObject): Either.Either<ValidPayout, FieldErrors> => {
+  const errors: FieldErrors = {}
+  const operatorCode = text(errors, body, "operator")
+  const operator = operatorCode === undefined ? undefined : mobileOperator(operatorCode)
+  if (operatorCode !== undefined && operator === undefined) errors.operator = [`The selected operator ${operatorCode} is invalid.`]
+  const currency = text(errors, body, "currency")
+  if (currency !== undefined && !isKnownCurrency(currency)) errors.currency = [`The currency ${currency} is not supported.`]
+  else if (currency !== undefined && operator !== undefined && currency !== operator.currency) {
+    errors.currency = [`The currency must be ${operator.currency} for operator ${operator.code}.`]
+  }
+  const amount = amountOf(errors, body.amount, currency !== undefined && isKnownCurrency(currency) ? currency : operator?.currency)
+  const rawPhone = text(errors, body, "phoneNumber")
+  let phone: string | undefined
+  if (rawPhone !== undefined && operator !== undefined) {
+    const normalised = normaliseMobile(rawPhone, operator.country)
+    if (Either.isLeft(normalised)) errors.phoneNumber = [`The phoneNumber is not a valid mobile number for ${operator.code}: ${normalised.left}.`]
+    else phone = normalised.right
+  }
+  const returnUrl = url(errors, body, "return_url")
+  const cancelUrl = url(errors, body, "cancel_url")
+  const callbackUrl = url(errors, body, "callback_url")
+  const description = text(errors, body, "description")
+  const details = body.payout_details
+  if (details !== undefined && details !== null && !isObject(details)) errors.payout_details = ["The payout_details must be an object."]
+  const customer = customerOf(errors, body.customer)
+  if (Object.keys(errors).length > 0) return Either.left(errors)
+  return Either.right({
+    amount: amount!,
+    currency: currency!,
+    operator: operator!.code,
+    phone: phone!,
+    customer: customer!,
+    description: description!,
+    details: isObject(details) ? details : null,
+    callbackUrl: callbackUrl!,
+    returnUrl: returnUrl!,
+    cancelUrl: cancelUrl!
+  })
+}

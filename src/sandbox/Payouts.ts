@@ -1,0 +1,111 @@
+/** Payout state changes: reserve on acceptance, complete or release when due, refund on request. */
+import { Either } from "effect"
+import type { CustomerData, Outcome, Plan, SandboxState, Txn } from "./State.js"
+import { addTransaction, available, nextIds, post, walletOf } from "./State.js"
+
+export interface PayoutInput {
+  readonly amount: number
+  readonly fee: number
+  readonly currency: string
+  readonly operator: string
+  readonly phone: string
+  readonly customer: CustomerData
+  readonly description: string
+  readonly details: Readonly<Record<string, unknown>> | null
+  readonly callbackUrl: string
+  readonly returnUrl: string
+  readonly cancelUrl: string
+}
+
+export interface Insufficient {
+  readonly available: number
+  readonly required: number
+}
+
+export const DESCRIPTIONS: Record<string, string> = {
+  pending: "Payout queued",
+  processing: "Transfer initiated with the operator",
+  completed: "Payout completed successfully",
+  cancelled: "Payout cancelled",
+  refunded: "Payout refunded"
+}
+
+export const createPayout = (
+  state: SandboxState,
+  input: PayoutInput,
+  plan: Plan,
+  at: number
+): Either.Either<Txn, Insufficient> => {
+  const wallet = walletOf(state, input.currency, at)
+  const required = input.amount + input.fee
+  if (available(wallet) < required) return Either.left({ available: available(wallet), required })
+  const txn = addTransaction(state, {
+    ...nextIds(state, at),
+    type: "payout",
+    amount: input.amount,
+    fee: input.fee,
+    currency: input.currency,
+    status: "pending",
+    statusDescription: DESCRIPTIONS.pending,
+    operator: input.operator,
+    phone: input.phone,
+    customer: input.customer,
+    description: input.description,
+    details: input.details,
+    callbackUrl: input.callbackUrl,
+    returnUrl: input.returnUrl,
+    cancelUrl: input.cancelUrl,
+    createdAt: at,
+    updatedAt: at,
+    plan
+  })
+  post(state, { kind: "reserve", reference: txn.reference, currency: txn.currency, balance: 0, pending: 0, reserved: required }, at)
+  return Either.right(txn)
+}
+
+const finish = (state: SandboxState, txn: Txn, outcome: Outcome, description: string, at: number) => {
+  const held = txn.amount + txn.fee
+  if (outcome === "completed") {
+    post(state, { kind: "complete", reference: txn.reference, currency: txn.currency, balance: -held, pending: 0, reserved: -held }, at)
+  } else {
+    post(state, { kind: "release", reference: txn.reference, currency: txn.currency, balance: 0, pending: 0, reserved: -held }, at)
+    txn.fee = 0
+  }
+  txn.status = outcome
+  txn.statusDescription = description
+  txn.updatedAt = at
+  delete state.open[txn.reference]
+}
+
+/** Applies every transition due at `now`; returns the transactions that reached an outcome. */
+export const advanceDue = (state: SandboxState, now: number): Array<Txn> => {
+  const finished: Array<Txn> = []
+  for (const reference of Object.keys(state.open)) {
+    const txn = state.transactions[reference]
+    const plan = txn.plan
+    if (plan === null) continue
+    if (now >= plan.finalAt) {
+      finish(state, txn, plan.outcome, plan.description, Math.max(plan.finalAt, txn.updatedAt))
+      finished.push(txn)
+    } else if (now >= plan.processingAt && txn.status === "pending") {
+      txn.status = "processing"
+      txn.statusDescription = DESCRIPTIONS.processing
+      txn.updatedAt = plan.processingAt
+    }
+  }
+  return finished
+}
+
+export type RefundError = "not_found" | "not_refundable"
+
+export const refund = (state: SandboxState, reference: string, at: number): Either.Either<Txn, RefundError> => {
+  const txn = state.transactions[reference]
+  if (txn === undefined || txn.type === "adjustment") return Either.left("not_found")
+  if (txn.type !== "payout" || txn.status !== "completed") return Either.left("not_refundable")
+  const held = txn.amount + txn.fee
+  post(state, { kind: "refund", reference, currency: txn.currency, balance: held, pending: 0, reserved: 0 }, at)
+  txn.status = "refunded"
+  txn.statusDescription = DESCRIPTIONS.refunded
+  txn.updatedAt = at
+  return Either.right(txn)
+}

@@ -1,0 +1,18 @@
+/** Applies due transitions: now on demand (clock advance), and from a background fiber. */
+import { Effect, Schedule, type Scope } from "effect"
+import type { VirtualClock } from "./Clock.js"
+import { advanceDue } from "./Payouts.js"
+import type { SandboxState, Txn } from "./State.js"
+
+export const makeProcessDue = (
+  state: SandboxState,
+  clock: VirtualClock,
+  notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
+): Effect.Effect<void> =>
+  clock.now.pipe(
+    Effect.map((now) => advanceDue(state, now)),
+    Effect.flatMap((finished) => (finished.length === 0 ? Effect.void : notify(finished)))
+  )
+
+export const runProcessor = (processDue: Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope> =>
+  processDue.pipe(Effect.repeat(Schedule.spaced("20 millis")), Effect.asVoid, Effect.forkScoped, Effect.asVoid)

@@ -1,0 +1,159 @@
+/**
+ * The sandbox: a stateful local implementation of the payment API v1 on a real port, with a virtual
+ * clock, admin endpoints under /__sandbox, fault injection and a money journal. Closing the scope
+ * stops the server, the processor and pending webhooks.
+ */
+import { HttpRouter } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Clock, Data, Duration, Effect, Either, Random, type Scope } from "effect"
+import * as Http from "node:http"
+import { isKnownCurrency, parseAmount } from "../domain/Money.js"
+import { makeVirtualClock } from "./Clock.js"
+import type { FaultState, SandboxContext } from "./Context.js"
+import { type FaultSettings, parseFaults } from "./Faults.js"
+import { DEFAULT_FEES, type FeeSchedule } from "./Fees.js"
+import { gate } from "./Gate.js"
+import { adminRoutes } from "./Admin.js"
+import { envelopeA } from "./Http.js"
+import { makeProcessDue, runProcessor } from "./Processor.js"
+import { payoutRoutes } from "./routes/Payouts.js"
+import { statusRoutes } from "./routes/Status.js"
+import { transactionRoutes } from "./routes/Transactions.js"
+import { walletRoutes } from "./routes/Wallets.js"
+import { fund, makeState, type SandboxState } from "./State.js"
+import { DEFAULT_WEBHOOK_OPTIONS, makeNotifier } from "./Webhooks.js"
+
+export { parseFaults, type FaultSettings } from "./Faults.js"
+
+export interface SandboxOptions {
+  /** 0 = ephemeral (default). */
+  readonly port?: number
+  /** Default 127.0.0.1. */
+  readonly host?: string
+  /** Virtual seconds per real second; default 1. */
+  readonly timeScale?: number
+  /** Initial funding in MAJOR units per currency, e.g. {XAF: 10_000_000}. */
+  readonly fund?: Readonly<Record<string, number>>
+  readonly key?: string
+  readonly secret?: string
+  readonly faults?: string
+  /** Virtual seconds from acceptance to the outcome of a payout (default 10). */
+  readonly payoutDelaySeconds?: number
+  /** Share of ordinary numbers whose payout fails (default 0). */
+  readonly failureRatio?: number
+  readonly fees?: FeeSchedule
+  /** First webhook retry delay in real milliseconds (default 500, doubling). */
+  readonly webhookRetryMillis?: number
+  /** Webhook attempts before giving up (default 8). */
+  readonly webhookMaxAttempts?: number
+}
+
+export interface SandboxInfo {
+  readonly baseUrl: string
+  readonly origin: string
+  readonly key: string
+  readonly secret: string
+}
+
+export class SandboxStartError extends Data.TaggedError("SandboxStartError")<{ readonly message: string; readonly cause?: unknown }> {}
+
+export const parseFund = (text: string): Either.Either<Record<string, number>, string> => {
+  const result: Record<string, number> = {}
+  for (const item of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+    const [currency, amount, ...rest] = item.split("=").map((s) => s.trim())
+    if (amount === undefined || rest.length > 0) return Either.left(`invalid --fund "${item}": expected CURRENCY=AMOUNT, e.g. XAF=5000000`)
+    if (!isKnownCurrency(currency)) return Either.left(`invalid --fund "${item}": unknown currency "${currency}"`)
+    const minor = parseAmount(amount, currency)
+    if (Either.isLeft(minor)) return Either.left(`invalid --fund "${item}": ${minor.left}`)
+    result[currency] = Number(amount)
+  }
+  return Either.right(result)
+}
+
+const startError = (message: string) => new SandboxStartError({ message })
+
+interface Checked {
+  readonly faults: FaultSettings
+  readonly funding: ReadonlyArray<readonly [string, number]>
+}
+
+const checkOptions = (options: SandboxOptions): Either.Either<Checked, SandboxStartError> => {
+  const scale = options.timeScale ?? 1
+  if (!(scale > 0) || !Number.isFinite(scale)) return Either.left(startError(`time scale must be a positive number, got ${scale}`))
+  const ratio = options.failureRatio ?? 0
+  if (!(ratio >= 0 && ratio <= 1)) return Either.left(startError(`failure ratio must be between 0 and 1, got ${ratio}`))
+  if (!((options.payoutDelaySeconds ?? 10) >= 0)) return Either.left(startError("payout delay must be at least 0 seconds"))
+  const funding: Array<readonly [string, number]> = []
+  for (const [currency, amount] of Object.entries(options.fund ?? {})) {
+    if (amount === 0) continue
+    const minor = isKnownCurrency(currency) ? parseAmount(String(amount), currency) : Either.left("unknown currency")
+    if (Either.isLeft(minor)) return Either.left(startError(`invalid funding ${currency}=${amount}: ${minor.left}`))
+    funding.push([currency, minor.right])
+  }
+  return Either.map(Either.mapLeft(parseFaults(options.faults ?? ""), startError), (faults) => ({ faults, funding }))
+}
+
+/** Starts the sandbox and also hands back its state (tests inspect it and plant bugs in it). */
+export const launchSandbox = (
+  options: SandboxOptions = {}
+): Effect.Effect<SandboxInfo & { readonly state: SandboxState }, SandboxStartError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { faults: faultSettings, funding } = yield* checkOptions(options)
+    const clock = yield* makeVirtualClock(options.timeScale ?? 1)
+    const start = yield* clock.now
+    const instance = (yield* Random.nextIntBetween(36 ** 3, 36 ** 4)).toString(36)
+    const state = makeState(instance, start)
+    for (const [currency, minor] of funding) fund(state, currency, minor, start)
+    const seed = faultSettings.seed ?? (yield* Random.nextInt)
+    const faults: FaultState = {
+      settings: faultSettings,
+      seed,
+      random: Random.make(seed),
+      counters: {},
+      bucket: { tokens: Math.max(1, faultSettings.rate ?? 1), last: yield* Clock.currentTimeMillis }
+    }
+    const notify = yield* makeNotifier(faults, {
+      ...DEFAULT_WEBHOOK_OPTIONS,
+      retryBase: Duration.millis(options.webhookRetryMillis ?? 500),
+      maxAttempts: options.webhookMaxAttempts ?? DEFAULT_WEBHOOK_OPTIONS.maxAttempts
+    })
+    const processDue = makeProcessDue(state, clock, notify)
+    const ctx: SandboxContext = {
+      state,
+      clock,
+      faults,
+      notify,
+      processDue,
+      outcomes: Random.make(`${seed}:outcomes`),
+      settings: {
+        key: options.key ?? "sandbox-key",
+        secret: options.secret ?? "sandbox-secret",
+        fees: options.fees ?? DEFAULT_FEES,
+        payoutDelaySeconds: options.payoutDelaySeconds ?? 10,
+        delayedPayoutSeconds: 30 * 60,
+        failureRatio: options.failureRatio ?? 0
+      }
+    }
+    const router = HttpRouter.concatAll(walletRoutes(ctx), transactionRoutes(ctx), statusRoutes(ctx), payoutRoutes(ctx), adminRoutes(ctx))
+    const app = (yield* HttpRouter.toHttpApp(router)).pipe(
+      Effect.catchTag("RouteNotFound", (e) =>
+        Effect.succeed(envelopeA(404, "Not found", { path: [`No endpoint ${e.request.method} ${e.request.url.split("?")[0]}`] }))
+      ),
+      gate(ctx)
+    )
+    const nodeServer = Http.createServer()
+    const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" }).pipe(
+      Effect.mapError((cause) => new SandboxStartError({ message: `cannot listen: ${String(cause.cause)}`, cause }))
+    )
+    yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
+    yield* server.serve(app)
+    yield* runProcessor(processDue)
+    const address = server.address
+    const origin = address._tag === "TcpAddress" ? `http://${hostForUrl(address.hostname)}:${address.port}` : `http://unix:${address.path}`
+    return { baseUrl: `${origin}/v1`, origin, key: ctx.settings.key, secret: ctx.settings.secret, state }
+  })
+
+const hostForUrl = (hostname: string) => (hostname.includes(":") ? `[${hostname}]` : hostname)
+
+export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<SandboxInfo, SandboxStartError, Scope.Scope> =>
+  Effect.map(launchSandbox(options), ({ baseUrl, origin, key, secret }) => ({ baseUrl, origin, key, secret }))

@@ -1,0 +1,165 @@
+/**
+ * The sandbox's whole state as plain serialisable data (minor units, virtual epoch milliseconds).
+ * Every money movement goes through `post`, which updates the wallet and appends to the journal.
+ * Operations are synchronous, so each one is atomic inside the single-threaded event loop.
+ */
+import { WALLET_CURRENCIES } from "../domain/Operators.js"
+import type { JournalEntry, Movement } from "./Journal.js"
+
+export interface WalletState {
+  readonly id: string
+  readonly currency: string
+  balance: number
+  pending: number
+  reserved: number
+  lastUpdated: number
+}
+
+export interface CustomerData {
+  readonly name: string
+  readonly phone: string
+  readonly email: string
+}
+
+export type Outcome = "completed" | "failed" | "cancelled"
+
+export interface Plan {
+  readonly processingAt: number
+  readonly finalAt: number
+  readonly outcome: Outcome
+  readonly description: string
+}
+
+export type TxnType = "payout" | "payin" | "adjustment"
+
+export interface Txn {
+  readonly seq: number
+  readonly id: string
+  readonly reference: string
+  readonly externalId: string
+  readonly type: TxnType
+  readonly amount: number
+  fee: number
+  readonly currency: string
+  status: string
+  statusDescription: string
+  readonly operator: string | null
+  readonly phone: string | null
+  readonly customer: CustomerData | null
+  readonly description: string
+  readonly details: Readonly<Record<string, unknown>> | null
+  readonly callbackUrl: string | null
+  readonly returnUrl: string | null
+  readonly cancelUrl: string | null
+  readonly createdAt: number
+  updatedAt: number
+  readonly plan: Plan | null
+}
+
+export interface SandboxState {
+  readonly instance: string
+  seq: number
+  readonly wallets: Record<string, WalletState>
+  readonly transactions: Record<string, Txn>
+  /** References of payouts (later pay-ins) still moving: pending or processing. */
+  readonly open: Record<string, true>
+  readonly journal: Array<JournalEntry>
+}
+
+const newWallet = (instance: string, currency: string, now: number): WalletState => ({
+  id: `wal_${currency.toLowerCase()}_${instance}`,
+  currency,
+  balance: 0,
+  pending: 0,
+  reserved: 0,
+  lastUpdated: now
+})
+
+export const makeState = (instance: string, now: number): SandboxState => ({
+  instance,
+  seq: 0,
+  wallets: Object.fromEntries(WALLET_CURRENCIES.map((currency) => [currency, newWallet(instance, currency, now)])),
+  transactions: {},
+  open: {},
+  journal: []
+})
+
+export const walletOf = (state: SandboxState, currency: string, now: number): WalletState => {
+  const existing = state.wallets[currency]
+  if (existing !== undefined) return existing
+  const created = newWallet(state.instance, currency, now)
+  state.wallets[currency] = created
+  return created
+}
+
+/** The only way money moves: the wallet and the journal change together. */
+export const post = (state: SandboxState, movement: Movement, at: number): void => {
+  const wallet = walletOf(state, movement.currency, at)
+  wallet.balance += movement.balance
+  wallet.pending += movement.pending
+  wallet.reserved += movement.reserved
+  wallet.lastUpdated = Math.max(wallet.lastUpdated, at)
+  state.journal.push({ ...movement, seq: state.journal.length + 1, at })
+}
+
+export const available = (wallet: WalletState): number => wallet.balance - wallet.reserved
+
+const ymd = (at: number) => new Date(at).toISOString().slice(0, 10).replace(/-/g, "")
+
+export const nextIds = (state: SandboxState, at: number) => {
+  state.seq += 1
+  const n = String(state.seq).padStart(6, "0")
+  return {
+    seq: state.seq,
+    id: `txn_${state.instance}${n}`,
+    reference: `TXN${ymd(at)}${state.instance.toUpperCase()}${n}`,
+    externalId: `EXT${state.instance.toUpperCase()}${n}`
+  }
+}
+
+export const addTransaction = (state: SandboxState, txn: Txn): Txn => {
+  state.transactions[txn.reference] = txn
+  if (txn.status === "pending" || txn.status === "processing") state.open[txn.reference] = true
+  return txn
+}
+
+export const fund = (state: SandboxState, currency: string, amount: number, at: number): Txn => {
+  const ids = nextIds(state, at)
+  const txn = addTransaction(state, {
+    ...ids,
+    type: "adjustment",
+    amount,
+    fee: 0,
+    currency,
+    status: "completed",
+    statusDescription: "Sandbox funding",
+    operator: null,
+    phone: null,
+    customer: null,
+    description: "Sandbox funding",
+    details: null,
+    callbackUrl: null,
+    returnUrl: null,
+    cancelUrl: null,
+    createdAt: at,
+    updatedAt: at,
+    plan: null
+  })
+  post(state, { kind: "adjustment", reference: txn.reference, currency, balance: amount, pending: 0, reserved: 0 }, at)
+  return txn
+}
+
+/** Moves every pending figure to the balance (pay-in settlement). */
+export const settle = (state: SandboxState, at: number): Array<{ currency: string; amount: number }> =>
+  Object.values(state.wallets)
+    .filter((w) => w.pending > 0)
+    .map((w) => {
+      const amount = w.pending
+      post(state, { kind: "settle", reference: `settle_${at}`, currency: w.currency, balance: amount, pending: -amount, reserved: 0 }, at)
+      return { currency: w.currency, amount }
+    })
+
+/** Test-only: a deliberate bug, crediting a wallet without a journal entry. */
+export const plantUnjournaledCredit = (state: SandboxState, currency: string, amount: number): void => {
+  state.wallets[currency].balance += amount
+}

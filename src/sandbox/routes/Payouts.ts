@@ -1,0 +1,82 @@
+/** POST /v1/payments/payout/mobile-money: validate, check the balance, reserve, plan the outcome. */
+import { HttpRouter } from "@effect/platform"
+import { Effect, Either, Schema } from "effect"
+import { PayoutResponse } from "../../api/Schemas.js"
+import { toWire } from "../../domain/Money.js"
+import { iso } from "../Clock.js"
+import type { SandboxContext } from "../Context.js"
+import { feeFor } from "../Fees.js"
+import { envelopeA, invalid, jsonBody, ok } from "../Http.js"
+import { createPayout } from "../Payouts.js"
+import { validatePayout } from "../PayoutRequest.js"
+import type { Plan } from "../State.js"
+import { payoutOutcomeOf } from "../TestNumbers.js"
+
+const planFor = (ctx: SandboxContext, phone: string, now: number): Effect.Effect<Plan> =>
+  Effect.gen(function* () {
+    const delay = Math.round(ctx.settings.payoutDelaySeconds * 1000)
+    const processingAt = now + Math.floor(delay / 2)
+    const finalAt = now + delay
+    switch (payoutOutcomeOf(phone)) {
+      case "success":
+        return { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
+      case "failure":
+        return { processingAt, finalAt, outcome: "failed", description: "Recipient not found" }
+      case "delayed": {
+        const delayedAt = now + Math.round(ctx.settings.delayedPayoutSeconds * 1000)
+        return { processingAt: delayedAt - Math.floor(delay / 2), finalAt: delayedAt, outcome: "completed", description: "Payout completed successfully" }
+      }
+      case "cancelled":
+        return { processingAt, finalAt, outcome: "cancelled", description: "Payout cancelled" }
+      case undefined: {
+        const ratio = ctx.settings.failureRatio
+        const fails = ratio > 0 && (yield* ctx.outcomes.next) < ratio
+        return fails
+          ? { processingAt, finalAt, outcome: "failed", description: "Transfer failed at the operator" }
+          : { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
+      }
+    }
+  })
+
+export const payoutRoutes = (ctx: SandboxContext) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.post(
+      "/v1/payments/payout/mobile-money",
+      Effect.gen(function* () {
+        const body = yield* jsonBody
+        if (Either.isLeft(body)) return body.left
+        const valid = validatePayout(body.right)
+        if (Either.isLeft(valid)) return invalid(valid.left)
+        const payout = valid.right
+        const now = yield* ctx.clock.now
+        const plan = yield* planFor(ctx, payout.phone, now)
+        const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
+        const created = createPayout(ctx.state, { ...payout, fee }, plan, now)
+        if (Either.isLeft(created)) {
+          const { available, required } = created.left
+          const c = payout.currency
+          return envelopeA(422, "Insufficient wallet balance", {
+            amount: [
+              `Insufficient ${c} wallet balance: available ${toWire(available, c)}, required ${toWire(required, c)} (amount + fee).`
+            ]
+          })
+        }
+        const txn = created.right
+        return ok(
+          Schema.encodeSync(PayoutResponse)(
+            new PayoutResponse({
+              reference: txn.reference,
+              amount: toWire(txn.amount, txn.currency),
+              currency: txn.currency,
+              status: txn.status,
+              operator: txn.operator ?? payout.operator,
+              message: "Payout initiated successfully",
+              phoneNumber: payout.phone,
+              fee: toWire(txn.fee, txn.currency),
+              estimated_delivery: iso(plan.finalAt)
+            })
+          )
+        )
+      })
+    )
+  )

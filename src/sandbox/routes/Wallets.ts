@@ -1,0 +1,61 @@
+/** GET /v1/wallet and GET /v1/wallet/summary. */
+import { HttpRouter } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { BalanceSummary, Last30Days, SummaryResponse, WalletsResponse, WalletSummary } from "../../api/Schemas.js"
+import { toWire } from "../../domain/Money.js"
+import { DAY } from "../Clock.js"
+import type { SandboxContext } from "../Context.js"
+import { ok } from "../Http.js"
+import type { SandboxState } from "../State.js"
+import { walletRecord } from "../Views.js"
+
+const summary = (state: SandboxState, now: number) => {
+  const wallets = Object.values(state.wallets)
+  const since = now - 30 * DAY
+  const last = { total_payin_count: 0, total_payin_amount: 0, total_payout_count: 0, total_payout_amount: 0, total_fee_amount: 0 }
+  for (const txn of Object.values(state.transactions)) {
+    if (txn.createdAt < since || txn.status !== "completed" || txn.type === "adjustment") continue
+    const amount = toWire(txn.amount, txn.currency)
+    if (txn.type === "payin") {
+      last.total_payin_count += 1
+      last.total_payin_amount += amount
+    } else {
+      last.total_payout_count += 1
+      last.total_payout_amount += amount
+    }
+    last.total_fee_amount += toWire(txn.fee, txn.currency)
+  }
+  return new WalletSummary({
+    total_balance_summary: wallets.map(
+      (w) =>
+        new BalanceSummary({
+          currency: w.currency,
+          total_balance: toWire(w.balance, w.currency),
+          total_available: toWire(w.balance - w.reserved, w.currency),
+          total_pending: toWire(w.pending, w.currency),
+          total_reserved: toWire(w.reserved, w.currency)
+        })
+    ),
+    transaction_summary: { last_30_days: new Last30Days(last) }
+  })
+}
+
+export const walletRoutes = (ctx: SandboxContext) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.get(
+      "/v1/wallet",
+      Effect.sync(() =>
+        ok(Schema.encodeSync(WalletsResponse)(new WalletsResponse({ wallets: Object.values(ctx.state.wallets).map(walletRecord) })))
+      )
+    ),
+    HttpRouter.get(
+      "/v1/wallet/summary",
+      Effect.map(ctx.clock.now, (now) =>
+        ok(
+          Schema.encodeSync(SummaryResponse)(
+            new SummaryResponse({ success: true, message: "Wallet summary retrieved successfully", data: summary(ctx.state, now) })
+          )
+        )
+      )
+    )
+  )

@@ -1,0 +1,149 @@
+/** Test harness: a sandbox on an ephemeral port, plain-fetch helpers, a webhook receiver, invariants. */
+import { expect } from "@effect/vitest"
+import { Effect, Schedule, type Scope } from "effect"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { launchSandbox, type SandboxOptions } from "../../../src/sandbox/Sandbox.js"
+import type { SandboxState } from "../../../src/sandbox/State.js"
+
+export interface Reply {
+  readonly status: number
+  readonly json: any
+  readonly headers: Headers
+}
+
+export interface Api {
+  readonly baseUrl: string
+  readonly origin: string
+  readonly state: SandboxState
+  readonly headers: Record<string, string>
+  readonly get: (path: string, headers?: Record<string, string>) => Effect.Effect<Reply>
+  readonly send: (method: string, path: string, body: unknown, headers?: Record<string, string>) => Effect.Effect<Reply>
+  readonly raw: (path: string, init: RequestInit) => Effect.Effect<Response, unknown>
+}
+
+const toReply = (response: Response) =>
+  Effect.promise(async () => {
+    const text = await response.text()
+    return { status: response.status, json: text === "" ? undefined : JSON.parse(text), headers: response.headers }
+  })
+
+/** `path` starting with "/v1" or "/__sandbox" is relative to the origin. */
+export const sandbox = (options: SandboxOptions = {}): Effect.Effect<Api, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const info = yield* Effect.orDie(launchSandbox({ fund: { XAF: 1_000_000, XOF: 1_000_000 }, webhookRetryMillis: 50, ...options }))
+    const headers = { "X-API-Key": info.key, "X-API-Secret": info.secret, Accept: "application/json" }
+    const raw = (path: string, init: RequestInit) => Effect.tryPromise(() => fetch(`${info.origin}${path}`, init))
+    return {
+      baseUrl: info.baseUrl,
+      origin: info.origin,
+      state: info.state,
+      headers,
+      raw,
+      get: (path, extra = {}) => Effect.orDie(raw(path, { headers: { ...headers, ...extra } })).pipe(Effect.flatMap(toReply)),
+      send: (method, path, body, extra = {}) =>
+        Effect.orDie(
+          raw(path, {
+            method,
+            headers: { ...headers, "Content-Type": "application/json", ...extra },
+            body: typeof body === "string" ? body : JSON.stringify(body)
+          })
+        ).pipe(Effect.flatMap(toReply))
+    }
+  })
+
+export const payoutBody = (overrides: Record<string, unknown> = {}) => ({
+  amount: 1000,
+  currency: "XAF",
+  phoneNumber: "+237670000001",
+  operator: "carrier1_cm",
+  return_url: "https://merchant.example/return",
+  cancel_url: "https://merchant.example/cancel",
+  callback_url: "https://merchant.example/callback",
+  description: "Seller settlement",
+  payout_details: { seller: "S-1" },
+  customer: { name: "Awa Diallo", phone: "+237670000001", email: "awa@example.com" },
+  ...overrides
+})
+
+export const payout = (api: Api, overrides: Record<string, unknown> = {}) =>
+  api.send("POST", "/v1/payments/payout/mobile-money", payoutBody(overrides))
+
+export const status = (api: Api, reference: string) => api.get(`/v1/payment/status/${reference}`)
+
+export const advance = (api: Api, seconds: number) => api.send("POST", "/__sandbox/clock/advance", { seconds })
+
+export const wallet = (api: Api, currency: string) =>
+  Effect.map(api.get("/v1/wallet"), (r) => r.json.wallets.find((w: any) => w.currency === currency))
+
+/** Retries `check` (an effect that fails or throws while not yet true) for up to `millis`. */
+export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, millis = 5_000) =>
+  check.pipe(
+    Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo(millis))),
+    Effect.catchAllDefect((defect) => Effect.die(defect))
+  )
+
+export const statusIs = (api: Api, reference: string, expected: string) =>
+  eventually(
+    Effect.flatMap(status(api, reference), (r) =>
+      r.json.data.status === expected ? Effect.succeed(r.json.data) : Effect.fail(`still ${r.json.data.status}`)
+    )
+  )
+
+/** The sandbox's own check, plus ours: wallet figures equal the journal's sums, per currency. */
+export const assertInvariants = (api: Api) =>
+  Effect.gen(function* () {
+    const invariants = yield* api.get("/__sandbox/invariants")
+    expect(invariants.json).toEqual({ ok: true, violations: [] })
+    const journal = (yield* api.get("/__sandbox/journal")).json.entries as Array<any>
+    const wallets = (yield* api.get("/v1/wallet")).json.wallets as Array<any>
+    for (const w of wallets) {
+      const mine = journal.filter((e) => e.currency === w.currency)
+      const sum = (k: string) => Math.round(mine.reduce((s, e) => s + e[k] * 100, 0)) / 100
+      expect({ balance: w.balance, pending: w.pending_balance, reserved: w.reserved_balance }).toEqual({
+        balance: sum("balance"),
+        pending: sum("pending"),
+        reserved: sum("reserved")
+      })
+      expect(w.available_balance).toBe(Math.round((w.balance - w.reserved_balance) * 100) / 100)
+    }
+    const payouts = (yield* api.get("/__sandbox/payouts")).json.payouts as Array<any>
+    for (const w of wallets) {
+      const inFlight = payouts
+        .filter((p) => p.currency === w.currency && (p.status === "pending" || p.status === "processing"))
+        .reduce((s, p) => s + p.amount + p.fee, 0)
+      expect(w.reserved_balance).toBe(inFlight)
+    }
+  })
+
+export interface Webhook {
+  readonly at: number
+  readonly body: any
+}
+
+/** A webhook receiver answering `statusFor(n)` to its n-th request (0-based). */
+export const receiver = (statusFor: (n: number) => number = () => 200) =>
+  Effect.acquireRelease(
+    Effect.async<{ server: Http.Server; url: string; received: Array<Webhook> }>((resume) => {
+      const received: Array<Webhook> = []
+      let n = 0
+      const server = Http.createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (c: Buffer) => chunks.push(c))
+        req.on("end", () => {
+          const code = statusFor(n++)
+          received.push({ at: Date.now(), body: JSON.parse(Buffer.concat(chunks).toString("utf8")) })
+          res.writeHead(code, { "content-type": "application/json" }).end("{}")
+        })
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo
+        resume(Effect.succeed({ server, url: `http://127.0.0.1:${port}/webhooks`, received }))
+      })
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map(({ url, received }) => ({ url, received })))
