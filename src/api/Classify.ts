@@ -1,0 +1,136 @@
+/**
+ * DESIGN.md section 3: an HTTP answer is classified by its body first, the status code only when
+ * the body says nothing. Pure, so the rules are testable without a socket.
+ */
+import { Data, Either, Option, Schema } from "effect"
+import {
+  AuthError,
+  type ClientError,
+  InsufficientBalance,
+  NotFound,
+  OutcomeUnknown,
+  PayinRefused,
+  RateLimited,
+  UnexpectedResponse,
+  ValidationError
+} from "./Errors.js"
+import { parseRetryAfter } from "./RetryAfter.js"
+import { EnvelopeA, EnvelopeB } from "./Schemas.js"
+
+export type Endpoint = "wallet" | "transactions" | "summary" | "status" | "payout" | "payin"
+
+export interface Answer {
+  readonly status: number
+  readonly retryAfter?: string | undefined
+  readonly body: string
+}
+
+/** A GET failure worth another attempt; never leaves the client. */
+export class Transient extends Data.TaggedError("Transient")<{
+  readonly reason: string
+  readonly status?: number
+  readonly retryAfterMs?: number
+  readonly rateLimited: boolean
+  readonly notSent: boolean
+}> {}
+
+export const EXCERPT_LENGTH = 200
+
+/** Removes the credentials from text the server sent back, and bounds it. */
+export const makeScrub = (secrets: ReadonlyArray<string>) => {
+  const needles = secrets.filter((s) => s.length >= 4)
+  return (text: string, max: number = Number.POSITIVE_INFINITY): string => {
+    let out = text
+    for (const needle of needles) out = out.split(needle).join("[redacted]")
+    out = out.replace(/[\u0000-\u001f\u007f]+/g, " ")
+    return out.length > max ? `${out.slice(0, max)}...` : out
+  }
+}
+
+export type Scrub = ReturnType<typeof makeScrub>
+
+const parseJson = (text: string): Option.Option<unknown> => {
+  if (text.trim() === "") return Option.none()
+  try {
+    return Option.some(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
+
+const decodeA = Schema.decodeUnknownOption(EnvelopeA)
+const decodeB = Schema.decodeUnknownOption(EnvelopeB)
+
+const statusSpeaks = (status: number) => status === 401 || status === 403 || status >= 500
+
+const fromEnvelopeA = (
+  envelope: EnvelopeA,
+  endpoint: Endpoint,
+  reference: string | undefined,
+  scrub: Scrub
+): ClientError => {
+  const errors = Object.fromEntries(
+    Object.entries(envelope.errors).map(([key, messages]) => [key, messages.map((m) => scrub(m))])
+  )
+  const message = scrub(envelope.message)
+  if ("authentication" in errors) return new AuthError({ message })
+  if (endpoint === "payout" && "amount" in errors) return new InsufficientBalance({ message, errors })
+  if ("reference" in errors) return new NotFound({ message, reference: reference ?? errors.reference.join("; ") })
+  return new ValidationError({ message, errors })
+}
+
+export interface ClassifyOptions<A> {
+  readonly method: "GET" | "POST"
+  readonly endpoint: Endpoint
+  readonly success: (json: unknown) => Option.Option<A>
+  readonly nowMs: number
+  readonly scrub: Scrub
+  /** The reference looked up, for NotFound. */
+  readonly reference?: string
+}
+
+export const classify = <A>(
+  options: ClassifyOptions<A>,
+  answer: Answer
+): Either.Either<A, ClientError | Transient> => {
+  const { endpoint, method, scrub } = options
+  const { status } = answer
+  const post = method === "POST"
+  if (post && status >= 500) {
+    return Either.left(new OutcomeUnknown({ reason: `server answered HTTP ${status} after the request was sent`, status }))
+  }
+  const retryAfterMs = Option.getOrUndefined(parseRetryAfter(answer.retryAfter, options.nowMs))
+  const json = parseJson(answer.body)
+  if (Option.isSome(json)) {
+    // A 429 refuses the rate, not the request, whatever its envelope says (the errors may be keyed).
+    const envelopeA = status === 429 ? Option.none() : decodeA(json.value)
+    // An envelope with no keyed errors says nothing more than its status code.
+    if (Option.isSome(envelopeA) && !(Object.keys(envelopeA.value.errors).length === 0 && statusSpeaks(status))) {
+      return Either.left(fromEnvelopeA(envelopeA.value, endpoint, options.reference, scrub))
+    }
+    const envelopeB = endpoint === "payin" && status !== 429 ? decodeB(json.value) : Option.none()
+    if (Option.isSome(envelopeB)) {
+      const reference = envelopeB.value.reference ?? undefined
+      return Either.left(new PayinRefused({ message: scrub(envelopeB.value.error_message), reference }))
+    }
+    const value = options.success(json.value)
+    if (Option.isSome(value)) return Either.right(value.value)
+  }
+  if (status === 429) {
+    return Either.left(
+      post
+        ? new RateLimited({ retryAfterMs })
+        : new Transient({ reason: "HTTP 429", status, retryAfterMs, rateLimited: true, notSent: false })
+    )
+  }
+  if (status === 401 || status === 403) return Either.left(new AuthError({ message: `HTTP ${status}` }))
+  const excerpt = scrub(answer.body, EXCERPT_LENGTH)
+  if (post && status >= 200 && status < 300) {
+    // Accepted, but without a reference we can read: the payout may exist.
+    return Either.left(new OutcomeUnknown({ reason: `unreadable HTTP ${status} answer: ${excerpt}`, status }))
+  }
+  if (!post && (status >= 500 || status === 408)) {
+    return Either.left(new Transient({ reason: `HTTP ${status}`, status, rateLimited: false, notSent: false }))
+  }
+  return Either.left(new UnexpectedResponse({ status, excerpt }))
+}

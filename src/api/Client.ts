@@ -1,0 +1,260 @@
+/**
+ * The typed client of the payment API v1. Responses are classified as DESIGN.md section 3 reads
+ * them (see Classify.ts); GETs retry transient failures, POSTs never retry on their own.
+ */
+import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Chunk, Clock, Effect, Option, ParseResult, Redacted, Schedule, Schema, Stream } from "effect"
+import { classify, type Endpoint, makeScrub, Transient } from "./Classify.js"
+import { PaymentClientConfig } from "./ClientConfig.js"
+import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.js"
+import { RequestGate } from "./RequestGate.js"
+import { parseRetryAfter } from "./RetryAfter.js"
+import {
+  CardPayinRequest,
+  CardPayinResponse,
+  MobileMoneyPayinRequest,
+  MobileMoneyPayinResponse,
+  type Pagination,
+  PayoutRequest,
+  PayoutResponse,
+  StatusRecord,
+  StatusResponse,
+  SummaryResponse,
+  TransactionsResponse,
+  type Wallet,
+  type WalletSummary,
+  WalletsResponse,
+  type WalletTransaction
+} from "./Schemas.js"
+import { failureWithoutAnswer, TimedOut } from "./Transport.js"
+
+export interface TransactionFilters {
+  readonly wallet_id?: string
+  readonly currency?: string
+  readonly type?: string
+  readonly status?: string
+  readonly from_date?: string
+  readonly to_date?: string
+  readonly page?: number
+  readonly limit?: number
+}
+
+export interface TransactionsPage {
+  readonly transactions: ReadonlyArray<WalletTransaction>
+  readonly pagination: Pagination
+}
+
+export interface PaymentClientApi {
+  readonly wallets: () => Effect.Effect<ReadonlyArray<Wallet>, ClientError>
+  readonly transactions: (filters?: TransactionFilters) => Effect.Effect<TransactionsPage, ClientError>
+  readonly transactionStream: (filters?: TransactionFilters) => Stream.Stream<WalletTransaction, ClientError>
+  readonly summary: () => Effect.Effect<WalletSummary, ClientError>
+  readonly status: (reference: string) => Effect.Effect<StatusRecord, ClientError>
+  readonly payout: (body: PayoutRequest) => Effect.Effect<PayoutResponse, ClientError>
+  readonly payinMobileMoney: (body: MobileMoneyPayinRequest) => Effect.Effect<MobileMoneyPayinResponse, ClientError>
+  readonly payinCard: (body: CardPayinRequest) => Effect.Effect<CardPayinResponse, ClientError>
+}
+
+const REDACTED_HEADERS = ["authorization", "cookie", "set-cookie", "x-api-key", "x-api-secret"]
+
+const decoder = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownOption(schema)
+
+const encoder = <A, I>(schema: Schema.Schema<A, I>) => (body: A) =>
+  Schema.encode(schema)(body).pipe(
+    Effect.mapError((e) => new NotSent({ reason: `invalid request body: ${ParseResult.TreeFormatter.formatErrorSync(e)}` }))
+  )
+
+const queryOf = (filters: TransactionFilters): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(filters).filter(([, v]) => v !== undefined && v !== "").map(([k, v]) => [k, String(v)])
+  )
+
+const finalOf = (t: Transient): ClientError =>
+  t.rateLimited
+    ? new RateLimited({ retryAfterMs: t.retryAfterMs })
+    : t.notSent
+    ? new NotSent({ reason: t.reason })
+    : new Unavailable({ reason: t.reason, status: t.status })
+
+export const make = Effect.gen(function*() {
+  const settings = yield* PaymentClientConfig
+  const gate = yield* RequestGate
+  const http = yield* HttpClient.HttpClient
+  const base = settings.baseUrl
+  const baseUrl = new URL(URL.canParse(base) ? base : "http://invalid.invalid")
+  const scrub = makeScrub([Redacted.value(settings.apiKey), Redacted.value(settings.apiSecret)])
+  const headers = {
+    accept: "application/json",
+    "x-api-key": Redacted.value(settings.apiKey),
+    "x-api-secret": Redacted.value(settings.apiSecret)
+  }
+  const retrySchedule = Schedule.exponential(settings.getRetry.base).pipe(
+    Schedule.jittered,
+    Schedule.intersect(Schedule.recurs(settings.getRetry.times)),
+    Schedule.upTo(settings.getRetry.maxElapsed)
+  )
+
+  const attempt = <A>(
+    method: "GET" | "POST",
+    endpoint: Endpoint,
+    request: HttpClientRequest.HttpClientRequest,
+    success: (json: unknown) => Option.Option<A>,
+    reference?: string
+  ): Effect.Effect<A, ClientError | Transient> =>
+    Effect.gen(function*() {
+      yield* gate.take
+      const answer = yield* http.execute(request).pipe(
+        Effect.flatMap((response) =>
+          Effect.map(response.text, (body) => ({
+            status: response.status,
+            retryAfter: response.headers["retry-after"],
+            body
+          }))
+        ),
+        Effect.timeoutFail({ duration: settings.requestTimeout, onTimeout: () => new TimedOut(settings.requestTimeout) }),
+        Effect.mapError((error) => failureWithoutAnswer(method, error)),
+        Effect.locally(Headers.currentRedactedNames, REDACTED_HEADERS)
+      )
+      const nowMs = yield* Clock.currentTimeMillis
+      if (answer.status === 429) {
+        yield* gate.onRateLimited(Option.getOrUndefined(parseRetryAfter(answer.retryAfter, nowMs)))
+      } else {
+        yield* gate.onSuccess
+      }
+      return yield* classify({ method, endpoint, success, nowMs, scrub, reference }, answer)
+    })
+
+  const getJson = <A>(
+    endpoint: Endpoint,
+    request: HttpClientRequest.HttpClientRequest,
+    success: (json: unknown) => Option.Option<A>,
+    reference?: string
+  ): Effect.Effect<A, ClientError> =>
+    attempt("GET", endpoint, HttpClientRequest.setHeaders(request, headers), success, reference).pipe(
+      Effect.retry({ schedule: retrySchedule, while: (e) => e._tag === "Transient" }),
+      Effect.catchIf((e): e is Transient => e._tag === "Transient", (t) => Effect.fail(finalOf(t)))
+    )
+
+  const postJson = <A>(
+    endpoint: Endpoint,
+    path: string,
+    body: unknown,
+    success: (json: unknown) => Option.Option<A>
+  ): Effect.Effect<A, ClientError> => {
+    const request = HttpClientRequest.post(`${base}${path}`).pipe(
+      HttpClientRequest.setHeaders(headers),
+      HttpClientRequest.bodyUnsafeJson(body)
+    )
+    // Never retried here: once sent, only reconciliation can tell whether it happened.
+    return attempt("POST", endpoint, request, success).pipe(
+      Effect.catchIf((e): e is Transient => e._tag === "Transient", (t) => Effect.fail(finalOf(t)))
+    )
+  }
+
+  const decodeWallets = decoder(WalletsResponse)
+  const decodeTransactions = decoder(TransactionsResponse)
+  const decodeSummary = decoder(SummaryResponse)
+  const decodeStatus = decoder(StatusResponse)
+  const decodePayout = decoder(PayoutResponse)
+  const decodeMobileMoney = decoder(MobileMoneyPayinResponse)
+  const decodeCard = decoder(CardPayinResponse)
+  const encodePayout = encoder(Schema.Struct(PayoutRequest.fields))
+  const encodeMobileMoney = encoder(Schema.Struct(MobileMoneyPayinRequest.fields))
+  const encodeCard = encoder(Schema.Struct(CardPayinRequest.fields))
+
+  const wallets = Effect.fn("PaymentClient.wallets")(function*() {
+    const response = yield* getJson("wallet", HttpClientRequest.get(`${base}/wallet`), decodeWallets)
+    return response.wallets
+  })
+
+  const fetchPage = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.map(getJson("transactions", request, decodeTransactions), (r): TransactionsPage => r.data)
+
+  const transactions = Effect.fn("PaymentClient.transactions")(function*(filters: TransactionFilters = {}) {
+    return yield* fetchPage(
+      HttpClientRequest.get(`${base}/wallet/transactions`).pipe(HttpClientRequest.setUrlParams(queryOf(filters)))
+    )
+  })
+
+  /** links.next is followed only when it stays on the configured service (it will carry our credentials). */
+  const onService = (link: string | null | undefined): link is string => {
+    if (link === undefined || link === null || !URL.canParse(link)) return false
+    const url = new URL(link)
+    return url.origin === baseUrl.origin && url.pathname.startsWith(`${baseUrl.pathname}/wallet/transactions`)
+  }
+
+  interface Cursor {
+    readonly request: HttpClientRequest.HttpClientRequest
+    readonly expectedPage: number
+  }
+
+  const nextPage = (filters: TransactionFilters, cursor: Cursor) =>
+    Effect.flatMap(fetchPage(cursor.request), (page) => {
+      const { current_page, total_pages, links } = page.pagination
+      if (current_page < cursor.expectedPage) {
+        return Effect.fail(
+          new UnexpectedResponse({ status: 200, excerpt: `pagination did not advance past page ${current_page}` })
+        )
+      }
+      const chunk = Chunk.fromIterable(page.transactions)
+      if (current_page >= total_pages || page.transactions.length === 0) {
+        return Effect.succeed([chunk, Option.none<Cursor>()] as const)
+      }
+      const request = onService(links.next)
+        ? HttpClientRequest.get(links.next)
+        : HttpClientRequest.get(`${base}/wallet/transactions`).pipe(
+          HttpClientRequest.setUrlParams(queryOf({ ...filters, page: current_page + 1 }))
+        )
+      return Effect.succeed([chunk, Option.some<Cursor>({ request, expectedPage: current_page + 1 })] as const)
+    })
+
+  const transactionStream = (filters: TransactionFilters = {}): Stream.Stream<WalletTransaction, ClientError> =>
+    Stream.paginateChunkEffect<Cursor, WalletTransaction, ClientError, never>(
+      {
+        request: HttpClientRequest.get(`${base}/wallet/transactions`).pipe(
+          HttpClientRequest.setUrlParams(queryOf(filters))
+        ),
+        expectedPage: filters.page ?? 1
+      },
+      (cursor) => nextPage(filters, cursor)
+    ).pipe(Stream.withSpan("PaymentClient.transactionStream"))
+
+  const summary = Effect.fn("PaymentClient.summary")(function*() {
+    const response = yield* getJson("summary", HttpClientRequest.get(`${base}/wallet/summary`), decodeSummary)
+    return response.data
+  })
+
+  const status = Effect.fn("PaymentClient.status")(function*(reference: string) {
+    const url = `${base}/payment/status/${encodeURIComponent(reference)}`
+    const response = yield* getJson("status", HttpClientRequest.get(url), decodeStatus, reference)
+    return response.data
+  })
+
+  const payout = Effect.fn("PaymentClient.payout")(function*(body: PayoutRequest) {
+    return yield* postJson("payout", "/payments/payout/mobile-money", yield* encodePayout(body), decodePayout)
+  })
+
+  const payinMobileMoney = Effect.fn("PaymentClient.payinMobileMoney")(function*(body: MobileMoneyPayinRequest) {
+    return yield* postJson("payin", "/payments/payin/mobile-money", yield* encodeMobileMoney(body), decodeMobileMoney)
+  })
+
+  const payinCard = Effect.fn("PaymentClient.payinCard")(function*(body: CardPayinRequest) {
+    return yield* postJson("payin", "/payments/payin/card", yield* encodeCard(body), decodeCard)
+  })
+
+  const api: PaymentClientApi = {
+    wallets,
+    transactions,
+    transactionStream,
+    summary,
+    status,
+    payout,
+    payinMobileMoney,
+    payinCard
+  }
+  return api
+})
+
+export class PaymentClient extends Effect.Service<PaymentClient>()("api/PaymentClient", {
+  effect: make
+}) {}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, Fiber, TestClock } from "effect"
+import { makeRequestGate, RequestGate } from "../../src/api/RequestGate.js"
+
+/** Times (ms since start) at which each of `n` concurrent takers got its slot. */
+const slotTimes = (gate: Effect.Effect.Success<ReturnType<typeof makeRequestGate>>, n: number) =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    const fiber = yield* Effect.forEach(
+      Array.from({ length: n }),
+      () => Effect.zipRight(gate.take, Effect.map(Clock.currentTimeMillis, (t) => t - start)),
+      { concurrency: "unbounded" }
+    ).pipe(Effect.fork)
+    yield* TestClock.adjust("1 minute")
+    return yield* Fiber.join(fiber)
+  })
+
+describe("RequestGate", () => {
+  it.effect("spaces requests at the configured rate", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 4 })
+      const times = yield* slotTimes(gate, 8)
+      expect([...times].sort((a, b) => a - b)).toEqual([0, 250, 500, 750, 1000, 1250, 1500, 1750])
+    }))
+
+  it.effect("is unlimited until told otherwise", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate()
+      const times = yield* slotTimes(gate, 20)
+      expect(times.every((t) => t === 0)).toBe(true)
+      expect(yield* gate.currentRate).toBe(Number.POSITIVE_INFINITY)
+    }))
+
+  it.effect("halves the rate on a 429 and pauses everyone until Retry-After", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 10 })
+      yield* gate.take
+      yield* gate.onRateLimited(3000)
+      expect(yield* gate.currentRate).toBe(5)
+      const times = yield* slotTimes(gate, 3)
+      expect([...times].sort((a, b) => a - b)).toEqual([3000, 3200, 3400])
+    }))
+
+  it.effect("cuts once for a burst of 429s from calls already in flight", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 16 })
+      for (let i = 0; i < 8; i++) yield* gate.onRateLimited(500)
+      expect(yield* gate.currentRate).toBe(8)
+      yield* TestClock.adjust("2 seconds")
+      yield* gate.onRateLimited(500)
+      expect(yield* gate.currentRate).toBe(4)
+    }))
+
+  it.effect("pauses by default when the 429 carries no Retry-After, and never goes below minRate", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 2, minRate: 1.5, defaultPauseMs: 700 })
+      yield* gate.onRateLimited()
+      expect(yield* gate.currentRate).toBe(1.5)
+      const times = yield* slotTimes(gate, 1)
+      expect(times).toEqual([700])
+    }))
+
+  it.effect("a pause that starts while a taker waits holds it too", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 1 })
+      yield* gate.take
+      const start = yield* Clock.currentTimeMillis
+      const fiber = yield* Effect.fork(Effect.zipRight(gate.take, Clock.currentTimeMillis))
+      yield* TestClock.adjust("500 millis")
+      yield* gate.onRateLimited(5000)
+      yield* TestClock.adjust("1 minute")
+      expect((yield* Fiber.join(fiber)) - start).toBe(5500)
+    }))
+
+  it.effect("creeps back up toward the ceiling while calls succeed", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 20, recoveryPerSecond: 2 })
+      yield* gate.onRateLimited(0)
+      expect(yield* gate.currentRate).toBe(10)
+      // one second of successes at full speed regains about recoveryPerSecond
+      for (let i = 0; i < 10; i++) yield* gate.onSuccess
+      const after = yield* gate.currentRate
+      expect(after).toBeGreaterThan(11.5)
+      expect(after).toBeLessThan(12.1)
+      for (let i = 0; i < 1000; i++) yield* gate.onSuccess
+      expect(yield* gate.currentRate).toBe(20)
+    }))
+
+  it.effect("adapts from unlimited: the first 429 sets half the observed rate", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ minRate: 1 })
+      for (let i = 0; i < 30; i++) yield* gate.take
+      yield* gate.onRateLimited(1000)
+      expect(yield* gate.currentRate).toBe(15)
+      const times = yield* slotTimes(gate, 3)
+      expect(times.map((t) => Math.round(t))).toEqual([1000, 1067, 1133])
+      for (let i = 0; i < 500; i++) yield* gate.onSuccess
+      expect(yield* gate.currentRate).toBeGreaterThan(15)
+    }))
+
+  it.effect("is provided as a service", () =>
+    Effect.gen(function*() {
+      const gate = yield* RequestGate
+      expect(yield* gate.currentRate).toBe(3)
+    }).pipe(Effect.provide(RequestGate.layer({ ratePerSecond: 3 }))))
+})
