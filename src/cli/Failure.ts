@@ -1,0 +1,108 @@
+/**
+ * Turns whatever ended a command into one line on stderr and an exit code. Exit codes of the
+ * operations commands: 0 done, 1 the service refused or answered oddly, 2 configuration,
+ * credentials or usage, 3 the service could not be reached or is busy (try again).
+ */
+import { ValidationError as CliValidationError } from "@effect/cli"
+import type { Teardown } from "@effect/platform/Runtime"
+import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
+import * as Api from "../api/Errors.js"
+import { InvalidSetting, MissingSetting, UsageError } from "./Errors.js"
+
+export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3 } as const
+
+export interface Described {
+  readonly message: string
+  readonly code: number
+}
+
+const fields = (errors: Api.FieldErrors): string =>
+  Object.entries(errors)
+    .map(([field, messages]) => `${field}: ${messages.join("; ")}`)
+    .join(", ")
+
+export const describe = (error: unknown): Described => {
+  if (error instanceof MissingSetting || error instanceof InvalidSetting || error instanceof UsageError) {
+    return { message: error.message, code: ExitCode.configuration }
+  }
+  if (error instanceof Api.AuthError) {
+    return {
+      message: "the service refused the credentials (401): check PAYOUTS_API_KEY / PAYOUTS_API_SECRET",
+      code: ExitCode.configuration
+    }
+  }
+  if (error instanceof Api.ValidationError || error instanceof Api.InsufficientBalance) {
+    const detail = fields(error.errors)
+    return { message: `the service refused the request: ${detail === "" ? error.message : detail}`, code: ExitCode.refused }
+  }
+  if (error instanceof Api.NotFound) {
+    return { message: `not found: no transaction has the reference ${error.reference}`, code: ExitCode.refused }
+  }
+  if (error instanceof Api.RateLimited) {
+    const after = error.retryAfterMs === undefined ? "" : ` (retry after ${Math.ceil(error.retryAfterMs / 1000)}s)`
+    return { message: `the service is rate limiting this account${after}: try again later`, code: ExitCode.unavailable }
+  }
+  if (error instanceof Api.Unavailable && error.status !== undefined) {
+    return { message: `the service is unavailable: ${error.reason}; try again later`, code: ExitCode.unavailable }
+  }
+  if (error instanceof Api.Unavailable || error instanceof Api.NotSent) {
+    return {
+      message: `cannot reach the service: ${error.reason} (check PAYOUTS_BASE_URL, or try again later)`,
+      code: ExitCode.unavailable
+    }
+  }
+  if (error instanceof Api.OutcomeUnknown) {
+    return { message: `no answer from the service, the outcome is unknown: ${error.reason}`, code: ExitCode.unavailable }
+  }
+  if (error instanceof Api.UnexpectedResponse) {
+    return { message: `the service answered unexpectedly (HTTP ${error.status}): ${error.excerpt}`, code: ExitCode.refused }
+  }
+  if (error instanceof Api.PayinRefused) {
+    return { message: `pay-in refused: ${error.message}`, code: ExitCode.refused }
+  }
+  // By tag: the sandbox module is loaded only by the sandbox command.
+  if (Predicate.isTagged(error, "SandboxStartError") && error instanceof Error) {
+    return { message: `cannot start the sandbox: ${error.message}`, code: ExitCode.configuration }
+  }
+  if (error instanceof Error) return { message: error.message, code: ExitCode.refused }
+  return { message: String(error), code: ExitCode.refused }
+}
+
+/**
+ * The failure a finished program carries to the teardown: already reported, only the code is left.
+ * A command that has printed its own outcome (e.g. `run`'s summary) fails with it to set the code.
+ */
+export class Exiting extends Data.TaggedError("Exiting")<{ readonly code: number }> {}
+
+/** Reports a failure once. @effect/cli has already printed its own usage errors. */
+export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, Exiting, R> =>
+  Effect.catchAllCause(program, (cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+    return Option.match(Cause.failureOption(cause), {
+      onSome: (error) => {
+        if (error instanceof Exiting) return Effect.fail(error)
+        if (CliValidationError.isValidationError(error)) return Effect.fail(new Exiting({ code: ExitCode.configuration }))
+        const { code, message } = describe(error)
+        return Effect.zipRight(Console.error(`payouts: ${message}`), Effect.fail(new Exiting({ code })))
+      },
+      onNone: () =>
+        Effect.zipRight(
+          Console.error(`payouts: internal error\n${Cause.pretty(cause)}`),
+          Effect.fail(new Exiting({ code: ExitCode.refused }))
+        )
+    })
+  })
+
+export const teardown: Teardown = (exit, onExit) =>
+  onExit(
+    Exit.match(exit, {
+      onSuccess: () => ExitCode.ok,
+      onFailure: (cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? ExitCode.ok
+          : Option.match(Cause.failureOption(cause), {
+              onSome: (error) => (error instanceof Exiting ? error.code : ExitCode.refused),
+              onNone: () => ExitCode.refused
+            })
+    })
+  )

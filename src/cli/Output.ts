@@ -1,0 +1,9 @@
+import { Options } from "@effect/cli"
+
+/** What a parsed option (or `Options.all`) yields. */
+export type OptionValue<T> = T extends Options.Options<infer A> ? A : never
+import { Console } from "effect"
+
+export const jsonOption = Options.boolean("json").pipe(Options.withDescription("Print JSON (for scripts) instead of a table."))
+
+export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))

@@ -1,0 +1,22 @@
+import { Command } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Effect } from "effect"
+import { sandboxCommand } from "./commands/Sandbox.js"
+import { statusCommand } from "./commands/Status.js"
+import { summaryCommand } from "./commands/Summary.js"
+import { transactionsCommand } from "./commands/Transactions.js"
+import { walletCommand } from "./commands/Wallet.js"
+import { report, teardown } from "./Failure.js"
+
+const payouts = Command.make("payouts").pipe(
+  Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
+  Command.withSubcommands([sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand])
+)
+
+const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })
+
+cli(process.argv).pipe(
+  report,
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({ disableErrorReporting: true, teardown })
+)
