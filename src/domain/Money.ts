@@ -4,25 +4,29 @@
  */
 import { Either } from "effect"
 
-const MINOR_DIGITS: Record<string, number> = { XAF: 0, XOF: 0, NGN: 2, GHS: 2, USD: 2, EUR: 2 }
+const MINOR_DIGITS: Readonly<Record<string, number>> = { XAF: 0, XOF: 0, NGN: 2, GHS: 2, USD: 2, EUR: 2 }
 
-export const isKnownCurrency = (currency: string): boolean => currency in MINOR_DIGITS
+export const isKnownCurrency = (currency: string): boolean => Object.hasOwn(MINOR_DIGITS, currency)
 
-export const minorDigits = (currency: string): number => MINOR_DIGITS[currency] ?? 2
+export const minorDigits = (currency: string): number =>
+  Object.hasOwn(MINOR_DIGITS, currency) ? MINOR_DIGITS[currency] : 2
 
-const DECIMAL = /^(\d+)(?:\.(\d+))?$/
+const DECIMAL = /^\+?(\d+)(?:\.(\d+))?$/
+const EXPONENT = /^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
 /** Parses a decimal amount into minor units; Left carries the reason shown to the user. */
 export const parseAmount = (text: string, currency: string): Either.Either<number, string> => {
   const trimmed = text.trim()
   if (trimmed === "") return Either.left("amount is empty")
-  if (trimmed.startsWith("-")) return Either.left("amount must be greater than zero")
-  if (/[,\s']/.test(trimmed)) return Either.left("amount must not contain thousands separators")
-  if (/[eE]/.test(trimmed)) return Either.left("amount must be a plain decimal, not an exponent")
-  const match = DECIMAL.exec(trimmed.startsWith("+") ? trimmed.slice(1) : trimmed)
+  if (EXPONENT.test(trimmed)) return Either.left(`amount "${trimmed}" must be a plain decimal, not an exponent`)
+  if (/^-\d/.test(trimmed)) return Either.left("amount must be greater than zero")
+  if (/^\+?\d[\d,\s'’]*[,\s'’]\d/.test(trimmed)) {
+    return Either.left(`amount "${trimmed}" must use "." for decimals and no thousands separators`)
+  }
+  const match = DECIMAL.exec(trimmed)
   if (match === null) return Either.left(`amount "${trimmed}" is not a decimal number`)
   const digits = minorDigits(currency)
-  const whole = match[1]
   const fraction = (match[2] ?? "").replace(/0+$/, "")
   if (fraction.length > digits) {
     return Either.left(
@@ -31,26 +35,39 @@ export const parseAmount = (text: string, currency: string): Either.Either<numbe
         : `amount has more than ${digits} decimals for ${currency}`
     )
   }
-  const minor = BigInt(whole) * 10n ** BigInt(digits) + BigInt(fraction.padEnd(digits, "0") || "0")
+  const minor = BigInt(match[1]) * 10n ** BigInt(digits) + BigInt(fraction.padEnd(digits, "0") || "0")
   if (minor === 0n) return Either.left("amount must be greater than zero")
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) return Either.left("amount is too large")
+  if (minor > MAX_SAFE) return Either.left("amount is too large")
   return Either.right(Number(minor))
 }
 
 /** Formats minor units as a plain decimal string ("1250.50", "5000"). */
 export const formatAmount = (minor: number, currency: string): string => {
   const digits = minorDigits(currency)
-  const negative = minor < 0
-  const abs = BigInt(Math.abs(minor))
-  if (digits === 0) return `${negative ? "-" : ""}${abs}`
+  const whole = Math.round(minor)
+  const abs = BigInt(Math.abs(whole))
+  const sign = whole < 0 ? "-" : ""
+  if (digits === 0) return `${sign}${abs}`
   const scale = 10n ** BigInt(digits)
-  const frac = (abs % scale).toString().padStart(digits, "0")
-  return `${negative ? "-" : ""}${abs / scale}.${frac}`
+  return `${sign}${abs / scale}.${(abs % scale).toString().padStart(digits, "0")}`
 }
 
 /** Minor units to the API's number in major units. */
 export const toWire = (minor: number, currency: string): number => Number(formatAmount(minor, currency))
 
-/** The API's number in major units to minor units (rounded: the wire is a binary float). */
-export const fromWire = (major: number, currency: string): number =>
-  Math.round(major * 10 ** minorDigits(currency))
+/**
+ * The API's number in major units to minor units. Goes through the number's shortest decimal form,
+ * so that 0.29 gives 29 (0.29 * 100 is 28.999...), rounding half away from zero beyond the minor unit.
+ * Exact for every amount whose decimal form fits a double: up to 15 significant digits.
+ */
+export const fromWire = (major: number, currency: string): number => {
+  const digits = minorDigits(currency)
+  const text = Math.abs(major).toString()
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text)
+  if (match === null) return Math.round(major * 10 ** digits)
+  const fraction = match[2] ?? ""
+  const kept = fraction.slice(0, digits).padEnd(digits, "0")
+  const roundUp = fraction.length > digits && fraction.charCodeAt(digits) >= 53
+  const minor = BigInt(match[1]) * 10n ** BigInt(digits) + BigInt(kept || "0") + (roundUp ? 1n : 0n)
+  return major < 0 ? -Number(minor) : Number(minor)
+}

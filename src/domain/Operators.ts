@@ -38,7 +38,23 @@ const byCode = new Map(MOBILE_OPERATORS.map((o) => [o.code, o]))
 const cardByCode = new Map(CARD_OPERATORS.map((o) => [o.code, o]))
 
 export const mobileOperator = (code: string): MobileOperator | undefined => byCode.get(code)
+export const MOBILE_OPERATOR_CODES: ReadonlyArray<string> = MOBILE_OPERATORS.map((o) => o.code)
 export const cardOperator = (code: string): CardOperator | undefined => cardByCode.get(code)
 
 /** Wallet currencies named by the spec; NGN and GHS have wallets but no payout operator. */
 export const WALLET_CURRENCIES = ["XAF", "XOF", "NGN", "GHS"] as const
+export const PAYOUT_CURRENCIES = ["XAF", "XOF"] as const
+export type PayoutCurrency = (typeof PAYOUT_CURRENCIES)[number]
+
+export const isPayoutCurrency = (currency: string): currency is PayoutCurrency =>
+  (PAYOUT_CURRENCIES as ReadonlyArray<string>).includes(currency)
+
+export const COUNTRY_NAMES: Readonly<Record<Country, string>> = {
+  CM: "Cameroon",
+  CI: "Côte d'Ivoire",
+  SN: "Senegal",
+  BJ: "Benin",
+  TG: "Togo"
+}
+
+export const isCountry = (code: string): code is Country => (COUNTRIES as ReadonlyArray<string>).includes(code)

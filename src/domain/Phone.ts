@@ -4,21 +4,33 @@
  */
 import { Either } from "effect"
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max"
+import { COUNTRY_NAMES, isCountry } from "./Operators.js"
 
 const MOBILE_TYPES = new Set(["MOBILE", "FIXED_LINE_OR_MOBILE"])
 
+// libphonenumber finds numbers inside free text ("call 677..."), and reads "ext. 12": a payout number is
+// only digits and the usual separators.
+const PHONE_CHARACTERS = /^\+?[0-9 ().\-/]+$/
+
+const countryName = (code: string | undefined): string =>
+  code === undefined ? "another country" : isCountry(code) ? COUNTRY_NAMES[code] : code
+
+/** Right: the number in E.164; Left: the reason shown to the user. */
 export const normaliseMobile = (raw: string, country: string): Either.Either<string, string> => {
   const text = raw.trim()
   if (text === "") return Either.left("phone number is empty")
+  if (!PHONE_CHARACTERS.test(text)) {
+    return Either.left(`"${text}" is not a phone number: only digits, spaces, + - . ( ) / are allowed`)
+  }
   const parsed = parsePhoneNumberFromString(text, country as CountryCode)
   if (parsed === undefined) return Either.left(`"${text}" is not a phone number`)
-  if (!parsed.isValid()) return Either.left(`"${text}" is not a valid phone number`)
-  if (parsed.country !== country) {
-    return Either.left(`"${text}" is a number of ${parsed.country ?? "another country"}, not ${country}`)
+  if (parsed.country !== undefined && parsed.country !== country) {
+    return Either.left(`"${text}" is a number of ${countryName(parsed.country)}, not ${countryName(country)}`)
   }
+  if (!parsed.isValid()) return Either.left(`"${text}" is not a valid ${countryName(country)} number`)
   const type = parsed.getType()
   if (type === undefined || !MOBILE_TYPES.has(type)) {
-    return Either.left(`"${text}" is not a mobile number (${(type ?? "unknown type").toLowerCase()})`)
+    return Either.left(`"${text}" is not a mobile number (${(type ?? "unknown type").toLowerCase().replace(/_/g, " ")})`)
   }
   return Either.right(parsed.number)
 }

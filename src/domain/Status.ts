@@ -9,7 +9,7 @@ const terminal = new Set<string>(TERMINAL_STATUSES)
 export const isTerminal = (status: string): status is TerminalStatus => terminal.has(status)
 
 /** Status order, so a late poll or a replayed webhook never moves a row backwards. */
-const RANK: Record<string, number> = {
+const RANK: Readonly<Record<string, number>> = {
   pending: 1,
   processing: 2,
   completed: 3,
@@ -19,7 +19,13 @@ const RANK: Record<string, number> = {
   refunded: 4
 }
 
-export const statusRank = (status: string): number => RANK[status] ?? 0
+export const statusRank = (status: string): number => (Object.hasOwn(RANK, status) ? RANK[status] : 0)
 
+/**
+ * A terminal status moves on only from completed to refunded (no money moved on a failed, cancelled
+ * or expired payout); a pending or processing row may jump to any later status, polls skip states.
+ */
 export const isForward = (from: string, to: string): boolean =>
-  from !== to && statusRank(to) > statusRank(from) && !(isTerminal(from) && to !== "refunded")
+  isTerminal(from)
+    ? from === "completed" && to === "refunded"
+    : statusRank(to) > statusRank(from)

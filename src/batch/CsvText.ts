@@ -1,0 +1,79 @@
+/** Low-level text helpers of the CSV reader: line breaks, the delimiter, UTF-8 error positions. */
+
+/** Number of "\n" in text[from, to). */
+export const countNewlines = (text: string, from: number, to: number): number => {
+  let count = 0
+  let at = text.indexOf("\n", from)
+  while (at !== -1 && at < to) {
+    count++
+    at = text.indexOf("\n", at + 1)
+  }
+  return count
+}
+
+/** Index of the first "\n" outside double quotes, or -1. */
+export const findLineEnd = (text: string): number => {
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) quoted = !quoted
+    else if (c === 10 && !quoted) return i
+  }
+  return -1
+}
+
+/** Semicolon when the header line has more semicolons than commas outside quotes, else comma. */
+export const detectDelimiter = (headerLine: string): "," | ";" => {
+  let quoted = false
+  let commas = 0
+  let semicolons = 0
+  for (let i = 0; i < headerLine.length; i++) {
+    const c = headerLine[i]
+    if (c === "\"") quoted = !quoted
+    else if (!quoted && c === ",") commas++
+    else if (!quoted && c === ";") semicolons++
+  }
+  return semicolons > commas ? ";" : ","
+}
+
+/** Line breaks (LF, CRLF or lone CR) in bytes[0, upTo). */
+export const lineBreaksBefore = (bytes: Uint8Array, upTo: number, afterCR: boolean): number => {
+  let count = 0
+  for (let i = 0; i < upTo; i++) {
+    const b = bytes[i]
+    if (b === 0x0a && !(i === 0 ? afterCR : bytes[i - 1] === 0x0d)) count++
+    else if (b === 0x0d) count++
+  }
+  return count
+}
+
+const isContinuation = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80
+
+/**
+ * Offset of the first byte that cannot start or continue a UTF-8 sequence, skipping continuation
+ * bytes at the start (a character begun in the previous chunk); -1 when none is found.
+ */
+export const firstInvalidUtf8 = (bytes: Uint8Array): number => {
+  let i = 0
+  while (i < 3 && isContinuation(bytes[i])) i++
+  while (i < bytes.length) {
+    const b = bytes[i]
+    if (b < 0x80) {
+      i++
+      continue
+    }
+    const size = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0
+    if (size === 0) return i
+    const second = bytes[i + 1]
+    if (second === undefined) return -1
+    const low = b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80
+    const high = b === 0xed ? 0x9f : b === 0xf4 ? 0x8f : 0xbf
+    if (second < low || second > high) return i
+    for (let k = 2; k < size; k++) {
+      if (i + k >= bytes.length) return -1
+      if (!isContinuation(bytes[i + k])) return i
+    }
+    i += size
+  }
+  return -1
+}

@@ -1,0 +1,67 @@
+/**
+ * Files written atomically: the content goes to a temporary file in the same directory, is flushed
+ * to disk, then renamed over the target. A reader (or a kill mid-write) sees the old file or the
+ * complete new one, never half of it.
+ */
+import { FileSystem } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
+import { Effect, Stream } from "effect"
+import { randomBytes } from "node:crypto"
+import { basename, dirname, extname, join } from "node:path"
+
+const encoder = new TextEncoder()
+
+export const tempPathFor = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${randomBytes(4).toString("hex")}.tmp`)
+
+/** True for the temporary files `writeFileAtomic` leaves when killed. */
+export const isTempFileOf = (path: string, candidate: string): boolean =>
+  candidate.startsWith(`.${basename(path)}.`) && candidate.endsWith(".tmp")
+
+const syncDirectory = (fs: FileSystem.FileSystem, dir: string) =>
+  Effect.scoped(Effect.flatMap(fs.open(dir, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
+
+export const writeFileAtomic = <E, R>(
+  path: string,
+  content: Stream.Stream<string, E, R>
+): Effect.Effect<void, E | PlatformError, FileSystem.FileSystem | R> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const temp = tempPathFor(path)
+    const write = Effect.scoped(
+      Effect.gen(function* () {
+        const file = yield* fs.open(temp, { flag: "wx", mode: 0o644 })
+        yield* content.pipe(
+          Stream.rechunk(1024),
+          Stream.runForEachChunk((chunk) => file.writeAll(encoder.encode(Array.from(chunk).join(""))))
+        )
+        yield* file.sync
+      })
+    )
+    yield* write.pipe(
+      Effect.zipRight(fs.rename(temp, path)),
+      Effect.onError(() => fs.remove(temp).pipe(Effect.ignore))
+    )
+    yield* syncDirectory(fs, dirname(path))
+  }).pipe(Effect.withSpan("Ledger.writeFileAtomic", { attributes: { path } }))
+
+export const writeTextAtomic = (path: string, text: string) => writeFileAtomic(path, Stream.make(text))
+
+export interface OutputPaths {
+  readonly ledger: string
+  readonly errors: string
+  readonly summary: string
+}
+
+/** `<name>.ledger.csv`, `<name>.errors.csv`, `<name>.summary.json` beside the input or in `outDir`. */
+export const outputPaths = (input: string, outDir?: string): OutputPaths => {
+  const file = basename(input)
+  const ext = extname(file)
+  const name = ext.toLowerCase() === ".csv" ? file.slice(0, -ext.length) : file
+  const dir = outDir ?? dirname(input)
+  return {
+    ledger: join(dir, `${name}.ledger.csv`),
+    errors: join(dir, `${name}.errors.csv`),
+    summary: join(dir, `${name}.summary.json`)
+  }
+}

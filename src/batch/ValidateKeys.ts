@@ -1,0 +1,80 @@
+/**
+ * Keys for duplicate detection, memory-light for a million rows: each key is kept as a 64-bit hash
+ * (two uint32 in typed arrays, open addressing) with the line that first used it, about 24 bytes a
+ * key, instead of the key's text in a Set.
+ */
+import { createHash } from "node:crypto"
+
+export interface Hash64 {
+  readonly hi: number
+  readonly lo: number
+}
+
+const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
+
+export const hash64 = (text: string): Hash64 => {
+  const bytes = digest(text)
+  return { hi: bytes.readUInt32BE(0), lo: bytes.readUInt32BE(4) }
+}
+
+/**
+ * The key another batch's rows are compared with: the first 16 hex digits of
+ * sha256("<E.164 phone>|<amount in minor units>|<operator>").
+ */
+export const repeatKeyOf = (phone: string, amountMinor: number, operator: string): string =>
+  digest(`${phone}|${amountMinor}|${operator}`).subarray(0, 8).toString("hex")
+
+export const hashOfHex = (hex: string): Hash64 => ({
+  hi: Number.parseInt(hex.slice(0, 8), 16),
+  lo: Number.parseInt(hex.slice(8, 16), 16)
+})
+
+/** A set of 64-bit hashes, each with the line where it was first seen. */
+export class LineTable {
+  private his = new Uint32Array(1024)
+  private los = new Uint32Array(1024)
+  private lines = new Uint32Array(1024)
+  private used = 0
+
+  get size(): number {
+    return this.used
+  }
+
+  /** The line that first added the hash, or undefined after adding it with this line. */
+  addOrGet(hash: Hash64, line: number): number | undefined {
+    if ((this.used + 1) * 10 > this.lines.length * 7) this.grow()
+    const slot = this.find(hash.hi >>> 0, hash.lo >>> 0)
+    if (this.lines[slot] !== 0) return this.lines[slot]
+    this.his[slot] = hash.hi
+    this.los[slot] = hash.lo
+    this.lines[slot] = Math.max(1, line)
+    this.used++
+    return undefined
+  }
+
+  get(hash: Hash64): number | undefined {
+    const slot = this.find(hash.hi >>> 0, hash.lo >>> 0)
+    return this.lines[slot] === 0 ? undefined : this.lines[slot]
+  }
+
+  private find(hi: number, lo: number): number {
+    const mask = this.lines.length - 1
+    let slot = (lo ^ Math.imul(hi, 0x9e3779b1)) & mask
+    while (this.lines[slot] !== 0 && (this.his[slot] !== hi || this.los[slot] !== lo)) slot = (slot + 1) & mask
+    return slot
+  }
+
+  private grow(): void {
+    const { his, los, lines } = this
+    this.his = new Uint32Array(lines.length * 2)
+    this.los = new Uint32Array(lines.length * 2)
+    this.lines = new Uint32Array(lines.length * 2)
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i] === 0) continue
+      const slot = this.find(his[i], los[i])
+      this.his[slot] = his[i]
+      this.los[slot] = los[i]
+      this.lines[slot] = lines[i]
+    }
+  }
+}
