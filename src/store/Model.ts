@@ -1,0 +1,146 @@
+/** What the state store keeps, declared once: the SQLite adapter decodes its rows with these. */
+import { type DateTime, Schema } from "effect"
+import { RowState } from "./RowState.js"
+
+export const BatchState = Schema.Literal("loading", "open", "running", "paused", "done")
+export type BatchState = typeof BatchState.Type
+
+export const EventSource = Schema.Literal(
+  "claim",
+  "release",
+  "response",
+  "poll",
+  "webhook",
+  "reconcile",
+  "preflight",
+  "operator"
+)
+export type EventSource = typeof EventSource.Type
+
+const Millis = Schema.DateTimeUtcFromNumber
+const Details = Schema.Record({ key: Schema.String, value: Schema.String })
+
+export const Batch = Schema.Struct({
+  accountId: Schema.String,
+  batchId: Schema.String,
+  fileName: Schema.String,
+  createdAt: Millis,
+  updatedAt: Millis,
+  state: BatchState,
+  pauseReason: Schema.NullOr(Schema.String),
+  leaseOwner: Schema.NullOr(Schema.String),
+  leaseExpiresAt: Schema.NullOr(Millis),
+  options: Schema.parseJson(),
+  approvedBy: Schema.NullOr(Schema.String),
+  approvedAt: Schema.NullOr(Millis)
+})
+export type Batch = typeof Batch.Type
+
+export const Row = Schema.Struct({
+  accountId: Schema.String,
+  batchId: Schema.String,
+  idx: Schema.Int,
+  line: Schema.Int,
+  rowId: Schema.NullOr(Schema.String),
+  token: Schema.String,
+  repeatKey: Schema.NullOr(Schema.String),
+  operator: Schema.String,
+  currency: Schema.String,
+  /** Null only for a rejected row whose amount did not parse. */
+  amountMinor: Schema.NullOr(Schema.Int),
+  phone: Schema.String,
+  name: Schema.String,
+  email: Schema.String,
+  /** As validated, without the token: the payout's description is `[token] description`. */
+  description: Schema.String,
+  details: Schema.parseJson(Details),
+  state: RowState,
+  reference: Schema.NullOr(Schema.String),
+  feeMinor: Schema.NullOr(Schema.Int),
+  attempts: Schema.Int,
+  error: Schema.NullOr(Schema.String),
+  intentAt: Schema.NullOr(Millis),
+  submittedAt: Schema.NullOr(Millis),
+  updatedAt: Millis,
+  finalAt: Schema.NullOr(Millis)
+})
+export type Row = typeof Row.Type
+
+export const RowEvent = Schema.Struct({
+  seq: Schema.Int,
+  accountId: Schema.String,
+  batchId: Schema.String,
+  idx: Schema.Int,
+  at: Millis,
+  fromState: Schema.NullOr(RowState),
+  toState: RowState,
+  source: EventSource,
+  detail: Schema.NullOr(Schema.String)
+})
+export type RowEvent = typeof RowEvent.Type
+
+/** A row or id of another batch that a new row collides with (DESIGN 5). */
+export const RowMatch = Schema.Struct({
+  key: Schema.String,
+  batchId: Schema.String,
+  fileName: Schema.String,
+  idx: Schema.Int,
+  line: Schema.Int,
+  state: RowState
+})
+export type RowMatch = typeof RowMatch.Type
+
+export interface NewBatch {
+  readonly accountId: string
+  readonly batchId: string
+  readonly fileName: string
+  /** JSON-serialisable run options, kept so a resume runs as it started. */
+  readonly options?: unknown
+}
+
+export interface RowInput {
+  readonly idx: number
+  readonly line: number
+  readonly rowId: string | null
+  readonly repeatKey: string | null
+  readonly operator: string
+  readonly currency: string
+  readonly amountMinor: number | null
+  readonly phone: string
+  readonly name: string
+  readonly email: string
+  readonly description: string
+  readonly details?: Readonly<Record<string, string>>
+  /** `rejected` keeps an invalid row of a `--skip-invalid` run in the ledger; default `validated`. */
+  readonly state?: "validated" | "rejected"
+  readonly error?: string | null
+}
+
+export interface Transition {
+  readonly idx: number
+  readonly to: RowState
+  /** Apply only from these states (intersected with the states allowed to move to `to`). */
+  readonly from?: ReadonlyArray<RowState>
+  readonly reference?: string
+  readonly feeMinor?: number
+  readonly error?: string
+  readonly source: EventSource
+  readonly detail?: string
+  /** When we learnt it; defaults to the Clock's now. */
+  readonly at?: DateTime.Utc
+}
+
+export type ClaimSelection =
+  | { readonly idxs: ReadonlyArray<number> }
+  | { readonly limit: number; readonly currency?: string }
+
+export interface Page {
+  readonly afterIdx?: number
+  readonly limit?: number
+}
+
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  reason: Schema.Literal("Busy", "Unavailable", "NotFound", "Conflict"),
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {}

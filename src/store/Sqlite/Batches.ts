@@ -1,0 +1,206 @@
+/** Batches and their lease, for the SQLite adapter. */
+import type { SqlClient } from "@effect/sql"
+import { Chunk, Clock, Duration, Effect, Option, Predicate, Stream } from "effect"
+import { type Batch, type NewBatch, type RowInput, StoreError } from "../Model.js"
+import { emptyCounts } from "../RowState.js"
+import type { BatchSummary, StateStoreShape } from "../StateStore.js"
+import { rowToken } from "../Token.js"
+import { BATCH_COLUMNS, decodeBatches, decodeCounts } from "./Queries.js"
+import type { WriteTransaction } from "./Transaction.js"
+import { catchSql } from "./Transaction.js"
+
+const INSERT_CHUNK = 1_000
+
+const isStream = <A, E, R>(rows: Iterable<A> | Stream.Stream<A, E, R>): rows is Stream.Stream<A, E, R> =>
+  Predicate.hasProperty(rows, Stream.StreamTypeId)
+
+const toRecord = (batchId: string, accountId: string, now: number) => (row: RowInput) => ({
+  account_id: accountId,
+  batch_id: batchId,
+  idx: row.idx,
+  line: row.line,
+  row_id: row.rowId,
+  token: rowToken(batchId, row.idx),
+  repeat_key: row.repeatKey,
+  operator: row.operator,
+  currency: row.currency,
+  amount_minor: row.amountMinor,
+  phone: row.phone,
+  name: row.name,
+  email: row.email,
+  description: row.description,
+  details_json: JSON.stringify(row.details ?? {}),
+  state: row.state ?? "validated",
+  error: row.error ?? null,
+  attempts: 0,
+  updated_at: now,
+  final_at: row.state === "rejected" ? now : null
+})
+
+export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
+  const selectBatch = (accountId: string, batchId: string) =>
+    sql`SELECT ${sql.literal(BATCH_COLUMNS)} FROM batches
+      WHERE account_id = ${accountId} AND batch_id = ${batchId}`.pipe(
+      Effect.flatMap(decodeBatches),
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
+
+  const notFound = (batchId: string) =>
+    new StoreError({ reason: "NotFound", message: `no batch ${batchId} in this account` })
+
+  const existingBatch = (accountId: string, batchId: string) =>
+    Effect.flatMap(selectBatch(accountId, batchId), Option.match({
+      onNone: () => Effect.fail(notFound(batchId)),
+      onSome: Effect.succeed
+    }))
+
+  const createBatch = <E, R>(
+    batch: NewBatch,
+    rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>
+  ): Effect.Effect<Batch, StoreError | E, R> =>
+    Effect.gen(function* () {
+      const { accountId, batchId } = batch
+      const existing = yield* write(
+        Effect.gen(function* () {
+          const found = yield* selectBatch(accountId, batchId)
+          if (Option.isSome(found)) return found
+          const now = yield* Clock.currentTimeMillis
+          yield* sql`INSERT INTO batches ${sql.insert({
+            account_id: accountId,
+            batch_id: batchId,
+            file_name: batch.fileName,
+            created_at: now,
+            updated_at: now,
+            state: "loading",
+            options_json: JSON.stringify(batch.options ?? {})
+          })}`
+          return Option.none<Batch>()
+        })
+      )
+      if (Option.isSome(existing) && existing.value.state !== "loading") return existing.value
+      // a batch left "loading" by a crash is completed from the same file: rows are deterministic
+      const source = isStream(rows) ? rows : Stream.fromIterable(rows)
+      yield* source.pipe(
+        Stream.grouped(INSERT_CHUNK),
+        Stream.runForEach((chunk) =>
+          write(
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              const records = Chunk.toReadonlyArray(chunk).map(toRecord(batchId, accountId, now))
+              return sql`INSERT OR IGNORE INTO rows ${sql.insert(records)}`
+            })
+          )
+        )
+      )
+      return yield* write(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          yield* sql`UPDATE batches SET state = 'open', updated_at = ${now}
+            WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = 'loading'`
+          return yield* existingBatch(accountId, batchId)
+        })
+      )
+    }).pipe(Effect.withSpan("StateStore.createBatch"))
+
+  const countRows = (accountId: string, batchId?: string) =>
+    sql`SELECT batch_id, state, COUNT(*) AS n FROM rows
+      WHERE account_id = ${accountId} ${batchId === undefined ? sql`` : sql`AND batch_id = ${batchId}`}
+      GROUP BY batch_id, state`.pipe(Effect.flatMap(decodeCounts))
+
+  const countByState = Effect.fn("StateStore.countByState")(function* (accountId: string, batchId: string) {
+    const counts = emptyCounts()
+    for (const { n, state } of yield* catchSql(countRows(accountId, batchId))) counts[state] = n
+    return counts
+  })
+
+  const listBatches = Effect.fn("StateStore.listBatches")(function* (accountId: string) {
+    const [batches, counted] = yield* catchSql(
+      Effect.all([
+        sql`SELECT ${sql.literal(BATCH_COLUMNS)} FROM batches WHERE account_id = ${accountId}
+          ORDER BY created_at, batch_id`.pipe(Effect.flatMap(decodeBatches)),
+        countRows(accountId)
+      ])
+    )
+    return batches.map((batch): BatchSummary => {
+      const counts = emptyCounts()
+      let total = 0
+      for (const { batchId, n, state } of counted) {
+        if (batchId !== batch.batchId) continue
+        counts[state] = n
+        total += n
+      }
+      return { ...batch, counts, total }
+    })
+  })
+
+  const setBatchState: StateStoreShape["setBatchState"] = (accountId, batchId, state, pauseReason = null) =>
+    write(
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const updated = yield* sql`UPDATE batches SET state = ${state}, pause_reason = ${pauseReason},
+          updated_at = ${now} WHERE account_id = ${accountId} AND batch_id = ${batchId} RETURNING batch_id`
+        if (updated.length === 0) return yield* notFound(batchId)
+      })
+    ).pipe(Effect.withSpan("StateStore.setBatchState"))
+
+  const acquireLease: StateStoreShape["acquireLease"] = (accountId, batchId, owner, ttl) =>
+    write(
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const taken = yield* sql`UPDATE batches
+          SET lease_owner = ${owner}, lease_expires_at = ${now + Duration.toMillis(ttl)}, updated_at = ${now}
+          WHERE account_id = ${accountId} AND batch_id = ${batchId}
+            AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at <= ${now})
+          RETURNING batch_id`
+        if (taken.length > 0) return true
+        yield* existingBatch(accountId, batchId)
+        return false
+      })
+    ).pipe(Effect.withSpan("StateStore.acquireLease"))
+
+  const renewLease: StateStoreShape["renewLease"] = (accountId, batchId, owner, ttl) =>
+    write(
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const renewed = yield* sql`UPDATE batches
+          SET lease_expires_at = ${now + Duration.toMillis(ttl)}, updated_at = ${now}
+          WHERE account_id = ${accountId} AND batch_id = ${batchId} AND lease_owner = ${owner}
+          RETURNING batch_id`
+        return renewed.length > 0
+      })
+    ).pipe(Effect.withSpan("StateStore.renewLease"))
+
+  const releaseLease: StateStoreShape["releaseLease"] = (accountId, batchId, owner) =>
+    write(
+      sql`UPDATE batches SET lease_owner = NULL, lease_expires_at = NULL
+        WHERE account_id = ${accountId} AND batch_id = ${batchId} AND lease_owner = ${owner}`
+    ).pipe(Effect.asVoid, Effect.withSpan("StateStore.releaseLease"))
+
+  const deleteBatch: StateStoreShape["deleteBatch"] = (accountId, batchId) =>
+    write(
+      Effect.gen(function* () {
+        const sent = yield* sql`SELECT idx FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}
+          AND (intent_at IS NOT NULL OR state NOT IN ('validated', 'rejected', 'skipped')) LIMIT 1`
+        if (sent.length > 0) {
+          return yield* new StoreError({
+            reason: "Conflict",
+            message: `batch ${batchId} has rows that may have been paid; it cannot be deleted`
+          })
+        }
+        yield* sql`DELETE FROM row_events WHERE account_id = ${accountId} AND batch_id = ${batchId}`
+        yield* sql`DELETE FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}`
+        yield* sql`DELETE FROM batches WHERE account_id = ${accountId} AND batch_id = ${batchId}`
+      })
+    ).pipe(Effect.withSpan("StateStore.deleteBatch"))
+
+  return {
+    createBatch,
+    deleteBatch,
+    getBatch: (accountId: string, batchId: string) => catchSql(selectBatch(accountId, batchId)),
+    listBatches,
+    setBatchState,
+    acquireLease,
+    renewLease,
+    releaseLease,
+    countByState
+  } satisfies Partial<StateStoreShape>
+}

@@ -1,0 +1,76 @@
+/** Schema of the SQLite state store, as code: append a migration, never edit a shipped one. */
+import * as Migrator from "@effect/sql/Migrator"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+const initial = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE batches (
+    account_id TEXT NOT NULL,
+    batch_id TEXT NOT NULL,
+    file_name TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    pause_reason TEXT,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    options_json TEXT NOT NULL DEFAULT '{}',
+    approved_by TEXT,
+    approved_at INTEGER,
+    PRIMARY KEY (account_id, batch_id)
+  )`
+  yield* sql`CREATE TABLE rows (
+    account_id TEXT NOT NULL,
+    batch_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    row_id TEXT,
+    token TEXT NOT NULL,
+    repeat_key TEXT,
+    operator TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    amount_minor INTEGER,
+    phone TEXT NOT NULL,
+    name TEXT NOT NULL,
+    email TEXT NOT NULL,
+    description TEXT NOT NULL,
+    details_json TEXT NOT NULL DEFAULT '{}',
+    state TEXT NOT NULL,
+    reference TEXT,
+    fee_minor INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    intent_at INTEGER,
+    submitted_at INTEGER,
+    updated_at INTEGER NOT NULL,
+    final_at INTEGER,
+    PRIMARY KEY (account_id, batch_id, idx),
+    FOREIGN KEY (account_id, batch_id) REFERENCES batches (account_id, batch_id)
+  )`
+  yield* sql`CREATE INDEX rows_by_state ON rows (account_id, batch_id, state, idx)`
+  yield* sql`CREATE INDEX rows_by_row_id ON rows (account_id, row_id) WHERE row_id IS NOT NULL`
+  yield* sql`CREATE INDEX rows_by_repeat_key ON rows (account_id, repeat_key) WHERE repeat_key IS NOT NULL`
+  yield* sql`CREATE INDEX rows_by_reference ON rows (account_id, reference) WHERE reference IS NOT NULL`
+  yield* sql`CREATE INDEX rows_by_token ON rows (account_id, token)`
+  yield* sql`CREATE TABLE row_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    batch_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    from_state TEXT,
+    to_state TEXT NOT NULL,
+    source TEXT NOT NULL,
+    detail TEXT
+  )`
+  yield* sql`CREATE INDEX row_events_by_row ON row_events (account_id, batch_id, idx, seq)`
+})
+
+export const loader = Migrator.fromRecord({
+  "0001_initial": initial
+})
+
+export const MIGRATIONS_TABLE = "store_migrations"
+
+export const runMigrations = Migrator.make({})({ loader, table: MIGRATIONS_TABLE })

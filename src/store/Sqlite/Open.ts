@@ -1,0 +1,58 @@
+/**
+ * Opening the SQLite file: owner-only permissions before SQLite creates it (the -wal and -shm files
+ * inherit the database file's mode), WAL with synchronous=FULL so a committed intent survives a power
+ * cut, and a busy timeout so two processes can share the file.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { FileSystem } from "@effect/platform"
+import { NodeFileSystem } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Context, Duration, Effect, Layer, String as Str } from "effect"
+import { dirname } from "node:path"
+import { StoreError } from "../Model.js"
+
+export interface SqliteOptions {
+  /** Path of the database file, or ":memory:". */
+  readonly filename: string
+  /** How long SQLite itself waits on a lock before we wait on the Effect scheduler; default 1s. */
+  readonly busyTimeout?: Duration.DurationInput
+  /** How long a write waits for another process's lock before failing with StoreError Busy; default 60s. */
+  readonly lockTimeout?: Duration.DurationInput
+}
+
+const unavailable = (filename: string) => (cause: unknown) =>
+  new StoreError({ reason: "Unavailable", message: `cannot open the state store at ${filename}`, cause })
+
+const isMemory = (filename: string) => filename === ":memory:" || filename === ""
+
+const prepareFile = (filename: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const dir = dirname(filename)
+    if (!(yield* fs.exists(dir))) {
+      yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 })
+    }
+    if (!(yield* fs.exists(filename))) {
+      yield* fs.writeFile(filename, new Uint8Array(0), { flag: "a", mode: 0o600 })
+      yield* fs.chmod(filename, 0o600)
+    }
+  }).pipe(Effect.mapError(unavailable(filename)))
+
+export const layerClient = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      if (!isMemory(options.filename)) yield* prepareFile(options.filename)
+      const sql = yield* SqliteClient.make({
+        filename: options.filename,
+        transformResultNames: Str.snakeToCamel
+      }).pipe(Effect.catchAllDefect((defect) => Effect.fail(unavailable(options.filename)(defect))))
+      const busyMillis = Math.round(Duration.toMillis(options.busyTimeout ?? "1 second"))
+      yield* Effect.all([
+        sql.unsafe(`PRAGMA busy_timeout = ${busyMillis}`),
+        sql.unsafe("PRAGMA synchronous = FULL"),
+        sql.unsafe("PRAGMA foreign_keys = ON")
+      ]).pipe(Effect.mapError(unavailable(options.filename)))
+      return Context.make(SqlClient.SqlClient, sql)
+    })
+  ).pipe(Layer.provide(Layer.merge(Reactivity.layer, NodeFileSystem.layer)))

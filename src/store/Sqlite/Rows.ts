@@ -1,0 +1,201 @@
+/** Claims, transitions and row queries, for the SQLite adapter. */
+import type { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
+import type { ClaimSelection, EventSource, Page, Row, StoreError } from "../Model.js"
+import { IN_DOUBT_STATES, type RowState } from "../RowState.js"
+import type { StateStoreShape } from "../StateStore.js"
+import {
+  chunksOf,
+  decodeEarliest,
+  decodeEvents,
+  decodeMatches,
+  decodeRows,
+  EVENT_COLUMNS,
+  insertEvents,
+  ROW_COLUMNS
+} from "./Queries.js"
+import { catchSql, type WriteTransaction } from "./Transaction.js"
+import { applyTransition } from "./Transitions.js"
+
+const IN_CHUNK = 500
+const PAGE = 1_000
+
+export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
+  interface Move {
+    readonly from: RowState
+    readonly to: RowState
+    readonly set: Fragment
+    readonly source: EventSource
+    readonly detail?: string | undefined
+  }
+
+  /** One conditional UPDATE per chunk, then the events of the rows it actually moved. */
+  const moveRows = (accountId: string, batchId: string, move: Move, which: ReadonlyArray<Fragment>, now: number) =>
+    Effect.gen(function* () {
+      const moved = yield* Effect.forEach(which, (where) =>
+        sql`UPDATE rows SET state = ${move.to}, ${move.set}, updated_at = ${now}
+          WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = ${move.from} AND ${where}
+          RETURNING ${sql.literal(ROW_COLUMNS)}`.pipe(Effect.flatMap(decodeRows))
+      )
+      const sorted = moved.flat().sort((a, b) => a.idx - b.idx)
+      yield* insertEvents(
+        sql,
+        sorted.map(({ idx }) => ({
+          accountId, batchId, idx, at: now, from: move.from, to: move.to, source: move.source,
+          detail: move.detail ?? null
+        }))
+      )
+      return sorted
+    })
+
+  const byIdx = (idxs: ReadonlyArray<number>) => chunksOf(idxs, IN_CHUNK).map((chunk) => sql`idx IN ${sql.in(chunk)}`)
+
+  const intent = (now: number) => sql`attempts = attempts + 1, intent_at = ${now}`
+
+  const claimRows: StateStoreShape["claimRows"] = (accountId, batchId, selection: ClaimSelection) =>
+    write(
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const move: Move = { from: "validated", to: "submitting", set: intent(now), source: "claim" }
+        const which = "idxs" in selection
+          ? byIdx(selection.idxs)
+          : [sql`idx IN (
+              SELECT idx FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = 'validated'
+                ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
+              ORDER BY idx LIMIT ${Math.max(0, selection.limit)})`]
+        return moveRows(accountId, batchId, move, which, now)
+      })
+    ).pipe(Effect.withSpan("StateStore.claimRows"))
+
+  const claimForResend: StateStoreShape["claimForResend"] = (accountId, batchId, idxs, detail) =>
+    write(
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const move: Move = { from: "unknown", to: "submitting", set: intent(now), source: "reconcile", detail }
+        return moveRows(accountId, batchId, move, byIdx(idxs), now)
+      })
+    ).pipe(Effect.withSpan("StateStore.claimForResend"))
+
+  const releaseRows: StateStoreShape["releaseRows"] = (accountId, batchId, idxs, detail) =>
+    write(
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const set = sql`attempts = MAX(attempts - 1, 0)`
+        const move: Move = { from: "submitting", to: "validated", set, source: "release", detail }
+        return moveRows(accountId, batchId, move, byIdx(idxs), now)
+      })
+    ).pipe(
+      Effect.map((rows) => rows.map((row) => row.idx)),
+      Effect.withSpan("StateStore.releaseRows")
+    )
+
+  const recordTransitions: StateStoreShape["recordTransitions"] = (accountId, batchId, transitions) =>
+    write(
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.forEach(transitions, (t) => applyTransition(sql, accountId, batchId, t, now))
+      )
+    ).pipe(Effect.withSpan("StateStore.recordTransitions"))
+
+  const recordTransition: StateStoreShape["recordTransition"] = (accountId, batchId, transition) =>
+    recordTransitions(accountId, batchId, [transition]).pipe(Effect.map((applied) => applied[0] === true))
+
+  const selectRows = (where: Fragment, limit = 2) =>
+    catchSql(
+      sql`SELECT ${sql.literal(ROW_COLUMNS)} FROM rows WHERE ${where} ORDER BY idx LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows)
+      )
+    )
+
+  const firstRow = (where: Fragment) =>
+    Effect.map(selectRows(where, 1), (rows) => Option.fromNullable(rows[0]))
+
+  const rowsInStates: StateStoreShape["rowsInStates"] = (accountId, batchId, states, page: Page = {}) =>
+    states.length === 0
+      ? Effect.succeed([])
+      : selectRows(
+          sql`account_id = ${accountId} AND batch_id = ${batchId} AND state IN ${sql.in(states)}
+            AND idx > ${page.afterIdx ?? -1}`,
+          page.limit ?? PAGE
+        )
+
+  const paged = (fetch: (afterIdx: number) => Effect.Effect<ReadonlyArray<Row>, StoreError>, size: number) =>
+    Stream.paginateChunkEffect(-1, (afterIdx) =>
+      Effect.map(fetch(afterIdx), (rows) => [
+        Chunk.fromIterable(rows),
+        rows.length < size ? Option.none() : Option.some(rows[rows.length - 1].idx)
+      ])
+    )
+
+  const streamRowsInStates: StateStoreShape["streamRowsInStates"] = (accountId, batchId, states, size = PAGE) =>
+    paged((afterIdx) => rowsInStates(accountId, batchId, states, { afterIdx, limit: size }), size)
+
+  const streamRows: StateStoreShape["streamRows"] = (accountId, batchId, size = PAGE) =>
+    paged(
+      (afterIdx) => selectRows(sql`account_id = ${accountId} AND batch_id = ${batchId} AND idx > ${afterIdx}`, size),
+      size
+    )
+
+  const earliestIntent: StateStoreShape["earliestIntent"] = (accountId, batchId) =>
+    catchSql(
+      sql`SELECT MIN(intent_at) AS earliest FROM rows
+        WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state IN ${sql.in(IN_DOUBT_STATES)}`.pipe(
+        Effect.flatMap(decodeEarliest)
+      )
+    ).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.earliest)))
+
+  const matches = (
+    accountId: string,
+    column: "row_id" | "repeat_key",
+    keys: ReadonlyArray<string>,
+    excludeBatchId: string,
+    extra: Fragment
+  ) =>
+    catchSql(
+      Effect.forEach(chunksOf([...new Set(keys)], IN_CHUNK), (chunk) =>
+        sql`SELECT r.${sql.literal(column)} AS key, r.batch_id, b.file_name, r.idx, r.line, r.state
+          FROM rows r JOIN batches b ON b.account_id = r.account_id AND b.batch_id = r.batch_id
+          WHERE r.account_id = ${accountId} AND r.${sql.literal(column)} IN ${sql.in(chunk)}
+            AND r.batch_id <> ${excludeBatchId} AND r.state <> 'rejected' ${extra}
+          ORDER BY r.batch_id, r.idx`.pipe(Effect.flatMap(decodeMatches))
+      )
+    ).pipe(Effect.map((found) => found.flat()))
+
+  const existingIds: StateStoreShape["existingIds"] = (accountId, ids, excludeBatchId) =>
+    matches(accountId, "row_id", ids, excludeBatchId, sql``).pipe(Effect.withSpan("StateStore.existingIds"))
+
+  const recentRepeats: StateStoreShape["recentRepeats"] = (accountId, repeatKeys, since, excludeBatchId) => {
+    const ms = DateTime.toEpochMillis(since)
+    return matches(
+      accountId,
+      "repeat_key",
+      repeatKeys,
+      excludeBatchId,
+      sql`AND (b.created_at >= ${ms} OR r.intent_at >= ${ms})`
+    ).pipe(Effect.withSpan("StateStore.recentRepeats"))
+  }
+
+  const events: StateStoreShape["events"] = (accountId, batchId, idx) =>
+    catchSql(
+      sql`SELECT ${sql.literal(EVENT_COLUMNS)} FROM row_events
+        WHERE account_id = ${accountId} AND batch_id = ${batchId} ${idx === undefined ? sql`` : sql`AND idx = ${idx}`}
+        ORDER BY seq`.pipe(Effect.flatMap(decodeEvents))
+    )
+
+  return {
+    claimRows,
+    claimForResend,
+    releaseRows,
+    recordTransition,
+    recordTransitions,
+    getRow: (accountId: string, batchId: string, idx: number) =>
+      firstRow(sql`account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${idx}`),
+    rowsInStates,
+    streamRowsInStates,
+    streamRows,
+    earliestIntent,
+    findRowByReference: (accountId: string, reference: string) =>
+      firstRow(sql`account_id = ${accountId} AND reference = ${reference}`),
+    findRowByToken: (accountId: string, token: string) => firstRow(sql`account_id = ${accountId} AND token = ${token}`),
+    existingIds,
+    recentRepeats,
+    events
+  } satisfies Partial<StateStoreShape>
+}

@@ -1,0 +1,24 @@
+/** The SQLite adapter of the StateStore port. */
+import { SqlClient } from "@effect/sql"
+import { type Duration, Effect, Layer } from "effect"
+import type { StoreError } from "./Model.js"
+import { makeBatches } from "./Sqlite/Batches.js"
+import { runMigrations } from "./Sqlite/Migrations.js"
+import { layerClient, type SqliteOptions } from "./Sqlite/Open.js"
+import { makeRows } from "./Sqlite/Rows.js"
+import { makeWriteTransaction } from "./Sqlite/Transaction.js"
+import { StateStore } from "./StateStore.js"
+
+export type { SqliteOptions }
+
+/** The store over any SqlClient on a SQLite database; migrates it first. */
+export const make = (options: { readonly lockTimeout?: Duration.DurationInput } = {}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds")
+    yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
+    return StateStore.of({ ...makeBatches(sql, write), ...makeRows(sql, write) })
+  })
+
+export const layer = (options: SqliteOptions): Layer.Layer<StateStore, StoreError> =>
+  Layer.effect(StateStore, make({ lockTimeout: options.lockTimeout })).pipe(Layer.provide(layerClient(options)))

@@ -1,0 +1,148 @@
+/**
+ * The state store port (DESIGN 7): everything the run must survive a crash with, scoped by account.
+ * SQLite now (SqliteStateStore); the interface leaves room for a Postgres adapter.
+ */
+import { Context, type DateTime, type Duration, type Effect, type Option, type Stream } from "effect"
+import type {
+  Batch,
+  BatchState,
+  ClaimSelection,
+  NewBatch,
+  Page,
+  Row,
+  RowEvent,
+  RowInput,
+  RowMatch,
+  StoreError,
+  Transition
+} from "./Model.js"
+import type { RowState, StateCounts } from "./RowState.js"
+
+export interface BatchSummary extends Batch {
+  readonly counts: StateCounts
+  readonly total: number
+}
+
+export interface StateStoreShape {
+  /** Idempotent: an existing batch is returned unchanged and `rows` is not read (resume). */
+  readonly createBatch: <E = never, R = never>(
+    batch: NewBatch,
+    rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>
+  ) => Effect.Effect<Batch, StoreError | E, R>
+  readonly getBatch: (accountId: string, batchId: string) => Effect.Effect<Option.Option<Batch>, StoreError>
+  readonly listBatches: (accountId: string) => Effect.Effect<ReadonlyArray<BatchSummary>, StoreError>
+  /**
+   * Forgets a batch that never sent anything (a refused file, a dry run). Refused with Conflict once
+   * any row has held an intent: the store must remember every payout that may exist.
+   */
+  readonly deleteBatch: (accountId: string, batchId: string) => Effect.Effect<void, StoreError>
+  readonly setBatchState: (
+    accountId: string,
+    batchId: string,
+    state: BatchState,
+    pauseReason?: string | null
+  ) => Effect.Effect<void, StoreError>
+
+  /** True when `owner` now holds the lease: it was free, expired, or already `owner`'s. */
+  readonly acquireLease: (
+    accountId: string,
+    batchId: string,
+    owner: string,
+    ttl: Duration.DurationInput
+  ) => Effect.Effect<boolean, StoreError>
+  /** False when the lease was taken over: the runner must stop. */
+  readonly renewLease: (
+    accountId: string,
+    batchId: string,
+    owner: string,
+    ttl: Duration.DurationInput
+  ) => Effect.Effect<boolean, StoreError>
+  readonly releaseLease: (accountId: string, batchId: string, owner: string) => Effect.Effect<void, StoreError>
+
+  /**
+   * The durable intent: validated -> submitting (attempts + 1, intent_at = now) for the rows still
+   * validated, in one transaction. Returns the rows claimed, by idx.
+   */
+  readonly claimRows: (
+    accountId: string,
+    batchId: string,
+    selection: ClaimSelection
+  ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
+  /**
+   * The intent of a resend after reconciliation found nothing: unknown -> submitting (attempts + 1,
+   * intent_at = now) for the rows still unknown, in one transaction.
+   */
+  readonly claimForResend: (
+    accountId: string,
+    batchId: string,
+    idxs: ReadonlyArray<number>,
+    detail?: string
+  ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
+  /** submitting -> validated, only for rows whose POST was provably never sent. */
+  readonly releaseRows: (
+    accountId: string,
+    batchId: string,
+    idxs: ReadonlyArray<number>,
+    detail?: string
+  ) => Effect.Effect<ReadonlyArray<number>, StoreError>
+  /** Conditional forward move plus its event; false when not applied. NotFound for a missing row. */
+  readonly recordTransition: (
+    accountId: string,
+    batchId: string,
+    transition: Transition
+  ) => Effect.Effect<boolean, StoreError>
+  /** Many transitions in one transaction; one boolean per transition, in order. */
+  readonly recordTransitions: (
+    accountId: string,
+    batchId: string,
+    transitions: ReadonlyArray<Transition>
+  ) => Effect.Effect<ReadonlyArray<boolean>, StoreError>
+
+  readonly getRow: (accountId: string, batchId: string, idx: number) => Effect.Effect<Option.Option<Row>, StoreError>
+  /** One page of rows in `states`, ordered by idx; page on with `afterIdx` = the last idx seen. */
+  readonly rowsInStates: (
+    accountId: string,
+    batchId: string,
+    states: ReadonlyArray<RowState>,
+    page?: Page
+  ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
+  readonly streamRowsInStates: (
+    accountId: string,
+    batchId: string,
+    states: ReadonlyArray<RowState>,
+    pageSize?: number
+  ) => Stream.Stream<Row, StoreError>
+  /** Every row in file order, paged by idx (the ledger). */
+  readonly streamRows: (accountId: string, batchId: string, pageSize?: number) => Stream.Stream<Row, StoreError>
+  readonly countByState: (accountId: string, batchId: string) => Effect.Effect<StateCounts, StoreError>
+  /** Earliest intent among submitting and unknown rows (the reconciliation scan's from_date). */
+  readonly earliestIntent: (
+    accountId: string,
+    batchId: string
+  ) => Effect.Effect<Option.Option<DateTime.Utc>, StoreError>
+  readonly findRowByReference: (accountId: string, reference: string) => Effect.Effect<Option.Option<Row>, StoreError>
+  readonly findRowByToken: (accountId: string, token: string) => Effect.Effect<Option.Option<Row>, StoreError>
+
+  /** Rows of other batches of the account with one of these merchant ids (rejected rows excluded). */
+  readonly existingIds: (
+    accountId: string,
+    ids: ReadonlyArray<string>,
+    excludeBatchId: string
+  ) => Effect.Effect<ReadonlyArray<RowMatch>, StoreError>
+  /** Rows of other batches with one of these repeat keys, created or claimed since `since`. */
+  readonly recentRepeats: (
+    accountId: string,
+    repeatKeys: ReadonlyArray<string>,
+    since: DateTime.Utc,
+    excludeBatchId: string
+  ) => Effect.Effect<ReadonlyArray<RowMatch>, StoreError>
+
+  /** Events in the order recorded (`at` is when the change was learnt); of one row when `idx` is given. */
+  readonly events: (
+    accountId: string,
+    batchId: string,
+    idx?: number
+  ) => Effect.Effect<ReadonlyArray<RowEvent>, StoreError>
+}
+
+export class StateStore extends Context.Tag("store/StateStore")<StateStore, StateStoreShape>() {}

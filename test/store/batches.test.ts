@@ -1,0 +1,140 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
+import { TOKEN_LENGTH, rowToken } from "../../src/store/Token.js"
+import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInput, rowInputs, scopedStore, tempDbPath } from "./fixtures.js"
+
+describe("batches", () => {
+  it.scoped("createBatch stores the batch open with its rows, tokens and details", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const batch = yield* store.createBatch(newBatch("b1"), [
+        rowInput(0),
+        rowInput(1, { rowId: null, details: {} }),
+        rowInput(2, { state: "rejected", error: "line 4, amount: not a number", amountMinor: null })
+      ])
+      expect(batch).toMatchObject({ accountId: ACCOUNT, batchId: "b1", fileName: "b1.csv", state: "open" })
+      expect(batch.options).toEqual({ concurrency: 8 })
+      const rows = yield* Stream.runCollect(store.streamRows(ACCOUNT, "b1")).pipe(Effect.map(Chunk.toReadonlyArray))
+      expect(rows.map((r) => [r.idx, r.line, r.state, r.attempts])).toEqual([
+        [0, 2, "validated", 0],
+        [1, 3, "validated", 0],
+        [2, 4, "rejected", 0]
+      ])
+      expect(rows[0]).toMatchObject({ rowId: "id-0", token: rowToken("b1", 0), details: { shop: "shop-0" } })
+      expect(rows[1].rowId).toBeNull()
+      expect(rows[2]).toMatchObject({ amountMinor: null, error: "line 4, amount: not a number" })
+      expect(rows[2].finalAt).not.toBeNull()
+    })
+  )
+
+  it.scoped("createBatch is idempotent: an existing batch comes back unchanged and its rows are not read", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const first = yield* store.createBatch(newBatch("b1"), rowInputs(3))
+      yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
+      const again = yield* store.createBatch(
+        { ...newBatch("b1"), fileName: "renamed.csv" },
+        Stream.die("rows of a known batch must not be read")
+      )
+      expect(again).toEqual(first)
+      expect(yield* store.countByState(ACCOUNT, "b1")).toMatchObject({ validated: 2, submitting: 1 })
+    })
+  )
+
+  it.scoped("a batch left loading by a crash is completed from the same rows on the next createBatch", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const rows = rowInputs(2_500)
+      const crashing = Stream.fromIterable(rows).pipe(Stream.take(1_200), Stream.concat(Stream.fail("disk unplugged")))
+      expect(yield* Effect.flip(store.createBatch(newBatch("b1"), crashing))).toBe("disk unplugged")
+      const loading = yield* store.getBatch(ACCOUNT, "b1")
+      expect(Option.map(loading, (b) => b.state)).toEqual(Option.some("loading"))
+      const partial = (yield* store.countByState(ACCOUNT, "b1")).validated
+      expect(partial).toBeGreaterThanOrEqual(1_000)
+      expect(partial).toBeLessThan(2_500)
+      const done = yield* store.createBatch(newBatch("b1"), Stream.fromIterable(rows))
+      expect(done.state).toBe("open")
+      expect((yield* store.countByState(ACCOUNT, "b1")).validated).toBe(2_500)
+    })
+  )
+
+  it.scoped("the same batch id under two accounts is two independent batches", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1", ACCOUNT), rowInputs(3))
+      yield* store.createBatch(newBatch("b1", OTHER_ACCOUNT), rowInputs(5))
+      yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
+      expect(yield* store.countByState(ACCOUNT, "b1")).toMatchObject({ validated: 0, submitting: 3 })
+      expect(yield* store.countByState(OTHER_ACCOUNT, "b1")).toMatchObject({ validated: 5, submitting: 0 })
+      expect((yield* store.listBatches(OTHER_ACCOUNT)).map((b) => [b.batchId, b.total, b.counts.validated])).toEqual([
+        ["b1", 5, 5]
+      ])
+      expect(yield* store.getBatch("nobody", "b1")).toEqual(Option.none())
+    })
+  )
+
+  it.scoped("listBatches counts rows per state for every batch of the account", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(4))
+      yield* TestClock.adjust("1 millis")
+      yield* store.createBatch(newBatch("b2"), rowInputs(2))
+      yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
+      yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "pending", reference: "ref-0", source: "response" })
+      const listed = yield* store.listBatches(ACCOUNT)
+      expect(listed.map((b) => b.batchId)).toEqual(["b1", "b2"])
+      expect(listed[0].counts).toMatchObject({ validated: 1, submitting: 2, pending: 1, completed: 0 })
+      expect(listed[0].total).toBe(4)
+      expect(listed[1].counts.validated).toBe(2)
+    })
+  )
+
+  it.scoped("setBatchState records the state and pause reason; a missing batch is NotFound", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(1))
+      yield* store.setBatchState(ACCOUNT, "b1", "paused", "authentication failed")
+      const batch = yield* store.getBatch(ACCOUNT, "b1").pipe(Effect.map(Option.getOrThrow))
+      expect([batch.state, batch.pauseReason]).toEqual(["paused", "authentication failed"])
+      const error = yield* Effect.flip(store.setBatchState(ACCOUNT, "nope", "done"))
+      expect(error.reason).toBe("NotFound")
+    })
+  )
+
+  it.scoped("streamRows pages by idx in file order without a gap or a repeat", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(2_345))
+      const idxs = yield* Stream.runCollect(store.streamRows(ACCOUNT, "b1", 100)).pipe(
+        Effect.map((rows) => Chunk.toReadonlyArray(rows).map((r) => r.idx))
+      )
+      expect(idxs).toEqual(Array.from({ length: 2_345 }, (_, i) => i))
+      const page = yield* store.rowsInStates(ACCOUNT, "b1", ["validated"], { afterIdx: 99, limit: 10 })
+      expect(page.map((r) => r.idx)).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 108, 109])
+    })
+  )
+
+  it.live("50,000 rows go in by chunks, quickly, and stream back", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDbPath
+      const { close, store } = yield* openStore(filename)
+      const started = yield* DateTime.now
+      yield* store.createBatch(newBatch("big"), Stream.range(0, 49_999).pipe(Stream.map((idx) => rowInput(idx))))
+      const took = DateTime.distance(started, yield* DateTime.now)
+      expect((yield* store.countByState(ACCOUNT, "big")).validated).toBe(50_000)
+      const count = yield* Stream.runCount(store.streamRows(ACCOUNT, "big"))
+      expect(count).toBe(50_000)
+      expect(took).toBeLessThan(20_000)
+      yield* close
+    }).pipe(Effect.scoped)
+  )
+
+  it("rowToken is short, deterministic and distinct per row", () => {
+    const tokens = new Set(Array.from({ length: 100_000 }, (_, idx) => rowToken("batch", idx)))
+    expect(tokens.size).toBe(100_000)
+    expect(rowToken("batch", 7)).toBe(rowToken("batch", 7))
+    expect(rowToken("batch", 7)).not.toBe(rowToken("other", 7))
+    expect(rowToken("batch", 7)).toMatch(new RegExp(`^[a-z2-7]{${TOKEN_LENGTH}}$`))
+    expect(TOKEN_LENGTH).toBeLessThanOrEqual(16)
+  })
+})

@@ -1,0 +1,240 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { DateTime, Effect, Fiber, Option, TestClock } from "effect"
+import { ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.js"
+
+describe("claims: the durable intent", () => {
+  it.scoped("claimRows moves validated rows to submitting with intent, attempt and event", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(5))
+      yield* TestClock.adjust("10 seconds")
+      const claimed = yield* store.claimRows(ACCOUNT, "b1", { limit: 2 })
+      expect(claimed.map((r) => [r.idx, r.state, r.attempts])).toEqual([
+        [0, "submitting", 1],
+        [1, "submitting", 1]
+      ])
+      expect(claimed.map((r) => Option.map(Option.fromNullable(r.intentAt), DateTime.toEpochMillis))).toEqual([
+        Option.some(10_000),
+        Option.some(10_000)
+      ])
+      const events = yield* store.events(ACCOUNT, "b1", 0)
+      expect(events.map((e) => [e.fromState, e.toState, e.source])).toEqual([["validated", "submitting", "claim"]])
+      expect(yield* store.earliestIntent(ACCOUNT, "b1")).toEqual(Option.some(DateTime.unsafeMake(10_000)))
+    })
+  )
+
+  it.scoped("claimRows by idx takes only rows still validated", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(5))
+      yield* store.claimRows(ACCOUNT, "b1", { idxs: [1, 3] })
+      const claimed = yield* store.claimRows(ACCOUNT, "b1", { idxs: [3, 2, 1, 99] })
+      expect(claimed.map((r) => r.idx)).toEqual([2])
+      expect(yield* store.claimRows(ACCOUNT, "b1", { idxs: [] })).toEqual([])
+      expect((yield* store.claimRows(ACCOUNT, "b1", { limit: 10 })).map((r) => r.idx)).toEqual([0, 4])
+      expect(yield* store.claimRows(ACCOUNT, "b1", { limit: 10 })).toEqual([])
+    })
+  )
+
+  it.scoped("claimRows can keep to one currency", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const rows = rowInputs(6).map((r) => (r.idx % 2 === 0 ? r : { ...r, currency: "XOF", operator: "ORANGE_CIV" }))
+      yield* store.createBatch(newBatch("b1"), rows)
+      const claimed = yield* store.claimRows(ACCOUNT, "b1", { limit: 10, currency: "XOF" })
+      expect(claimed.map((r) => r.idx)).toEqual([1, 3, 5])
+    })
+  )
+
+  it.scoped("concurrent fibers never claim the same row", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(500))
+      const claims = yield* Effect.all(
+        Array.from({ length: 20 }, () => store.claimRows(ACCOUNT, "b1", { limit: 30 })),
+        { concurrency: "unbounded" }
+      )
+      const idxs = claims.flat().map((r) => r.idx)
+      expect(idxs.length).toBe(500)
+      expect(new Set(idxs).size).toBe(500)
+      expect((yield* store.countByState(ACCOUNT, "b1")).submitting).toBe(500)
+    })
+  )
+
+  it.live("two connections on the same file never claim the same row", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDbPath
+      const a = yield* openStore(filename)
+      const b = yield* openStore(filename)
+      yield* a.store.createBatch(newBatch("b1"), rowInputs(2_000))
+      const claimLoop = (store: typeof a.store) =>
+        Effect.iterate([] as ReadonlyArray<number>, {
+          while: (got) => got.length === 0 || got[got.length - 1] !== -1,
+          body: (got) =>
+            Effect.map(Effect.zipLeft(store.claimRows(ACCOUNT, "b1", { limit: 25 }), Effect.yieldNow()), (rows) =>
+              rows.length === 0 ? [...got, -1] : [...got, ...rows.map((r) => r.idx)]
+            )
+        })
+      const [fromA, fromB] = yield* Effect.all([claimLoop(a.store), claimLoop(b.store)], { concurrency: 2 })
+      const all = [...fromA, ...fromB].filter((idx) => idx >= 0)
+      expect(all.length).toBe(2_000)
+      expect(new Set(all).size).toBe(2_000)
+      expect(fromA.length).toBeGreaterThan(1)
+      expect(fromB.length).toBeGreaterThan(1)
+      const events = yield* a.store.events(ACCOUNT, "b1")
+      expect(events.length).toBe(2_000)
+      yield* Effect.all([a.close, b.close])
+    }).pipe(Effect.scoped)
+  )
+
+  it.scoped("releaseRows returns unsent claims to validated and nothing else", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(3))
+      yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
+      yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "pending", reference: "r0", source: "response" })
+      const released = yield* store.releaseRows(ACCOUNT, "b1", [0, 1, 2], "stopped before sending")
+      expect(released).toEqual([1, 2])
+      const row1 = yield* store.getRow(ACCOUNT, "b1", 1).pipe(Effect.map(Option.getOrThrow))
+      expect([row1.state, row1.attempts]).toEqual(["validated", 0])
+      expect((yield* store.events(ACCOUNT, "b1", 1)).map((e) => [e.toState, e.source, e.detail])).toEqual([
+        ["submitting", "claim", null],
+        ["validated", "release", "stopped before sending"]
+      ])
+    })
+  )
+})
+
+describe("resend and delete", () => {
+  it.scoped("claimForResend takes only rows still unknown, with a new intent and attempt", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(3))
+      yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
+      yield* store.recordTransitions(ACCOUNT, "b1", [
+        { idx: 0, to: "unknown", source: "response" },
+        { idx: 1, to: "unknown", source: "response" }
+      ])
+      yield* TestClock.adjust("15 minutes")
+      const resent = yield* store.claimForResend(ACCOUNT, "b1", [0, 1, 2], "no match after grace")
+      expect(resent.map((r) => [r.idx, r.state, r.attempts, r.intentAt && DateTime.toEpochMillis(r.intentAt)])).toEqual([
+        [0, "submitting", 2, 900_000],
+        [1, "submitting", 2, 900_000]
+      ])
+      expect(yield* store.claimForResend(ACCOUNT, "b1", [0, 1], "again")).toEqual([])
+      const last = (yield* store.events(ACCOUNT, "b1", 0)).at(-1)
+      expect([last?.fromState, last?.toState, last?.source, last?.detail]).toEqual([
+        "unknown", "submitting", "reconcile", "no match after grace"
+      ])
+    })
+  )
+
+  it.scoped("deleteBatch forgets a batch that never sent anything, and refuses otherwise", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("dry"), rowInputs(3))
+      yield* store.deleteBatch(ACCOUNT, "dry")
+      expect(yield* store.getBatch(ACCOUNT, "dry")).toEqual(Option.none())
+      expect(yield* store.existingIds(ACCOUNT, ["id-0"], "x")).toEqual([])
+
+      yield* store.createBatch(newBatch("sent"), rowInputs(3))
+      yield* store.claimRows(ACCOUNT, "sent", { limit: 1 })
+      yield* store.releaseRows(ACCOUNT, "sent", [0])
+      const error = yield* Effect.flip(store.deleteBatch(ACCOUNT, "sent"))
+      expect(error.reason).toBe("Conflict")
+      expect((yield* store.countByState(ACCOUNT, "sent")).validated).toBe(3)
+    })
+  )
+})
+
+describe("a lock held by another process", () => {
+  const holdLock = (filename: string) =>
+    Effect.gen(function* () {
+      const sql = yield* SqliteClient.make({ filename }).pipe(Effect.provide(Reactivity.layer))
+      const conn = yield* sql.reserve
+      yield* conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined)
+      return { end: (how: "COMMIT" | "ROLLBACK") => Effect.orDie(conn.executeUnprepared(how, [], undefined)) }
+    }).pipe(Effect.orDie)
+
+  it.live("a write waits for the lock, then goes through", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDbPath
+      const { close, store } = yield* openStore(filename)
+      yield* store.createBatch(newBatch("b1"), rowInputs(3))
+      const other = yield* holdLock(filename)
+      const claim = yield* Effect.fork(store.claimRows(ACCOUNT, "b1", { limit: 3 }))
+      yield* Effect.sleep("300 millis")
+      expect(Option.isNone(yield* Fiber.poll(claim))).toBe(true)
+      yield* other.end("COMMIT")
+      expect((yield* Fiber.join(claim)).length).toBe(3)
+      yield* close
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a lock held past lockTimeout is a typed Busy error, and nothing was claimed", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDbPath
+      const { close, store } = yield* openStore(filename, { lockTimeout: "300 millis" })
+      yield* store.createBatch(newBatch("b1"), rowInputs(3))
+      const other = yield* holdLock(filename)
+      const error = yield* Effect.flip(store.claimRows(ACCOUNT, "b1", { limit: 3 }))
+      expect([error._tag, error.reason]).toEqual(["StoreError", "Busy"])
+      yield* other.end("ROLLBACK")
+      expect((yield* store.countByState(ACCOUNT, "b1")).validated).toBe(3)
+      yield* close
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("leases: one runner per batch", () => {
+  it.scoped("only one owner holds the lease until it expires or is released", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(1))
+      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(true)
+      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-b", "30 seconds")).toBe(false)
+      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(true)
+      const held = yield* store.getBatch(ACCOUNT, "b1").pipe(Effect.map(Option.getOrThrow))
+      expect(held.leaseOwner).toBe("runner-a")
+      expect(held.leaseExpiresAt).toEqual(DateTime.unsafeMake(30_000))
+
+      yield* TestClock.adjust("20 seconds")
+      expect(yield* store.renewLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(true)
+      yield* TestClock.adjust("20 seconds")
+      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-b", "30 seconds")).toBe(false)
+
+      yield* TestClock.adjust("11 seconds")
+      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-b", "30 seconds")).toBe(true)
+      expect(yield* store.renewLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(false)
+
+      yield* store.releaseLease(ACCOUNT, "b1", "runner-a")
+      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-c", "30 seconds")).toBe(false)
+      yield* store.releaseLease(ACCOUNT, "b1", "runner-b")
+      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-c", "30 seconds")).toBe(true)
+    })
+  )
+
+  it.scoped("a lease on a missing batch is NotFound", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const error = yield* Effect.flip(store.acquireLease(ACCOUNT, "nope", "runner-a", "30 seconds"))
+      expect(error.reason).toBe("NotFound")
+    })
+  )
+
+  it.live("two connections racing for the lease: exactly one wins", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDbPath
+      const stores = yield* Effect.all(Array.from({ length: 4 }, () => openStore(filename)))
+      yield* stores[0].store.createBatch(newBatch("b1"), rowInputs(1))
+      const won = yield* Effect.all(
+        stores.map(({ store }, i) => store.acquireLease(ACCOUNT, "b1", `runner-${i}`, "1 minute")),
+        { concurrency: "unbounded" }
+      )
+      expect(won.filter(Boolean).length).toBe(1)
+      yield* Effect.all(stores.map((s) => s.close))
+    }).pipe(Effect.scoped)
+  )
+})

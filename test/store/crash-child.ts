@@ -1,0 +1,27 @@
+/**
+ * Run by crash.test.ts in child processes. `kill` mode claims forever, reporting counts, until the
+ * parent SIGKILLs it; `race` mode claims until nothing is left and prints the idxs it got.
+ */
+import { Effect, Layer } from "effect"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.js"
+import { StateStore } from "../../src/store/StateStore.js"
+import { ACCOUNT, newBatch, rowInputs } from "./fixtures.js"
+
+const [filename, mode, total] = process.argv.slice(2)
+
+const program = Effect.gen(function* () {
+  const store = yield* StateStore
+  yield* store.createBatch(newBatch("crash"), rowInputs(Number(total)))
+  const mine: Array<number> = []
+  while (true) {
+    const rows = yield* store.claimRows(ACCOUNT, "crash", { limit: 7 })
+    if (rows.length === 0) break
+    mine.push(...rows.map((row) => row.idx))
+    if (mode === "kill") process.stdout.write(`${mine.length}\n`)
+    yield* Effect.yieldNow()
+  }
+  if (mode === "race") process.stdout.write(JSON.stringify(mine))
+  else yield* Effect.never
+})
+
+Effect.runPromise(program.pipe(Effect.provide(Layer.fresh(SqliteStateStore.layer({ filename })))))

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "@effect/vitest"
+import { DateTime, Effect, TestClock } from "effect"
+import { ACCOUNT, OTHER_ACCOUNT, newBatch, rowInput, rowInputs, scopedStore } from "./fixtures.js"
+
+describe("cross-batch checks (DESIGN 5)", () => {
+  it.scoped("existingIds finds ids of other batches of the same account only", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("old"), [
+        rowInput(0),
+        rowInput(1),
+        rowInput(2, { rowId: "id-bad", state: "rejected", error: "bad phone" })
+      ])
+      yield* store.createBatch(newBatch("old", OTHER_ACCOUNT), [rowInput(5)])
+      yield* store.createBatch(newBatch("new"), rowInputs(6))
+      const found = yield* store.existingIds(ACCOUNT, ["id-0", "id-1", "id-bad", "id-5", "id-0"], "new")
+      expect(found).toEqual([
+        { key: "id-0", batchId: "old", fileName: "old.csv", idx: 0, line: 2, state: "validated" },
+        { key: "id-1", batchId: "old", fileName: "old.csv", idx: 1, line: 3, state: "validated" }
+      ])
+      expect(yield* store.existingIds(ACCOUNT, ["id-0"], "old")).toEqual([
+        expect.objectContaining({ key: "id-0", batchId: "new" })
+      ])
+      expect(yield* store.existingIds(OTHER_ACCOUNT, ["id-0", "id-1"], "x")).toEqual([])
+      expect(yield* store.existingIds(ACCOUNT, [], "new")).toEqual([])
+    })
+  )
+
+  it.scoped("existingIds handles more ids than one SQL statement takes", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("old"), rowInputs(3_000))
+      const ids = Array.from({ length: 5_000 }, (_, i) => `id-${i}`)
+      expect((yield* store.existingIds(ACCOUNT, ids, "new")).length).toBe(3_000)
+    })
+  )
+
+  it.scoped("recentRepeats looks back to `since` in other batches of the account", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const key = rowInput(0).repeatKey!
+      yield* store.createBatch(newBatch("day1"), [rowInput(0)])
+      yield* TestClock.adjust("20 hours")
+      yield* store.createBatch(newBatch("day1", OTHER_ACCOUNT), [rowInput(0)])
+      yield* store.createBatch(newBatch("day2"), [rowInput(0)])
+      yield* TestClock.adjust("10 hours")
+      const now = yield* DateTime.now
+      const since = DateTime.subtract(now, { hours: 24 })
+      expect((yield* store.recentRepeats(ACCOUNT, [key], since, "day3")).map((m) => m.batchId)).toEqual(["day2"])
+      expect(yield* store.recentRepeats(ACCOUNT, [key], since, "day2")).toEqual([])
+      const longAgo = DateTime.subtract(now, { hours: 48 })
+      expect((yield* store.recentRepeats(ACCOUNT, [key], longAgo, "day3")).map((m) => m.batchId)).toEqual([
+        "day1",
+        "day2"
+      ])
+    })
+  )
+
+  it.scoped("a row claimed recently counts as recent even in an old batch", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("old"), rowInputs(2))
+      yield* TestClock.adjust("3 days")
+      yield* store.claimRows(ACCOUNT, "old", { idxs: [1] })
+      const since = DateTime.subtract(yield* DateTime.now, { hours: 24 })
+      const keys = rowInputs(2).map((r) => r.repeatKey!)
+      expect((yield* store.recentRepeats(ACCOUNT, keys, since, "new")).map((m) => m.idx)).toEqual([1])
+    })
+  )
+})

@@ -1,0 +1,63 @@
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { RowInput } from "../../src/store/Model.js"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.js"
+import { StateStore } from "../../src/store/StateStore.js"
+
+export const ACCOUNT = "acct-sandbox"
+export const OTHER_ACCOUNT = "acct-live"
+
+/** A temp directory removed when the test's scope closes. */
+export const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "payouts-store-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+export const tempDbPath = Effect.map(tempDir, (dir) => join(dir, "state", "payouts.db"))
+
+/** Opens a store on `filename` in a scope of its own, so a test can close it mid-way (a crash). */
+export const openStore = (filename: string, options: Partial<SqliteStateStore.SqliteOptions> = {}) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const context = yield* Layer.buildWithScope(
+      SqliteStateStore.layer({ filename, busyTimeout: "20 millis", ...options }),
+      scope
+    )
+    return { store: Context.get(context, StateStore), close: Scope.close(scope, Exit.void) }
+  })
+
+/** A store on a temp file, closed with the test's scope. */
+export const scopedStore = Effect.gen(function* () {
+  const filename = yield* tempDbPath
+  const { close, store } = yield* openStore(filename)
+  yield* Effect.addFinalizer(() => close)
+  return { store, filename }
+})
+
+export const rowInput = (idx: number, over: Partial<RowInput> = {}): RowInput => ({
+  idx,
+  line: idx + 2,
+  rowId: `id-${idx}`,
+  repeatKey: `+237670000${String(idx).padStart(3, "0")}|5000|MTN_MOMO_CMR`,
+  operator: "MTN_MOMO_CMR",
+  currency: "XAF",
+  amountMinor: 5000,
+  phone: `+237670000${String(idx).padStart(3, "0")}`,
+  name: `Seller ${idx}`,
+  email: `seller${idx}@example.com`,
+  description: `Payout id-${idx}`,
+  details: { shop: `shop-${idx}` },
+  ...over
+})
+
+export const rowInputs = (count: number, over: Partial<RowInput> = {}): ReadonlyArray<RowInput> =>
+  Array.from({ length: count }, (_, idx) => rowInput(idx, over))
+
+export const newBatch = (batchId: string, accountId = ACCOUNT) => ({
+  accountId,
+  batchId,
+  fileName: `${batchId}.csv`,
+  options: { concurrency: 8 }
+})
