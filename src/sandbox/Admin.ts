@@ -3,7 +3,8 @@ import { HttpRouter, type HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Random } from "effect"
 import { isKnownCurrency, minorDigits, toWire } from "../domain/Money.js"
 import { iso } from "./Clock.js"
-import type { SandboxContext } from "./Context.js"
+import { makeFaultState, type SandboxContext } from "./Context.js"
+import { CLOCK_MOVED } from "./Persistence.js"
 import { parseFaults } from "./Faults.js"
 import { invariantsView } from "./Invariants.js"
 import { envelopeA, invalid, jsonBody, type JsonObject, ok } from "./Http.js"
@@ -38,6 +39,7 @@ const advanceRoute = (ctx: SandboxContext) =>
         return invalid({ seconds: ["The seconds must be a number of at least 0."] })
       }
       const now = yield* ctx.clock.advance(seconds)
+      ctx.state.touched.add(CLOCK_MOVED)
       yield* ctx.processDue
       return ok({ now: iso(now), time_scale: ctx.clock.timeScale })
     })
@@ -54,10 +56,12 @@ const putFaultsRoute = (ctx: SandboxContext) =>
       if (Either.isLeft(parsed)) return invalid({ faults: [parsed.left] })
       const seed = parsed.right.seed ?? (yield* Random.nextInt)
       const faults = ctx.faults
-      faults.settings = parsed.right
+      const fresh = makeFaultState(parsed.right, seed, faults.bucket.last)
+      faults.settings = fresh.settings
       faults.seed = seed
-      faults.random = Random.make(seed)
-      faults.bucket = { tokens: Math.max(1, parsed.right.rate ?? 1), last: faults.bucket.last }
+      faults.random = fresh.random
+      faults.bucket = fresh.bucket
+      faults.bursts = fresh.bursts
       for (const key of Object.keys(faults.counters)) delete faults.counters[key]
       return ok(faultsView(ctx))
     })
@@ -69,9 +73,9 @@ const refundRoute = (ctx: SandboxContext) =>
       const reference = typeof body.reference === "string" ? body.reference : ""
       const result = refund(ctx.state, reference, yield* ctx.clock.now)
       if (Either.isLeft(result)) {
-        return result.left === "not_found"
-          ? envelopeA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] })
-          : invalid({ reference: [`Only a completed payout can be refunded; ${reference} is ${ctx.state.transactions[reference]?.status}.`] })
+        if (result.left === "not_found") return envelopeA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] })
+        if (result.left === "insufficient") return invalid({ amount: [`The available balance cannot cover the refund of ${reference}.`] })
+        return invalid({ reference: [`Only a completed pay-in or payout can be refunded; ${reference} is ${ctx.state.transactions[reference]?.status}.`] })
       }
       yield* ctx.notify([result.right])
       return ok({ transaction: statusRecordView(result.right) })
@@ -93,6 +97,10 @@ export const adminRoutes = (ctx: SandboxContext) =>
     HttpRouter.get("/__sandbox/faults", Effect.sync(() => ok(faultsView(ctx)))),
     HttpRouter.put("/__sandbox/faults", putFaultsRoute(ctx)),
     HttpRouter.post("/__sandbox/refund", refundRoute(ctx)),
+    HttpRouter.get(
+      "/__sandbox/payins",
+      Effect.sync(() => ok({ payins: Object.values(ctx.state.transactions).filter((t) => t.type === "payin").map(payoutView) }))
+    ),
     HttpRouter.get(
       "/__sandbox/payouts",
       Effect.sync(() => ok({ payouts: Object.values(ctx.state.transactions).filter((t) => t.type === "payout").map(payoutView) }))

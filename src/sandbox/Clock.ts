@@ -8,12 +8,15 @@ export interface VirtualClock {
   readonly timeScale: number
   readonly now: Effect.Effect<number>
   readonly advance: (seconds: number) => Effect.Effect<number>
+  /** Virtual minus real time now: what a restart needs to carry on from the same virtual time. */
+  readonly lead: Effect.Effect<number>
 }
 
-export const makeVirtualClock = (timeScale: number): Effect.Effect<VirtualClock> =>
+/** `lead` (ms) puts virtual time ahead of real time from the start (a restored clock). */
+export const makeVirtualClock = (timeScale: number, lead = 0): Effect.Effect<VirtualClock> =>
   Effect.gen(function* () {
     const realStart = yield* Clock.currentTimeMillis
-    const offset = yield* Ref.make(0)
+    const offset = yield* Ref.make(lead)
     const now = Effect.gen(function* () {
       const real = yield* Clock.currentTimeMillis
       return realStart + Math.floor((real - realStart) * timeScale) + (yield* Ref.get(offset))
@@ -21,7 +24,8 @@ export const makeVirtualClock = (timeScale: number): Effect.Effect<VirtualClock>
     return {
       timeScale,
       now,
-      advance: (seconds) => Ref.update(offset, (o) => o + Math.round(seconds * 1000)).pipe(Effect.zipRight(now))
+      advance: (seconds) => Ref.update(offset, (o) => o + Math.round(seconds * 1000)).pipe(Effect.zipRight(now)),
+      lead: Effect.zipWith(now, Clock.currentTimeMillis, (virtual, real) => virtual - real)
     }
   })
 

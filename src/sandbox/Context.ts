@@ -1,5 +1,5 @@
 /** What every route of the sandbox shares: state, clock, settings, faults and webhooks. */
-import type { Effect, Random } from "effect"
+import { type Effect, Random } from "effect"
 import type { VirtualClock } from "./Clock.js"
 import type { FaultSettings } from "./Faults.js"
 import type { FeeSchedule } from "./Fees.js"
@@ -14,6 +14,10 @@ export interface Settings {
   /** Virtual seconds before the delayed test number succeeds. */
   readonly delayedPayoutSeconds: number
   readonly failureRatio: number
+  /** Virtual seconds from acceptance to the outcome of an ordinary mobile-money pay-in. */
+  readonly payinDelaySeconds: number
+  /** Virtual seconds from a pay-in's completion to its settlement (pending -> balance). */
+  readonly settlementDelaySeconds: number
 }
 
 export interface FaultState {
@@ -23,7 +27,18 @@ export interface FaultState {
   random: Random.Random
   readonly counters: Record<string, number>
   bucket: { tokens: number; last: number }
+  /** Requests still to refuse with 429 in the burst under way, per endpoint. */
+  bursts: Record<string, number>
 }
+
+export const makeFaultState = (settings: FaultSettings, seed: number, nowMillis: number): FaultState => ({
+  settings,
+  seed,
+  random: Random.make(seed),
+  counters: {},
+  bucket: { tokens: Math.max(1, settings.rate ?? 1), last: nowMillis },
+  bursts: {}
+})
 
 export interface SandboxContext {
   readonly state: SandboxState
@@ -36,6 +51,8 @@ export interface SandboxContext {
   readonly notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
   /** Applies every transition due now and notifies. */
   readonly processDue: Effect.Effect<void>
+  /** Saves what changed when a data file is in use (else does nothing). */
+  readonly persist: Effect.Effect<void>
 }
 
 export const count = (counters: Record<string, number>, key: string) => {

@@ -22,9 +22,25 @@ export interface EndpointFaults {
   readonly webhook_dup?: number
   readonly webhook_delay?: Range
   readonly webhook_reorder?: number
+  /** Probability that a request opens a burst of 429 answers. */
+  readonly burst?: number
+  /** Requests refused per burst (default 3), the opening one included. */
+  readonly burst_len?: number
+  /** The Retry-After of a 429 (rounded up to whole seconds; default 1s). */
+  readonly retry_after?: number
+  /** Probability that a Retry-After is written as an HTTP date instead of seconds. */
+  readonly retry_date?: number
 }
 
-export type ProbabilityKind = "error_before" | "error_after" | "reset_after" | "hold_after" | "webhook_dup" | "webhook_reorder"
+export type ProbabilityKind =
+  | "error_before"
+  | "error_after"
+  | "reset_after"
+  | "hold_after"
+  | "webhook_dup"
+  | "webhook_reorder"
+  | "burst"
+  | "retry_date"
 
 export interface FaultSettings {
   readonly seed: number | undefined
@@ -35,9 +51,19 @@ export interface FaultSettings {
 
 export const NO_FAULTS: FaultSettings = { seed: undefined, rate: undefined, endpoints: {} }
 
-const PROBABILITIES = new Set<string>(["error_before", "error_after", "reset_after", "hold_after", "webhook_dup", "webhook_reorder"])
+const PROBABILITIES = new Set<string>([
+  "error_before",
+  "error_after",
+  "reset_after",
+  "hold_after",
+  "webhook_dup",
+  "webhook_reorder",
+  "burst",
+  "retry_date"
+])
 const RANGES = new Set<string>(["latency", "webhook_delay"])
-const KINDS = [...PROBABILITIES, ...RANGES, "list_lag", "rate"]
+const DURATIONS = new Set<string>(["list_lag", "retry_after"])
+const KINDS = [...PROBABILITIES, ...RANGES, ...DURATIONS, "burst_len", "rate"]
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
@@ -69,7 +95,8 @@ const parseProbability = (text: string): Either.Either<number, string> => {
 const parseValue = (kind: string, value: string): Either.Either<number | Range, string> => {
   if (PROBABILITIES.has(kind)) return parseProbability(value)
   if (RANGES.has(kind)) return parseRange(value)
-  if (kind === "list_lag") return parseDuration(value)
+  if (DURATIONS.has(kind)) return parseDuration(value)
+  if (kind === "burst_len") return /^\d+$/.test(value) && Number(value) >= 1 ? Either.right(Number(value)) : Either.left(`"${value}" is not a whole number of at least 1`)
   const rate = Number(value)
   return Number.isFinite(rate) && rate > 0 ? Either.right(rate) : Either.left(`"${value}" is not a positive rate`)
 }

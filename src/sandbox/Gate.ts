@@ -69,6 +69,24 @@ const roll = (faults: FaultState, endpoint: FaultEndpoint, kind: ProbabilityKind
   })
 }
 
+/** A 429 burst under way or opening now: the Retry-After seconds, else undefined. */
+const inBurst = (faults: FaultState, endpoint: FaultEndpoint) =>
+  Effect.gen(function* () {
+    const left = faults.bursts[endpoint] ?? 0
+    if (left <= 0 && !(yield* roll(faults, endpoint, "burst"))) return undefined
+    faults.bursts[endpoint] = (left > 0 ? left : (faultOf(faults.settings, endpoint, "burst_len") ?? 3)) - 1
+    count(faults.counters, `${endpoint}.rate_limited`)
+    return Math.max(1, Math.ceil((faultOf(faults.settings, endpoint, "retry_after") ?? 1000) / 1000))
+  })
+
+/** 429 with Retry-After in seconds, or (retry_date) as an HTTP date, in real time. */
+const tooMany = (faults: FaultState, endpoint: FaultEndpoint, seconds: number, realNow: number) =>
+  Effect.map(roll(faults, endpoint, "retry_date"), (asDate) =>
+    envelopeA(429, "Too many requests", { rate: [`Rate limit exceeded; retry after ${seconds} s.`] }, {
+      "retry-after": asDate ? new Date(Math.ceil(realNow / 1000) * 1000 + seconds * 1000).toUTCString() : String(seconds)
+    })
+  )
+
 const serverError = () => envelopeA(500, "Internal server error", {})
 
 const latency = (faults: FaultState, endpoint: FaultEndpoint) => {
@@ -82,21 +100,23 @@ export const gate =
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const path = new URL(request.url, "http://sandbox.invalid").pathname
+      if (path.startsWith("/checkout/")) return yield* app
       const refusal = headerRefusal(ctx.settings, request)
       if (refusal !== undefined) return refusal
-      const path = new URL(request.url, "http://sandbox.invalid").pathname
       if (!path.startsWith("/v1/")) return yield* app
       const faults = ctx.faults
       count(faults.counters, "requests")
-      const retryAfter = takeToken(faults, yield* Clock.currentTimeMillis)
+      const realNow = yield* Clock.currentTimeMillis
+      const retryAfter = takeToken(faults, realNow)
       if (retryAfter !== undefined) {
         count(faults.counters, "rate_limited")
-        return envelopeA(429, "Too many requests", { rate: [`Rate limit exceeded; retry after ${retryAfter} s.`] }, {
-          "retry-after": String(retryAfter)
-        })
+        return yield* tooMany(faults, "*", retryAfter, realNow)
       }
       const endpoint = endpointOf(request.method, path)
       if (endpoint === undefined) return yield* app
+      const burst = yield* inBurst(faults, endpoint)
+      if (burst !== undefined) return yield* tooMany(faults, endpoint, burst, realNow)
       yield* latency(faults, endpoint)
       if (yield* roll(faults, endpoint, "error_before")) return serverError()
       const response: HttpServerResponse.HttpServerResponse = yield* app

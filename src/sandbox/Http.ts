@@ -1,7 +1,7 @@
 /** Response helpers: every refusal is the spec's envelope A; bodies are decoded by hand. */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
-import { EnvelopeA } from "../api/Schemas.js"
+import { EnvelopeA, EnvelopeB } from "../api/Schemas.js"
 
 export type FieldErrors = Record<string, Array<string>>
 
@@ -10,6 +10,13 @@ export const envelopeA = (status: number, message: string, errors: FieldErrors =
     status,
     headers
   })
+
+/** Envelope B (pay-ins): a refusal, with the reference when a transaction exists. */
+export const envelopeB = (status: number, message: string, reference: string | null = null) =>
+  HttpServerResponse.unsafeJson(
+    Schema.encodeSync(EnvelopeB)(new EnvelopeB({ error: true, reference, status: "failed", error_message: message })),
+    { status }
+  )
 
 export const invalid = (errors: FieldErrors) => envelopeA(422, "The given data was invalid.", errors)
 

@@ -11,7 +11,11 @@ const isOpen = (status: string) => status === "pending" || status === "processin
 const expectedNet = (txn: Txn): Figures | undefined => {
   const held = txn.amount + txn.fee
   if (txn.type === "adjustment") return { balance: txn.amount, pending: 0, reserved: 0 }
-  if (txn.type !== "payout") return undefined
+  if (txn.type === "payin") {
+    const net = txn.amount - txn.fee
+    if (txn.status !== "completed") return zero()
+    return txn.settledAt === undefined ? { balance: 0, pending: net, reserved: 0 } : { balance: net, pending: 0, reserved: 0 }
+  }
   if (isOpen(txn.status)) return { balance: 0, pending: 0, reserved: held }
   if (txn.status === "completed") return { balance: -held, pending: 0, reserved: 0 }
   return zero()
@@ -40,7 +44,7 @@ export const checkInvariants = (state: SandboxState): Array<string> => {
     if (isOpen(txn.status) !== (state.open[txn.reference] === true)) {
       violations.push(`${txn.reference} (${txn.status}) is ${isOpen(txn.status) ? "missing from" : "still in"} the open set`)
     }
-    if (txn.type === "payout" && (txn.status === "failed" || txn.status === "cancelled") && txn.fee !== 0) {
+    if (["failed", "cancelled", "expired"].includes(txn.status) && txn.fee !== 0) {
       violations.push(`${txn.reference} is ${txn.status} but charges a fee of ${txn.fee}`)
     }
   }

@@ -3,7 +3,7 @@
  * wallet's balance, pending and reserved figures. Each kind may move only certain figures, in one
  * direction, so money can be created only by an adjustment (or, later, a customer's pay-in).
  */
-export type EntryKind = "adjustment" | "reserve" | "release" | "complete" | "refund" | "payin" | "settle"
+export type EntryKind = "adjustment" | "reserve" | "release" | "complete" | "refund" | "payin" | "settle" | "payin_refund"
 
 export interface Movement {
   readonly kind: EntryKind
@@ -73,6 +73,8 @@ export const entryViolation = (e: Movement): string | undefined => {
         return p > 0 && b === 0 && r === 0
       case "settle":
         return p < 0 && b === -p && r === 0
+      case "payin_refund":
+        return b <= 0 && p <= 0 && b + p < 0 && r === 0
     }
   })()
   return ok ? undefined : `${e.kind} entry for ${e.reference} moves balance ${b}, pending ${p}, reserved ${r}`

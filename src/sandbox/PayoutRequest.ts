@@ -19,14 +19,14 @@ export interface ValidPayout {
   readonly cancelUrl: string
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-const isUrl = (text: string) => {
+export const isUrl = (text: string) => {
   const parsed = Either.try(() => new URL(text))
   return Either.isRight(parsed) && (parsed.right.protocol === "http:" || parsed.right.protocol === "https:")
 }
 
-const text = (errors: FieldErrors, body: JsonObject, field: string, label = field): string | undefined => {
+export const text = (errors: FieldErrors, body: JsonObject, field: string, label = field): string | undefined => {
   const value = body[field]
   if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
     errors[label] = [`The ${label} field is required.`]
@@ -39,13 +39,13 @@ const text = (errors: FieldErrors, body: JsonObject, field: string, label = fiel
   return value
 }
 
-const url = (errors: FieldErrors, body: JsonObject, field: string): string | undefined => {
+export const url = (errors: FieldErrors, body: JsonObject, field: string): string | undefined => {
   const value = text(errors, body, field)
   if (value !== undefined && !isUrl(value)) errors[field] = [`The ${field} must be a valid http or https URL.`]
   return value !== undefined && isUrl(value) ? value : undefined
 }
 
-const amountOf = (errors: FieldErrors, value: unknown, currency: string | undefined): number | undefined => {
+export const amountOf = (errors: FieldErrors, value: unknown, currency: string | undefined): number | undefined => {
   if (value === undefined || value === null) return void (errors.amount = ["The amount field is required."])
   if (typeof value !== "number" || !Number.isFinite(value)) return void (errors.amount = ["The amount must be a number."])
   if (value <= 0) return void (errors.amount = ["The amount must be greater than 0."])
@@ -59,7 +59,7 @@ const amountOf = (errors: FieldErrors, value: unknown, currency: string | undefi
   return minor
 }
 
-const customerOf = (errors: FieldErrors, value: unknown): CustomerData | undefined => {
+export const customerOf = (errors: FieldErrors, value: unknown): CustomerData | undefined => {
   if (value === undefined || value === null) return void (errors.customer = ["The customer field is required."])
   if (!isObject(value)) return void (errors.customer = ["The customer must be an object with name, phone and email."])
   const name = text(errors, value, "name", "customer.name")

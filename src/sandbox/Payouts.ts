@@ -1,7 +1,8 @@
 /** Payout state changes: reserve on acceptance, complete or release when due, refund on request. */
 import { Either } from "effect"
 import type { CustomerData, Outcome, Plan, SandboxState, Txn } from "./State.js"
-import { addTransaction, available, nextIds, post, walletOf } from "./State.js"
+import { finishPayin, refundPayin } from "./Payins.js"
+import { addTransaction, available, nextIds, post, setStatus, walletOf } from "./State.js"
 
 export interface PayoutInput {
   readonly amount: number
@@ -71,41 +72,37 @@ const finish = (state: SandboxState, txn: Txn, outcome: Outcome, description: st
     post(state, { kind: "release", reference: txn.reference, currency: txn.currency, balance: 0, pending: 0, reserved: -held }, at)
     txn.fee = 0
   }
-  txn.status = outcome
-  txn.statusDescription = description
-  txn.updatedAt = at
-  delete state.open[txn.reference]
+  setStatus(state, txn, outcome, description, at)
 }
 
 /** Applies every transition due at `now`; returns the transactions that reached an outcome. */
-export const advanceDue = (state: SandboxState, now: number): Array<Txn> => {
+export const advanceDue = (state: SandboxState, now: number, settleDelay?: number): Array<Txn> => {
   const finished: Array<Txn> = []
   for (const reference of Object.keys(state.open)) {
     const txn = state.transactions[reference]
     const plan = txn.plan
     if (plan === null) continue
     if (now >= plan.finalAt) {
-      finish(state, txn, plan.outcome, plan.description, Math.max(plan.finalAt, txn.updatedAt))
+      const at = Math.max(plan.finalAt, txn.updatedAt)
+      if (txn.type === "payin") finishPayin(state, txn, plan.outcome, plan.description, at, settleDelay)
+      else finish(state, txn, plan.outcome, plan.description, at)
       finished.push(txn)
     } else if (now >= plan.processingAt && txn.status === "pending") {
-      txn.status = "processing"
-      txn.statusDescription = DESCRIPTIONS.processing
-      txn.updatedAt = plan.processingAt
+      setStatus(state, txn, "processing", txn.type === "payin" ? "Awaiting the customer's confirmation" : DESCRIPTIONS.processing, plan.processingAt)
     }
   }
   return finished
 }
 
-export type RefundError = "not_found" | "not_refundable"
+export type RefundError = "not_found" | "not_refundable" | "insufficient"
 
 export const refund = (state: SandboxState, reference: string, at: number): Either.Either<Txn, RefundError> => {
   const txn = state.transactions[reference]
   if (txn === undefined || txn.type === "adjustment") return Either.left("not_found")
+  if (txn.type === "payin") return refundPayin(state, txn, at)
   if (txn.type !== "payout" || txn.status !== "completed") return Either.left("not_refundable")
   const held = txn.amount + txn.fee
   post(state, { kind: "refund", reference, currency: txn.currency, balance: held, pending: 0, reserved: 0 }, at)
-  txn.status = "refunded"
-  txn.statusDescription = DESCRIPTIONS.refunded
-  txn.updatedAt = at
+  setStatus(state, txn, "refunded", DESCRIPTIONS.refunded, at)
   return Either.right(txn)
 }

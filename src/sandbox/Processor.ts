@@ -1,16 +1,21 @@
-/** Applies due transitions: now on demand (clock advance), and from a background fiber. */
+/** Applies due transitions and settlements: now on demand (clock advance), and from a background fiber. */
 import { Effect, Schedule, type Scope } from "effect"
 import type { VirtualClock } from "./Clock.js"
 import { advanceDue } from "./Payouts.js"
-import type { SandboxState, Txn } from "./State.js"
+import { settle, type SandboxState, type Txn } from "./State.js"
 
 export const makeProcessDue = (
   state: SandboxState,
   clock: VirtualClock,
-  notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
+  notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>,
+  settleDelay: number
 ): Effect.Effect<void> =>
   clock.now.pipe(
-    Effect.map((now) => advanceDue(state, now)),
+    Effect.map((now) => {
+      const finished = advanceDue(state, now, settleDelay)
+      settle(state, now, now)
+      return finished
+    }),
     Effect.flatMap((finished) => (finished.length === 0 ? Effect.void : notify(finished)))
   )
 

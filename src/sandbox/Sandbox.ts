@@ -5,17 +5,20 @@
  */
 import { HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Clock, Data, Duration, Effect, Either, Random, type Scope } from "effect"
+import { Clock, Data, Duration, Effect, Either, Option, Random, type Scope } from "effect"
 import * as Http from "node:http"
 import { isKnownCurrency, parseAmount } from "../domain/Money.js"
 import { makeVirtualClock } from "./Clock.js"
-import type { FaultState, SandboxContext } from "./Context.js"
+import { makeFaultState, type SandboxContext } from "./Context.js"
 import { type FaultSettings, parseFaults } from "./Faults.js"
 import { DEFAULT_FEES, type FeeSchedule } from "./Fees.js"
 import { gate } from "./Gate.js"
 import { adminRoutes } from "./Admin.js"
 import { envelopeA } from "./Http.js"
 import { makeProcessDue, runProcessor } from "./Processor.js"
+import { CLOCK_MOVED, openStore } from "./Persistence.js"
+import { checkoutRoutes } from "./routes/Checkout.js"
+import { payinRoutes } from "./routes/Payins.js"
 import { payoutRoutes } from "./routes/Payouts.js"
 import { statusRoutes } from "./routes/Status.js"
 import { transactionRoutes } from "./routes/Transactions.js"
@@ -46,6 +49,14 @@ export interface SandboxOptions {
   readonly webhookRetryMillis?: number
   /** Webhook attempts before giving up (default 8). */
   readonly webhookMaxAttempts?: number
+  /** Signs each webhook: X-Sandbox-Signature: sha256=<hex HMAC-SHA256 of the raw body>. Default: unsigned. */
+  readonly webhookSecret?: string
+  /** Virtual seconds from acceptance to the outcome of an ordinary mobile-money pay-in (default 10). */
+  readonly payinDelaySeconds?: number
+  /** Virtual seconds from a pay-in's completion to its settlement (default 86400, one day). */
+  readonly settlementDelaySeconds?: number
+  /** A SQLite file keeping the state (and the clock) across restarts; default: memory only. */
+  readonly dataFile?: string
 }
 
 export interface SandboxInfo {
@@ -83,6 +94,8 @@ const checkOptions = (options: SandboxOptions): Either.Either<Checked, SandboxSt
   const ratio = options.failureRatio ?? 0
   if (!(ratio >= 0 && ratio <= 1)) return Either.left(startError(`failure ratio must be between 0 and 1, got ${ratio}`))
   if (!((options.payoutDelaySeconds ?? 10) >= 0)) return Either.left(startError("payout delay must be at least 0 seconds"))
+  if (!((options.payinDelaySeconds ?? 10) >= 0)) return Either.left(startError("pay-in delay must be at least 0 seconds"))
+  if (!((options.settlementDelaySeconds ?? 86_400) >= 0)) return Either.left(startError("settlement delay must be at least 0 seconds"))
   const funding: Array<readonly [string, number]> = []
   for (const [currency, amount] of Object.entries(options.fund ?? {})) {
     if (amount === 0) continue
@@ -99,31 +112,44 @@ export const launchSandbox = (
 ): Effect.Effect<SandboxInfo & { readonly state: SandboxState }, SandboxStartError, Scope.Scope> =>
   Effect.gen(function* () {
     const { faults: faultSettings, funding } = yield* checkOptions(options)
-    const clock = yield* makeVirtualClock(options.timeScale ?? 1)
+    const store = options.dataFile === undefined ? undefined : yield* openDataFile(options.dataFile)
+    const restored =
+      store === undefined
+        ? Option.none()
+        : yield* store.load(yield* Clock.currentTimeMillis).pipe(
+          Effect.mapError((cause) => new SandboxStartError({ message: `cannot read the data file ${options.dataFile}: ${String(cause)}`, cause }))
+        )
+    const clock = yield* makeVirtualClock(options.timeScale ?? 1, Option.match(restored, { onNone: () => 0, onSome: (r) => r.lead }))
     const start = yield* clock.now
     const instance = (yield* Random.nextIntBetween(36 ** 3, 36 ** 4)).toString(36)
-    const state = makeState(instance, start)
-    for (const [currency, minor] of funding) fund(state, currency, minor, start)
+    const state = Option.match(restored, { onNone: () => makeState(instance, start), onSome: (r) => r.state })
+    if (Option.isNone(restored)) for (const [currency, minor] of funding) fund(state, currency, minor, start)
     const seed = faultSettings.seed ?? (yield* Random.nextInt)
-    const faults: FaultState = {
-      settings: faultSettings,
-      seed,
-      random: Random.make(seed),
-      counters: {},
-      bucket: { tokens: Math.max(1, faultSettings.rate ?? 1), last: yield* Clock.currentTimeMillis }
-    }
+    const faults = makeFaultState(faultSettings, seed, yield* Clock.currentTimeMillis)
     const notify = yield* makeNotifier(faults, {
       ...DEFAULT_WEBHOOK_OPTIONS,
       retryBase: Duration.millis(options.webhookRetryMillis ?? 500),
-      maxAttempts: options.webhookMaxAttempts ?? DEFAULT_WEBHOOK_OPTIONS.maxAttempts
+      maxAttempts: options.webhookMaxAttempts ?? DEFAULT_WEBHOOK_OPTIONS.maxAttempts,
+      ...(options.webhookSecret === undefined ? {} : { secret: options.webhookSecret })
     })
-    const processDue = makeProcessDue(state, clock, notify)
+    const persist =
+      store === undefined
+        ? Effect.sync(() => state.touched.clear())
+        : Effect.suspend(() => (state.touched.size === 0 ? Effect.void : Effect.flatMap(clock.lead, (lead) => store.save(state, lead))))
+    if (store !== undefined) {
+      state.touched.add(CLOCK_MOVED)
+      yield* persist
+      yield* Effect.addFinalizer(() => Effect.sync(() => state.touched.add(CLOCK_MOVED)).pipe(Effect.zipRight(persist)))
+    }
+    const settlementDelaySeconds = options.settlementDelaySeconds ?? 86_400
+    const processDue = Effect.zipRight(makeProcessDue(state, clock, notify, settlementDelaySeconds * 1000), persist)
     const ctx: SandboxContext = {
       state,
       clock,
       faults,
       notify,
       processDue,
+      persist,
       outcomes: Random.make(`${seed}:outcomes`),
       settings: {
         key: options.key ?? "sandbox-key",
@@ -131,11 +157,22 @@ export const launchSandbox = (
         fees: options.fees ?? DEFAULT_FEES,
         payoutDelaySeconds: options.payoutDelaySeconds ?? 10,
         delayedPayoutSeconds: 30 * 60,
-        failureRatio: options.failureRatio ?? 0
+        failureRatio: options.failureRatio ?? 0,
+        payinDelaySeconds: options.payinDelaySeconds ?? 10,
+        settlementDelaySeconds
       }
     }
-    const router = HttpRouter.concatAll(walletRoutes(ctx), transactionRoutes(ctx), statusRoutes(ctx), payoutRoutes(ctx), adminRoutes(ctx))
+    const router = HttpRouter.concatAll(
+      walletRoutes(ctx),
+      transactionRoutes(ctx),
+      statusRoutes(ctx),
+      payoutRoutes(ctx),
+      payinRoutes(ctx),
+      checkoutRoutes(ctx),
+      adminRoutes(ctx)
+    )
     const app = (yield* HttpRouter.toHttpApp(router)).pipe(
+      Effect.tap(() => persist),
       Effect.catchTag("RouteNotFound", (e) =>
         Effect.succeed(envelopeA(404, "Not found", { path: [`No endpoint ${e.request.method} ${e.request.url.split("?")[0]}`] }))
       ),
@@ -152,6 +189,9 @@ export const launchSandbox = (
     const origin = address._tag === "TcpAddress" ? `http://${hostForUrl(address.hostname)}:${address.port}` : `http://unix:${address.path}`
     return { baseUrl: `${origin}/v1`, origin, key: ctx.settings.key, secret: ctx.settings.secret, state }
   })
+
+const openDataFile = (file: string) =>
+  openStore(file).pipe(Effect.mapError((cause) => new SandboxStartError({ message: `cannot open the data file ${file}: ${String(cause)}`, cause })))
 
 const hostForUrl = (hostname: string) => (hostname.includes(":") ? `[${hostname}]` : hostname)
 

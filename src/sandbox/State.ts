@@ -21,7 +21,7 @@ export interface CustomerData {
   readonly email: string
 }
 
-export type Outcome = "completed" | "failed" | "cancelled"
+export type Outcome = "completed" | "failed" | "cancelled" | "expired"
 
 export interface Plan {
   readonly processingAt: number
@@ -54,6 +54,11 @@ export interface Txn {
   readonly createdAt: number
   updatedAt: number
   readonly plan: Plan | null
+  /** Pay-ins: the checkout or prompt lifetime's end (virtual ms). */
+  readonly expiresAt?: number
+  /** Completed pay-ins: when their net amount is due to settle, and when it did. */
+  settleAt?: number
+  settledAt?: number
 }
 
 export interface SandboxState {
@@ -64,6 +69,8 @@ export interface SandboxState {
   /** References of payouts (later pay-ins) still moving: pending or processing. */
   readonly open: Record<string, true>
   readonly journal: Array<JournalEntry>
+  /** References changed since the last save (persistence only; never serialised). */
+  readonly touched: Set<string>
 }
 
 const newWallet = (instance: string, currency: string, now: number): WalletState => ({
@@ -81,7 +88,8 @@ export const makeState = (instance: string, now: number): SandboxState => ({
   wallets: Object.fromEntries(WALLET_CURRENCIES.map((currency) => [currency, newWallet(instance, currency, now)])),
   transactions: {},
   open: {},
-  journal: []
+  journal: [],
+  touched: new Set()
 })
 
 export const walletOf = (state: SandboxState, currency: string, now: number): WalletState => {
@@ -100,6 +108,17 @@ export const post = (state: SandboxState, movement: Movement, at: number): void 
   wallet.reserved += movement.reserved
   wallet.lastUpdated = Math.max(wallet.lastUpdated, at)
   state.journal.push({ ...movement, seq: state.journal.length + 1, at })
+  state.touched.add(movement.reference)
+}
+
+/** Every status change goes through here, so persistence sees it. */
+export const setStatus = (state: SandboxState, txn: Txn, status: string, description: string, at: number): void => {
+  txn.status = status
+  txn.statusDescription = description
+  txn.updatedAt = at
+  if (status === "pending" || status === "processing") state.open[txn.reference] = true
+  else delete state.open[txn.reference]
+  state.touched.add(txn.reference)
 }
 
 export const available = (wallet: WalletState): number => wallet.balance - wallet.reserved
@@ -119,6 +138,7 @@ export const nextIds = (state: SandboxState, at: number) => {
 
 export const addTransaction = (state: SandboxState, txn: Txn): Txn => {
   state.transactions[txn.reference] = txn
+  state.touched.add(txn.reference)
   if (txn.status === "pending" || txn.status === "processing") state.open[txn.reference] = true
   return txn
 }
@@ -149,15 +169,25 @@ export const fund = (state: SandboxState, currency: string, amount: number, at: 
   return txn
 }
 
-/** Moves every pending figure to the balance (pay-in settlement). */
-export const settle = (state: SandboxState, at: number): Array<{ currency: string; amount: number }> =>
-  Object.values(state.wallets)
-    .filter((w) => w.pending > 0)
-    .map((w) => {
-      const amount = w.pending
-      post(state, { kind: "settle", reference: `settle_${at}`, currency: w.currency, balance: amount, pending: -amount, reserved: 0 }, at)
-      return { currency: w.currency, amount }
-    })
+/** Moves a completed pay-in's net amount from pending to the balance (settlement). */
+export const settlePayin = (state: SandboxState, txn: Txn, at: number): number => {
+  const net = txn.amount - txn.fee
+  post(state, { kind: "settle", reference: txn.reference, currency: txn.currency, balance: net, pending: -net, reserved: 0 }, at)
+  txn.settledAt = at
+  return net
+}
+
+export const isUnsettled = (txn: Txn) => txn.type === "payin" && txn.status === "completed" && txn.settledAt === undefined
+
+/** Settles every completed pay-in due by `dueBy` (all of them when omitted); totals per currency. */
+export const settle = (state: SandboxState, at: number, dueBy = Infinity): Array<{ currency: string; amount: number }> => {
+  const totals = new Map<string, number>()
+  for (const txn of Object.values(state.transactions)) {
+    if (!isUnsettled(txn) || (txn.settleAt ?? at) > dueBy) continue
+    totals.set(txn.currency, (totals.get(txn.currency) ?? 0) + settlePayin(state, txn, at))
+  }
+  return [...totals].map(([currency, amount]) => ({ currency, amount }))
+}
 
 /** Test-only: a deliberate bug, crediting a wallet without a journal entry. */
 export const plantUnjournaledCredit = (state: SandboxState, currency: string, amount: number): void => {

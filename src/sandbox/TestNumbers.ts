@@ -35,3 +35,10 @@ const payoutOutcomes = new Map<string, PayoutOutcome>(
 
 /** The outcome a payout test number selects; undefined for an ordinary number. */
 export const payoutOutcomeOf = (e164: string): PayoutOutcome | undefined => payoutOutcomes.get(e164)
+
+const payinOutcomes = new Map<string, PayinOutcome>(
+  Object.values(PAYIN_NUMBERS).flatMap((set) => Object.entries(set).map(([outcome, phone]) => [phone, outcome as PayinOutcome] as const))
+)
+
+/** The outcome a pay-in test number selects; undefined for an ordinary number. */
+export const payinOutcomeOf = (e164: string): PayinOutcome | undefined => payinOutcomes.get(e164)

@@ -3,7 +3,8 @@
  * exponential backoff on a non-2xx answer or none. Deliveries run in the sandbox's scope.
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Data, Duration, Effect, FiberSet, Schedule, Schema, type Scope } from "effect"
+import { Data, Duration, Effect, FiberSet, Ref, Schedule, Schema, type Scope } from "effect"
+import * as Crypto from "node:crypto"
 import { WebhookEvent } from "../api/Schemas.js"
 import { count, type FaultState } from "./Context.js"
 import { faultOf } from "./Faults.js"
@@ -14,13 +15,21 @@ export interface WebhookOptions {
   readonly retryBase: Duration.DurationInput
   readonly maxAttempts: number
   readonly attemptTimeout: Duration.DurationInput
+  /** When set, each webhook carries X-Sandbox-Signature: sha256=<HMAC-SHA256 of the raw body, hex>. */
+  readonly secret?: string
+  /** How long a reordered webhook waits for a later one to overtake it (real time). */
+  readonly reorderHold: Duration.DurationInput
 }
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
   retryBase: Duration.millis(500),
   maxAttempts: 8,
-  attemptTimeout: Duration.seconds(10)
+  attemptTimeout: Duration.seconds(10),
+  reorderHold: Duration.seconds(1)
 }
+
+export const signature = (secret: string, rawBody: string) =>
+  `sha256=${Crypto.createHmac("sha256", secret).update(rawBody).digest("hex")}`
 
 class WebhookRefused extends Data.TaggedError("WebhookRefused")<{ readonly status: number }> {}
 
@@ -40,10 +49,15 @@ export const makeNotifier = (
       Schedule.jittered,
       Schedule.intersect(Schedule.recurs(Math.max(0, options.maxAttempts - 1)))
     )
-    const attempt = (url: string, body: unknown) =>
+    const attempt = (url: string, id: string, raw: string) =>
       Effect.gen(function* () {
         count(faults.counters, "webhooks.attempts")
-        const response = yield* client.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyUnsafeJson(body)))
+        const request = HttpClientRequest.post(url).pipe(
+          HttpClientRequest.setHeader("x-sandbox-event-id", id),
+          options.secret === undefined ? (r) => r : HttpClientRequest.setHeader("x-sandbox-signature", signature(options.secret, raw)),
+          HttpClientRequest.bodyText(raw, "application/json")
+        )
+        const response = yield* client.execute(request)
         yield* Effect.ignore(response.text)
         if (response.status < 200 || response.status >= 300) {
           count(faults.counters, "webhooks.refused")
@@ -51,8 +65,8 @@ export const makeNotifier = (
         }
       }).pipe(Effect.timeout(options.attemptTimeout))
 
-    const deliver = (url: string, body: unknown) =>
-      attempt(url, body).pipe(
+    const deliver = (url: string, id: string, raw: string) =>
+      attempt(url, id, raw).pipe(
         Effect.retry(schedule),
         Effect.matchEffect({
           onSuccess: () => Effect.sync(() => count(faults.counters, "webhooks.delivered")),
@@ -60,10 +74,15 @@ export const makeNotifier = (
         })
       )
 
+    /** Webhooks held back by webhook_reorder, released after the next one (or after reorderHold). */
+    const held = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
+    const releaseHeld = Effect.flatMap(Ref.getAndSet(held, []), (waiting) => Effect.forEach(waiting, (d) => d, { discard: true }))
+
     const send = (txn: Txn) => {
       if (txn.callbackUrl === null || (txn.type !== "payout" && txn.type !== "payin")) return Effect.void
       const url = txn.callbackUrl
       const body = eventOf(txn)
+      const raw = JSON.stringify(body)
       const endpoint = txn.type
       return Effect.gen(function* () {
         const delay = faultOf(faults.settings, endpoint, "webhook_delay")
@@ -71,8 +90,17 @@ export const makeNotifier = (
         const dup = faultOf(faults.settings, endpoint, "webhook_dup") ?? 0
         const twice = dup > 0 && (yield* faults.random.next) < dup
         if (twice) count(faults.counters, `${endpoint}.webhook_dup`)
-        yield* deliver(url, body)
-        if (twice) yield* deliver(url, body)
+        const delivery = Effect.zipRight(deliver(url, body.id ?? "", raw), twice ? deliver(url, body.id ?? "", raw) : Effect.void)
+        const reorder = faultOf(faults.settings, endpoint, "webhook_reorder") ?? 0
+        const nothingHeld = (yield* Ref.get(held)).length === 0
+        if (nothingHeld && reorder > 0 && (yield* faults.random.next) < reorder) {
+          count(faults.counters, `${endpoint}.webhook_reorder`)
+          yield* Ref.update(held, (waiting) => [...waiting, delivery])
+          yield* Effect.sleep(options.reorderHold).pipe(Effect.zipRight(releaseHeld), FiberSet.run(fibers))
+          return
+        }
+        yield* delivery
+        yield* releaseHeld
       }).pipe(FiberSet.run(fibers), Effect.asVoid)
     }
 

@@ -95,8 +95,14 @@ export const assertInvariants = (api: Api) =>
   Effect.gen(function* () {
     const invariants = yield* api.get("/__sandbox/invariants")
     expect(invariants.json).toEqual({ ok: true, violations: [] })
-    const journal = (yield* api.get("/__sandbox/journal")).json.entries as Array<any>
-    const wallets = (yield* api.get("/v1/wallet")).json.wallets as Array<any>
+    // Read the journal on both sides of the wallets, so a movement landing in between is retried.
+    const readBoth = Effect.gen(function* () {
+      const journal = (yield* api.get("/__sandbox/journal")).json.entries as Array<any>
+      const wallets = (yield* api.get("/v1/wallet")).json.wallets as Array<any>
+      const again = (yield* api.get("/__sandbox/journal")).json.entries as Array<any>
+      return again.length === journal.length ? Effect.succeed({ journal, wallets }) : Effect.fail("the journal moved")
+    }).pipe(Effect.flatten)
+    const { journal, wallets } = yield* eventually(readBoth)
     for (const w of wallets) {
       const mine = journal.filter((e) => e.currency === w.currency)
       const sum = (k: string) => Math.round(mine.reduce((s, e) => s + e[k] * 100, 0)) / 100
@@ -147,3 +153,44 @@ export const receiver = (statusFor: (n: number) => number = () => 200) =>
         server.close(() => resume(Effect.void))
       })
   ).pipe(Effect.map(({ url, received }) => ({ url, received })))
+
+export const payinBody = (overrides: Record<string, unknown> = {}) => ({
+  amount: 10_000,
+  currency: "XAF",
+  phoneNumber: "+237690000001",
+  operator: "carrier1_cm",
+  return_url: "https://merchant.example/return",
+  cancel_url: "https://merchant.example/cancel",
+  callback_url: "https://merchant.example/callback",
+  description: "Order 42",
+  payment_details: { order: "42" },
+  customer: { name: "Jean Mbarga", phone: "+237690000001", email: "jean@example.com" },
+  ...overrides
+})
+
+export const cardBody = (overrides: Record<string, unknown> = {}) => {
+  const { phoneNumber: _, ...rest } = payinBody({ amount: 2_500, currency: "USD", operator: "cardnet1", ...overrides })
+  return rest
+}
+
+export const payin = (api: Api, overrides: Record<string, unknown> = {}) =>
+  api.send("POST", "/v1/payments/payin/mobile-money", payinBody(overrides))
+
+export const cardPayin = (api: Api, overrides: Record<string, unknown> = {}) =>
+  api.send("POST", "/v1/payments/payin/card", cardBody(overrides))
+
+/** Submits the checkout form as a browser would (urlencoded), without following the redirect. */
+export const submitCheckout = (paymentUrl: string, fields: Record<string, string>) =>
+  Effect.promise(async () => {
+    const response = await fetch(paymentUrl, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString()
+    })
+    return { status: response.status, location: response.headers.get("location"), html: await response.text() }
+  })
+
+/** Waits until the receiver holds at least `n` webhooks; answers them. */
+export const webhooks = (hooks: { readonly received: Array<Webhook> }, n: number, millis = 5_000) =>
+  eventually(Effect.suspend(() => (hooks.received.length >= n ? Effect.succeed(hooks.received.slice()) : Effect.fail(`${hooks.received.length} of ${n} webhooks`))), millis)

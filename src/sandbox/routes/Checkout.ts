@@ -1,0 +1,102 @@
+/**
+ * The card checkout page at payment_url (no API credentials: a customer's browser opens it).
+ * GET shows the form; POST pays, declines or cancels, then redirects to return_url or cancel_url.
+ */
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import type { SandboxContext } from "../Context.js"
+import { type CardErrors, type CardForm, checkoutPage, closedPage } from "../CheckoutPage.js"
+import { checkoutOutcome } from "../Payins.js"
+import type { Txn } from "../State.js"
+import { TEST_CARDS } from "../TestNumbers.js"
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'"
+
+const html = (body: string, status = 200) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: { "content-security-policy": CSP } })
+
+const checkoutOf = (ctx: SandboxContext, reference: string): Txn | undefined => {
+  const txn = ctx.state.transactions[reference]
+  return txn !== undefined && txn.type === "payin" && txn.phone === null ? txn : undefined
+}
+
+const closed = (txn: Txn | undefined) => {
+  if (txn === undefined) return html(closedPage("Checkout not found", "No card payment exists at this address."), 404)
+  if (txn.status === "expired") return html(closedPage("Checkout expired", "This checkout page has expired (30 minutes). Please return to the merchant and start again."), 410)
+  if (txn.status !== "pending") return html(closedPage("Checkout closed", `This payment is already ${txn.status}.`), 409)
+  return undefined
+}
+
+const digits = (s: string) => s.replace(/[\s-]/g, "")
+
+const luhn = (n: string) =>
+  [...n].reverse().reduce((sum, ch, i) => {
+    const d = Number(ch) * (i % 2 === 1 ? 2 : 1)
+    return sum + (d > 9 ? d - 9 : d)
+  }, 0) % 10 === 0
+
+/** Field errors of the form; the expiry must be this month or later in sandbox time. */
+export const checkCard = (form: CardForm, now: number): CardErrors => {
+  const errors: CardErrors = {}
+  const number = digits(form.number)
+  if (number === "") errors.number = "Enter the card number."
+  else if (!/^\d{12,19}$/.test(number) || !luhn(number)) errors.number = "The card number is not valid."
+  else if (number !== TEST_CARDS.success && number !== TEST_CARDS.declined) {
+    errors.number = `Sandbox: use the test card ${TEST_CARDS.success} (success) or ${TEST_CARDS.declined} (declined).`
+  }
+  const expiry = /^(\d{2})\s*\/\s*(\d{2}|\d{4})$/.exec(form.expiry.trim())
+  const month = expiry === null ? 0 : Number(expiry[1])
+  if (expiry === null || month < 1 || month > 12) errors.expiry = "Enter the expiry date as MM/YY."
+  else {
+    const year = expiry[2].length === 2 ? 2000 + Number(expiry[2]) : Number(expiry[2])
+    if (Date.UTC(year, month, 1) <= now) errors.expiry = "The card has expired."
+  }
+  if (!/^\d{3}$/.test(form.cvv.trim())) errors.cvv = "Enter the 3-digit security code."
+  return errors
+}
+
+const redirect = (target: string, txn: Txn) => {
+  const url = new URL(target)
+  url.searchParams.set("reference", txn.reference)
+  url.searchParams.set("status", txn.status)
+  return HttpServerResponse.empty({ status: 303, headers: { location: url.toString(), "cache-control": "no-store" } })
+}
+
+const show = (ctx: SandboxContext) =>
+  Effect.gen(function* () {
+    const { reference = "" } = yield* HttpRouter.params
+    yield* ctx.processDue
+    const txn = checkoutOf(ctx, reference)
+    return closed(txn) ?? html(checkoutPage(txn!, { number: "", expiry: "", cvv: "" }, {}))
+  })
+
+const submit = (ctx: SandboxContext) =>
+  Effect.gen(function* () {
+    const { reference = "" } = yield* HttpRouter.params
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const params = new URLSearchParams(yield* Effect.orElseSucceed(request.text, () => ""))
+    yield* ctx.processDue
+    const txn = checkoutOf(ctx, reference)
+    const refusal = closed(txn)
+    if (refusal !== undefined || txn === undefined) return refusal!
+    const now = yield* ctx.clock.now
+    const settleDelay = ctx.settings.settlementDelaySeconds * 1000
+    if (params.get("action") === "cancel") {
+      checkoutOutcome(ctx.state, txn, "cancelled", "Cancelled by the customer on the checkout page", now, settleDelay)
+      yield* ctx.notify([txn])
+      return redirect(txn.cancelUrl!, txn)
+    }
+    const form: CardForm = { number: params.get("number") ?? "", expiry: params.get("expiry") ?? "", cvv: params.get("cvv") ?? "" }
+    const errors = checkCard(form, now)
+    if (Object.keys(errors).length > 0) return html(checkoutPage(txn, form, errors), 422)
+    if (digits(form.number) === TEST_CARDS.success) {
+      checkoutOutcome(ctx.state, txn, "completed", "Card payment authorised", now, settleDelay)
+    } else {
+      checkoutOutcome(ctx.state, txn, "failed", "Card declined by the issuer", now, settleDelay)
+    }
+    yield* ctx.notify([txn])
+    return redirect(txn.returnUrl!, txn)
+  })
+
+export const checkoutRoutes = (ctx: SandboxContext) =>
+  HttpRouter.empty.pipe(HttpRouter.get("/checkout/:reference", show(ctx)), HttpRouter.post("/checkout/:reference", submit(ctx)))
