@@ -93,13 +93,22 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<
     })
   })
 
+// A signal interrupts the whole program; for a batch run that means "incomplete, run again" (3).
+let interruptedExitCode: number = ExitCode.ok
+
+/** The exit code to use if a signal interrupts the program from now on. */
+export const exitCodeOnInterrupt = (code: number) =>
+  Effect.sync(() => {
+    interruptedExitCode = code
+  })
+
 export const teardown: Teardown = (exit, onExit) =>
   onExit(
     Exit.match(exit, {
       onSuccess: () => ExitCode.ok,
       onFailure: (cause) =>
         Cause.isInterruptedOnly(cause)
-          ? ExitCode.ok
+          ? interruptedExitCode
           : Option.match(Cause.failureOption(cause), {
               onSome: (error) => (error instanceof Exiting ? error.code : ExitCode.refused),
               onNone: () => ExitCode.refused

@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
+import { runCommand, validateCommand } from "./commands/Run.js"
 import { sandboxCommand } from "./commands/Sandbox.js"
 import { statusCommand } from "./commands/Status.js"
 import { summaryCommand } from "./commands/Summary.js"
@@ -10,7 +11,7 @@ import { report, teardown } from "./Failure.js"
 
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
-  Command.withSubcommands([sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand])
+  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand])
 )
 
 const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })

@@ -126,6 +126,8 @@ describe("payouts CLI", () => {
         expect(status.stdout).not.toContain(phone)
         expect(status.stdout).toContain(`${phone.slice(0, 4)}`)
 
+        // The summary counts completed payouts: let sandbox time run past the payout's delay.
+        yield* api(origin, "/__sandbox/clock/advance", { method: "POST", body: { seconds: 60 } })
         const summary = yield* cli(["summary", "--json"], settings(baseUrl))
         expect(summary.code, summary.stderr).toBe(0)
         const data = JSON.parse(summary.stdout)

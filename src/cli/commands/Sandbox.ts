@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Duration, Effect, Either, Option } from "effect"
+import { Console, Duration, Effect, Either, Option, Redacted } from "effect"
 import { durationOption } from "../Duration.js"
 import { UsageError } from "../Errors.js"
 import type { OptionValue } from "../Output.js"
@@ -33,6 +33,18 @@ const options = Options.all({
   failureRatio: Options.float("failure-ratio").pipe(
     Options.withPseudoName("RATIO"),
     Options.withDescription("Share of payouts to ordinary numbers that fail, 0 to 1."),
+    Options.optional
+  ),
+  data: Options.file("data").pipe(
+    Options.withDescription("Keep the sandbox's state in this SQLite file across restarts (--fund applies only when it is new)."),
+    Options.optional
+  ),
+  settlementDelay: durationOption("settlement-delay").pipe(
+    Options.withDescription("Sandbox time before a completed pay-in's funds become available (default 1d)."),
+    Options.optional
+  ),
+  webhookSecret: Options.redacted("webhook-secret").pipe(
+    Options.withDescription("Sign webhooks with HMAC-SHA256 (X-Sandbox-Signature). The real service specifies no signature."),
     Options.optional
   )
 })
@@ -74,7 +86,10 @@ export const sandboxCommand = Command.make("sandbox", { args: options }, ({ args
       secret: Option.getOrUndefined(args.secret),
       faults: Option.getOrUndefined(args.faults),
       payoutDelaySeconds: Option.getOrUndefined(Option.map(args.payoutDelay, Duration.toSeconds)),
-      failureRatio: Option.getOrUndefined(args.failureRatio)
+      failureRatio: Option.getOrUndefined(args.failureRatio),
+      dataFile: Option.getOrUndefined(args.data),
+      settlementDelaySeconds: Option.getOrUndefined(Option.map(args.settlementDelay, Duration.toSeconds)),
+      webhookSecret: Option.getOrUndefined(Option.map(args.webhookSecret, Redacted.value))
     })
     yield* Console.log(
       [
@@ -83,7 +98,7 @@ export const sandboxCommand = Command.make("sandbox", { args: options }, ({ args
         `  API secret: ${sandbox.secret}`,
         "  (the sandbox's own test credentials, printed on purpose; they are worth nothing elsewhere)",
         `  Test numbers and cards: ${sandbox.origin}/__sandbox/test-data`,
-        `  Time scale: ${args.timeScale}x; funded with ${args.fund}`,
+        `  Time scale: ${args.timeScale}x; funded with ${args.fund}${Option.isSome(args.data) ? ` (state kept in ${args.data.value})` : ""}`,
         "Point payouts at it:",
         `  export PAYOUTS_BASE_URL=${shellWord(sandbox.baseUrl)} PAYOUTS_API_KEY=${shellWord(sandbox.key)} PAYOUTS_API_SECRET=${shellWord(sandbox.secret)}`,
         "Stop with Ctrl-C."

@@ -1,0 +1,15 @@
+/** The exit-code table of DESIGN.md section 9, from the row counts at the end of a run. */
+export const EXIT_OK = 0
+export const EXIT_FINISHED_WITH_FAILURES = 1
+export const EXIT_REFUSED = 2
+export const EXIT_INCOMPLETE = 3
+
+const FINAL_NOT_COMPLETED = ["failed", "cancelled", "expired", "refunded", "rejected", "skipped"]
+
+export const exitCodeFor = (counts: Readonly<Record<string, number>>, interrupted: boolean): number => {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0)
+  const completed = counts["completed"] ?? 0
+  const finalOther = FINAL_NOT_COMPLETED.reduce((sum, s) => sum + (counts[s] ?? 0), 0)
+  if (interrupted || completed + finalOther < total) return EXIT_INCOMPLETE
+  return finalOther === 0 ? EXIT_OK : EXIT_FINISHED_WITH_FAILURES
+}

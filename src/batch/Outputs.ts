@@ -1,0 +1,103 @@
+/**
+ * What a run leaves beside its input: the ledger (streamed from the store), the summary JSON and the
+ * errors file. Every file is replaced atomically, so a reader never sees half of one.
+ */
+import { Clock, DateTime, Effect, Stream } from "effect"
+import { formatAmount } from "../domain/Money.ts"
+import type { Row } from "../store/Model.ts"
+import type { StateCounts } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { type RowError, writeErrorsFile } from "./Errors.ts"
+import { type LedgerRow, writeLedger, writeSummary } from "./Ledger.ts"
+import type { OutputPaths } from "./LedgerFile.ts"
+
+export const ledgerRow = (row: Row): LedgerRow => ({
+  line: row.line,
+  id: row.rowId,
+  operator: row.operator,
+  currency: row.currency,
+  amountMinor: row.amountMinor,
+  phone: row.phone,
+  name: row.name,
+  status: row.state,
+  reference: row.reference,
+  feeMinor: row.feeMinor,
+  attempts: row.attempts,
+  error: row.error,
+  submittedAt: row.submittedAt,
+  updatedAt: row.updatedAt
+})
+
+export const writeLedgerFromStore = (paths: OutputPaths, accountId: string, batchId: string) =>
+  Effect.flatMap(StateStore, (store) => writeLedger(paths.ledger, Stream.map(store.streamRows(accountId, batchId), ledgerRow)))
+
+export const writeErrors = (paths: OutputPaths, errors: ReadonlyArray<RowError>) =>
+  writeErrorsFile(paths.errors, Stream.fromIterable(errors))
+
+export interface CurrencyTotals {
+  rows: number
+  amount: string
+  completed_amount: string
+  fees: string
+}
+
+/** Per-currency totals: every row's amount, the completed rows' amount, and the fees charged. */
+export const totalsByCurrency = (accountId: string, batchId: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const sums = new Map<string, { rows: number; amount: number; completed: number; fees: number }>()
+    yield* store.streamRows(accountId, batchId).pipe(
+      Stream.runForEach((row) =>
+        Effect.sync(() => {
+          if (row.amountMinor === null || row.currency === "") return
+          const t = sums.get(row.currency) ?? { rows: 0, amount: 0, completed: 0, fees: 0 }
+          t.rows += 1
+          t.amount += row.amountMinor
+          if (row.state === "completed") t.completed += row.amountMinor
+          if (row.state === "completed" || row.state === "refunded") t.fees += row.feeMinor ?? 0
+          sums.set(row.currency, t)
+        })
+      )
+    )
+    return Object.fromEntries(
+      [...sums.entries()].map(([currency, t]): [string, CurrencyTotals] => [
+        currency,
+        {
+          rows: t.rows,
+          amount: formatAmount(t.amount, currency),
+          completed_amount: formatAmount(t.completed, currency),
+          fees: formatAmount(t.fees, currency)
+        }
+      ])
+    )
+  })
+
+export interface SummaryInput {
+  readonly batchId: string
+  readonly file: string
+  readonly startedAt: number
+  readonly counts: StateCounts | Readonly<Record<string, number>>
+  readonly totals: Readonly<Record<string, CurrencyTotals>>
+  readonly exitCode: number
+  readonly outcome: string
+  readonly alarms?: ReadonlyArray<{ readonly line: number; readonly references: ReadonlyArray<string> }>
+  readonly extra?: Readonly<Record<string, unknown>>
+}
+
+export const makeSummary = (input: SummaryInput) =>
+  Effect.map(Clock.currentTimeMillis, (now) => ({
+    batch_id: input.batchId,
+    file: input.file,
+    outcome: input.outcome,
+    started_at: DateTime.formatIso(DateTime.unsafeMake(input.startedAt)),
+    finished_at: DateTime.formatIso(DateTime.unsafeMake(now)),
+    duration_ms: now - input.startedAt,
+    counts: Object.fromEntries(Object.entries(input.counts).filter(([, n]) => n > 0)),
+    total_rows: Object.values(input.counts).reduce((a, b) => a + b, 0),
+    totals: input.totals,
+    alarms: input.alarms ?? [],
+    ...input.extra,
+    exit_code: input.exitCode
+  }))
+
+export const writeSummaryFile = (paths: OutputPaths, summary: object) => writeSummary(paths.summary, summary)

@@ -1,0 +1,34 @@
+/**
+ * Progress while a batch runs: a live line on a terminal, a plain log line otherwise (stderr, so
+ * `--json` on stdout stays clean).
+ */
+import { Clock, Console, Duration, Effect, Ref } from "effect"
+import { StateStore } from "../store/StateStore.ts"
+import type { RunContext } from "./RunContext.ts"
+
+const SENT = ["submitted", "pending", "processing", "completed", "failed", "cancelled", "expired", "refunded", "unknown"]
+
+export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const tty = process.stderr.isTTY === true
+    const start = yield* Clock.currentTimeMillis
+    const last = yield* Ref.make({ at: start, sent: 0 })
+    const once = Effect.gen(function* () {
+      const c = yield* store.countByState(ctx.accountId, ctx.batchId)
+      const now = yield* Clock.currentTimeMillis
+      const sent = SENT.reduce((n, s) => n + (c[s as keyof typeof c] ?? 0), 0)
+      const prev = yield* Ref.getAndSet(last, { at: now, sent })
+      const rate = now > prev.at ? ((sent - prev.sent) * 1000) / (now - prev.at) : 0
+      const todo = c.validated + c.submitting
+      const eta = rate > 0 && todo > 0 ? ` eta ${Math.ceil(todo / rate)}s` : ""
+      const line =
+        `submitted ${sent}/${sent + todo} | completed ${c.completed} | failed ${c.failed + c.cancelled + c.expired}` +
+        ` | pending ${c.submitted + c.pending + c.processing} | unknown ${c.unknown} | skipped ${c.skipped} | ${rate.toFixed(1)}/s${eta}`
+      yield* tty ? Effect.sync(() => process.stderr.write(`\r${line}\x1b[K`)) : Console.error(`progress: ${line}`)
+    })
+    yield* Effect.ensuring(
+      Effect.forever(Effect.zipRight(Effect.sleep(every), once.pipe(Effect.ignore))),
+      tty ? Effect.sync(() => process.stderr.write("\n")) : Effect.void
+    )
+  })

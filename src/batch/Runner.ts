@@ -1,0 +1,252 @@
+/**
+ * One batch run, end to end: intake, lease, preflight, recovery of an interrupted run, submission,
+ * reconciliation and tracking until every row is final (or the run must stop), then the outputs.
+ */
+import { FileSystem } from "@effect/platform"
+import { Chunk, Clock, Console, Duration, Effect, Option, Ref, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { PaymentClient } from "../api/Client.ts"
+import { formatAmount, fromWire } from "../domain/Money.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { EXIT_INCOMPLETE, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
+import { formatRowErrors } from "./Errors.ts"
+import { intake } from "./Intake.ts"
+import { outputPaths } from "./LedgerFile.ts"
+import { makeSummary, totalsByCurrency, writeErrors, writeLedgerFromStore, writeSummaryFile } from "./Outputs.ts"
+import { type PreflightResult, preflight } from "./Preflight.ts"
+import { makeReconciler } from "./Reconciler.ts"
+import { makeRunContext, type RunContext, type RunSettings } from "./RunContext.ts"
+import { makeSubmitter } from "./Submitter.ts"
+import { makeTracker } from "./Tracker.ts"
+import { makeTransitionWriter } from "./TransitionWriter.ts"
+import { startWebhookReceiver } from "./WebhookReceiver.ts"
+import { reportProgress } from "./Progress.ts"
+
+export interface RunRequest {
+  readonly accountId: string
+  readonly file: string
+  readonly outDir?: string
+  readonly settings: RunSettings
+  readonly skipInvalid: boolean
+  readonly allowRepeats: boolean
+  readonly repeatWindow: Duration.Duration
+  readonly listen?: { readonly host: string; readonly port: number }
+  readonly ledgerEvery: Duration.Duration
+  readonly progressEvery: Duration.Duration
+  /** `payouts validate`: intake and preflight only; the batch is not kept. */
+  readonly dryRun: boolean
+}
+
+export interface RunResult {
+  readonly exitCode: number
+  readonly summary: Readonly<Record<string, unknown>>
+}
+
+const LEASE_TTL = Duration.seconds(30)
+const TICK = Duration.millis(100)
+
+const loadPreflight = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const client = yield* PaymentClient
+    const rows = yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, ["validated"]).pipe(
+      Stream.map((r) => ({ idx: r.idx, currency: r.currency, amountMinor: r.amountMinor ?? 0 })),
+      Stream.runCollect
+    )
+    const wallets = yield* client.wallets()
+    const available = new Map<string, number>()
+    for (const w of wallets) available.set(w.currency, (available.get(w.currency) ?? 0) + fromWire(w.available_balance, w.currency))
+    return preflight(Chunk.toReadonlyArray(rows), available, ctx.settings.feePercent, ctx.settings.onInsufficient)
+  })
+
+const describePreflight = (result: PreflightResult): string =>
+  result.checks
+    .map((c) => {
+      const fmt = (minor: number) => `${formatAmount(minor, c.currency)} ${c.currency}`
+      const verdict = c.fits ? "fits" : "INSUFFICIENT"
+      return `  ${c.currency}: ${c.rows} rows, ${fmt(c.amountMinor)} + est. fees ${fmt(c.feeEstimateMinor)}; available ${fmt(c.availableMinor)}: ${verdict}`
+    })
+    .join("\n")
+
+export const runBatch = (request: RunRequest) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const startedAt = yield* Clock.currentTimeMillis
+    const paths = outputPaths(request.file, request.outDir)
+    const fs = yield* FileSystem.FileSystem
+    if (request.outDir !== undefined) yield* fs.makeDirectory(request.outDir, { recursive: true })
+    const { accountId } = request
+
+    const loaded = yield* intake({
+      accountId,
+      file: request.file,
+      skipInvalid: request.skipInvalid,
+      allowRepeats: request.allowRepeats,
+      repeatWindow: request.repeatWindow,
+      options: { skipInvalid: request.skipInvalid, allowRepeats: request.allowRepeats }
+    })
+    if (loaded._tag === "Refused") {
+      yield* writeErrors(paths, loaded.errors)
+      yield* Console.error(formatRowErrors(loaded.errors, { file: request.file, errorsFile: paths.errors }))
+      yield* Console.error(`Refused: nothing was paid. Errors written to ${paths.errors}`)
+      const summary = yield* makeSummary({
+        batchId: loaded.batchId,
+        file: request.file,
+        startedAt,
+        counts: { rejected: loaded.rows },
+        totals: {},
+        exitCode: EXIT_REFUSED,
+        outcome: "refused: invalid file",
+        extra: { errors: loaded.errors.length, errors_file: paths.errors }
+      })
+      if (!request.dryRun) yield* writeSummaryFile(paths, summary)
+      return { exitCode: EXIT_REFUSED, summary } satisfies RunResult
+    }
+    const batchId = loaded.batch.batchId
+    if (loaded.errors.length > 0) {
+      yield* writeErrors(paths, loaded.errors)
+      yield* Console.error(`${loaded.errors.length} invalid rows kept as rejected (--skip-invalid); see ${paths.errors}`)
+    }
+    if (loaded.resumed) yield* Console.error(`Resuming batch ${batchId} (same file content as an earlier run)`)
+
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const writer = yield* makeTransitionWriter(accountId, batchId)
+        const ctx = yield* makeRunContext(accountId, batchId, request.settings, writer)
+        const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+
+        const finish = (outcome: string, forced?: number) =>
+          Effect.gen(function* () {
+            yield* writer.flush
+            const counts = yield* store.countByState(accountId, batchId)
+            const alarms = yield* Ref.get(ctx.alarms)
+            const exitCode = forced ?? exitCodeFor(counts, false)
+            const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, references]) =>
+              Effect.map(store.getRow(accountId, batchId, idx), (row) => ({ line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }), references }))
+            )
+            const summary = yield* makeSummary({
+              batchId,
+              file: request.file,
+              startedAt,
+              counts,
+              totals: yield* totalsByCurrency(accountId, batchId),
+              exitCode,
+              outcome,
+              alarms: alarmRows,
+              extra: { ledger: paths.ledger }
+            })
+            if (request.dryRun) {
+              yield* store.deleteBatch(accountId, batchId)
+            } else {
+              yield* writeLedgerFromStore(paths, accountId, batchId)
+              yield* writeSummaryFile(paths, summary)
+            }
+            return { exitCode, summary } satisfies RunResult
+          })
+
+        if (!request.dryRun && !(yield* store.acquireLease(accountId, batchId, owner, LEASE_TTL))) {
+          const batch = yield* store.getBatch(accountId, batchId)
+          const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
+          yield* Console.error(
+            `Batch ${batchId} is being run by another process (${Option.getOrElse(holder, () => "unknown")}); not starting a second runner. Try again when it ends.`
+          )
+          return { exitCode: EXIT_INCOMPLETE, summary: { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE } } satisfies RunResult
+        }
+        yield* Effect.addFinalizer(() => store.releaseLease(accountId, batchId, owner).pipe(Effect.ignore))
+        yield* Effect.sleep(Duration.seconds(10)).pipe(
+          Effect.zipRight(store.renewLease(accountId, batchId, owner, LEASE_TTL)),
+          Effect.flatMap((ok) => (ok ? Effect.void : Ref.set(ctx.stop, { _tag: "LeaseLost" }))),
+          Effect.ignore,
+          Effect.forever,
+          Effect.forkScoped
+        )
+
+        const counts0 = yield* store.countByState(accountId, batchId)
+        const everSent = Object.entries(counts0).some(([s, n]) => n > 0 && !["validated", "rejected", "skipped"].includes(s))
+        const preflightResult = yield* loadPreflight(ctx).pipe(Effect.either)
+        if (preflightResult._tag === "Left") {
+          const error = preflightResult.left
+          yield* Console.error(`Balance preflight failed: ${error.message}`)
+          return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
+        }
+        const checked = preflightResult.right
+        if (checked.checks.length > 0) yield* Console.error(`Balance preflight:\n${describePreflight(checked)}`)
+        if (!checked.ok && request.settings.onInsufficient === "abort") {
+          yield* Console.error("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
+          return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
+        }
+        if (request.dryRun) return yield* finish(checked.ok ? "valid: would be paid" : "valid: would be paid in part")
+        for (const idx of checked.skip) {
+          yield* writer.record({ idx, from: ["validated"], to: "skipped", error: "insufficient balance (preflight)", source: "preflight" })
+        }
+
+        const submitter = yield* makeSubmitter(ctx)
+        const reconciler = yield* makeReconciler(ctx, submitter.resend)
+        const tracker = yield* makeTracker(ctx)
+
+        // A previous run that stopped between intent and answer: reconcile, never resend blindly.
+        yield* store.streamRowsInStates(accountId, batchId, ["submitting"]).pipe(
+          Stream.runForEach((r) =>
+            writer.record({ idx: r.idx, from: ["submitting"], to: "unknown", source: "reconcile", detail: "found in submitting at start: the previous run stopped between intent and answer" })
+          )
+        )
+        const now = yield* Clock.currentTimeMillis
+        yield* store.streamRowsInStates(accountId, batchId, ["submitted", "pending", "processing"]).pipe(
+          Stream.runForEach((r) =>
+            Effect.sync(() => {
+              if (r.reference !== null) ctx.polls.push({ idx: r.idx, reference: r.reference, dueAt: now, interval: request.settings.pollIntervalMs, since: now })
+            })
+          )
+        )
+        yield* writer.flush
+
+        if (request.listen !== undefined) {
+          const receiver = yield* startWebhookReceiver(request.listen, tracker.wake)
+          yield* Console.error(`Webhook receiver listening at ${receiver.url}`)
+        }
+        yield* Effect.forkScoped(tracker.run)
+        yield* Effect.forkScoped(reportProgress(ctx, request.progressEvery))
+        yield* writeLedgerFromStore(paths, accountId, batchId).pipe(
+          Effect.ignore,
+          Effect.delay(request.ledgerEvery),
+          Effect.forever,
+          Effect.forkScoped
+        )
+
+        const reconcileEvery = Math.min(Math.max(request.settings.reconcileGraceMs / 4, 500), 30_000)
+        const loop = Effect.gen(function* () {
+          let lastReconcile = 0
+          while ((yield* Ref.get(ctx.stop)) === undefined) {
+            yield* submitter.submitAll
+            yield* writer.flush
+            const t = yield* Clock.currentTimeMillis
+            const unknown = (yield* store.countByState(accountId, batchId)).unknown - (yield* Ref.get(ctx.alarms)).size
+            if (unknown > 0 && t - lastReconcile >= reconcileEvery) {
+              lastReconcile = t
+              const r = yield* reconciler.round
+              if (r.resent > 0 || r.adopted > 0) continue
+            }
+            if (unknown <= 0 && (yield* tracker.tracked) === 0) return
+            yield* Effect.sleep(TICK)
+          }
+        })
+        yield* loop.pipe(
+          Effect.onInterrupt(() =>
+            Effect.zipRight(
+              Console.error("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume."),
+              Effect.zipRight(submitter.awaitInFlight, finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
+            )
+          )
+        )
+        const stop = yield* Ref.get(ctx.stop)
+        if (stop !== undefined) {
+          const why = stop._tag === "LeaseLost" ? "another process took over the batch's lease" : stop.message
+          yield* Console.error(`Stopped: ${why}`)
+          const sent = everSent || (yield* Ref.get(ctx.sentAny))
+          return yield* finish(`stopped: ${why}`, stop._tag === "Auth" && !sent ? EXIT_REFUSED : EXIT_INCOMPLETE)
+        }
+        return yield* finish("finished")
+      })
+    )
+  })

@@ -1,0 +1,197 @@
+/**
+ * Submission: claim rows (the durable intent, in groups), POST each payout once, record what came
+ * back. The POST is never retried blindly: only failures known to happen before the request reached
+ * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
+ */
+import { Clock, DateTime, Effect, Fiber, Option, Ref, Schedule, Stream } from "effect"
+import { PaymentClient } from "../api/Client.ts"
+import type { ClientError } from "../api/Errors.ts"
+import { Customer, PayoutRequest, type PayoutResponse } from "../api/Schemas.ts"
+import { fromWire, toWire } from "../domain/Money.ts"
+import type { Row } from "../store/Model.ts"
+import type { RowState } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { estimateFee } from "./Preflight.ts"
+import { describe } from "./ReconcilePlan.ts"
+import { noteSubmitted, type RunContext } from "./RunContext.ts"
+
+const RESPONSE_STATES: ReadonlyArray<RowState> = ["pending", "processing", "completed", "failed", "cancelled"]
+
+/** The row state a status string from the service maps to; an unfamiliar one still means "sent". */
+export const stateOfStatus = (status: string): RowState =>
+  (RESPONSE_STATES as ReadonlyArray<string>).includes(status) || status === "expired" || status === "refunded"
+    ? (status as RowState)
+    : "submitted"
+
+export const payoutRequest = (row: Row, ctx: RunContext): PayoutRequest =>
+  new PayoutRequest({
+    amount: toWire(row.amountMinor ?? 0, row.currency),
+    currency: row.currency,
+    operator: row.operator,
+    phoneNumber: row.phone,
+    return_url: ctx.settings.returnUrl,
+    cancel_url: ctx.settings.cancelUrl,
+    callback_url: ctx.settings.callbackUrl,
+    description: describe(row.token, row.description),
+    customer: new Customer({ name: row.name, phone: row.phone, email: row.email }),
+    payout_details: { ...row.details, token: row.token, ...(row.rowId === null ? {} : { id: row.rowId }) }
+  })
+
+/** Safe to send again: the request never reached the service, or it was refused by rate (429). */
+const resendable = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited"
+
+const sendSchedule = Schedule.exponential("200 millis").pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(6)),
+  Schedule.upTo("2 minutes")
+)
+
+const fieldMessages = (errors: Readonly<Record<string, ReadonlyArray<string>>>) =>
+  Object.entries(errors)
+    .map(([field, messages]) => `${field}: ${messages.join("; ")}`)
+    .join(" | ")
+
+export const makeSubmitter = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const client = yield* PaymentClient
+    const balanceLock = yield* Effect.makeSemaphore(1)
+    const { accountId, batchId, writer } = ctx
+
+    const track = (row: Row, reference: string, state: RowState) =>
+      Effect.gen(function* () {
+        if (!["submitted", "pending", "processing"].includes(state)) return
+        const now = yield* Clock.currentTimeMillis
+        ctx.polls.push({ idx: row.idx, reference, dueAt: now + ctx.settings.pollIntervalMs, interval: ctx.settings.pollIntervalMs, since: now })
+      })
+
+    const accepted = (row: Row, response: PayoutResponse) =>
+      Effect.gen(function* () {
+        const state = stateOfStatus(response.status)
+        yield* writer.record({
+          idx: row.idx,
+          from: ["submitting"],
+          to: state,
+          reference: response.reference,
+          ...(response.fee === undefined ? {} : { feeMinor: fromWire(response.fee, row.currency) }),
+          source: "response"
+        })
+        yield* track(row, response.reference, state)
+        if (row.intentAt !== null) noteSubmitted(ctx, { reference: response.reference, intentAt: DateTime.toEpochMillis(row.intentAt) })
+      })
+
+    /** Marks every row of the currency not yet sent as skipped. */
+    const skipCurrency = (currency: string, reason: string) =>
+      Effect.gen(function* () {
+        yield* Ref.update(ctx.stoppedCurrencies, (s) => new Set([...s, currency]))
+        yield* store.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
+          Stream.filter((r) => r.currency === currency),
+          Stream.runForEach((r) =>
+            writer.record({ idx: r.idx, from: ["validated", "submitting"], to: "skipped", error: reason, source: "response" })
+          ),
+          Effect.orDie
+        )
+      })
+
+    /** errors.amount mid-run: skip the currency only if its wallet cannot cover the rows left. */
+    const refusedForAmount = (row: Row, message: string) =>
+      balanceLock.withPermits(1)(
+        Effect.gen(function* () {
+          const stopped = yield* Ref.get(ctx.stoppedCurrencies)
+          if (stopped.has(row.currency)) {
+            return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" })
+          }
+          const wallets = yield* client.wallets().pipe(Effect.option)
+          const available = Option.match(wallets, {
+            onNone: () => 0,
+            onSome: (ws) => ws.filter((w) => w.currency === row.currency).reduce((a, w) => a + fromWire(w.available_balance, w.currency), 0)
+          })
+          const left = yield* store.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
+            Stream.filter((r) => r.currency === row.currency),
+            Stream.runFold(0, (sum, r) => sum + (r.amountMinor ?? 0) + estimateFee(r.amountMinor ?? 0, ctx.settings.feePercent)),
+            Effect.orDie
+          )
+          const need = left + (row.amountMinor ?? 0) + estimateFee(row.amountMinor ?? 0, ctx.settings.feePercent)
+          if (available < need) {
+            yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: `insufficient balance: ${message}`, source: "response" })
+            yield* skipCurrency(row.currency, "insufficient balance")
+          } else {
+            yield* writer.record({ idx: row.idx, from: ["submitting"], to: "failed", error: `refused: ${message}`, source: "response" })
+          }
+        })
+      )
+
+    const refused = (row: Row, error: ClientError): Effect.Effect<void, never, never> => {
+      switch (error._tag) {
+        case "ValidationError":
+          return writer.record({ idx: row.idx, from: ["submitting"], to: "failed", error: `refused: ${fieldMessages(error.errors) || error.message}`, source: "response" })
+        case "InsufficientBalance":
+          return refusedForAmount(row, fieldMessages(error.errors) || error.message)
+        case "AuthError":
+          return Effect.zipRight(
+            Ref.set(ctx.stop, { _tag: "Auth", message: error.message }),
+            store.releaseRows(accountId, batchId, [row.idx], "credentials refused").pipe(Effect.orDie, Effect.asVoid)
+          )
+        case "NotSent":
+        case "RateLimited":
+          return Effect.zipRight(
+            Ref.set(ctx.stop, { _tag: "Unreachable", message: error.message }),
+            store.releaseRows(accountId, batchId, [row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
+          )
+        default:
+          // Sent, and no usable answer: the payout may exist. Reconciliation decides, never a resend here.
+          return writer.record({ idx: row.idx, from: ["submitting"], to: "unknown", error: error.message, source: "response" })
+      }
+    }
+
+    const submitRow = (row: Row) =>
+      Effect.gen(function* () {
+        const stopped = yield* Ref.get(ctx.stoppedCurrencies)
+        if (stopped.has(row.currency)) {
+          return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" })
+        }
+        if ((yield* Ref.get(ctx.stop)) !== undefined) {
+          return yield* store.releaseRows(accountId, batchId, [row.idx], "run stopped before sending").pipe(Effect.orDie, Effect.asVoid)
+        }
+        const body = payoutRequest(row, ctx)
+        yield* Ref.set(ctx.sentAny, true)
+        yield* client.payout(body).pipe(
+          Effect.retry({ schedule: sendSchedule, while: resendable }),
+          Effect.matchEffect({ onFailure: (e) => refused(row, e), onSuccess: (r) => accepted(row, r) })
+        )
+      })
+
+    // Each row runs in a fiber of its own that an interruption of the run does not reach: Ctrl-C
+    // stops new claims, while a POST already sent finishes (or times out) and its answer is recorded.
+    const inFlight = new Set<Fiber.RuntimeFiber<void>>()
+    const submitOne = (row: Row) =>
+      Effect.gen(function* () {
+        const fiber = yield* Effect.forkDaemon(submitRow(row))
+        inFlight.add(fiber)
+        yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => inFlight.delete(fiber))))
+      })
+
+    /** Waits for every row already being sent. */
+    const awaitInFlight = Effect.suspend(() => Fiber.awaitAll([...inFlight])).pipe(Effect.asVoid)
+
+    const claimGroup = Effect.gen(function* () {
+      if ((yield* Ref.get(ctx.stop)) !== undefined) return Option.none()
+      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency }).pipe(Effect.orDie)
+      return rows.length === 0 ? Option.none() : Option.some(rows)
+    })
+
+    /** Sends every validated row; returns when none is left or the run must stop. */
+    const submitAll = Stream.repeatEffectOption(
+      claimGroup.pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed })))
+    ).pipe(
+      Stream.flattenIterables,
+      Stream.mapEffect(submitOne, { concurrency: ctx.settings.concurrency, unordered: true }),
+      Stream.runDrain
+    )
+
+    /** Sends rows the reconciler cleared for a resend (unknown -> submitting, a new intent). */
+    const resend = (rows: ReadonlyArray<Row>) =>
+      Effect.forEach(rows, submitOne, { concurrency: ctx.settings.concurrency, discard: true })
+
+    return { submitAll, resend, awaitInFlight } as const
+  })

@@ -1,0 +1,90 @@
+/**
+ * Tracking: every sent payout is looked up with GET /payment/status until it is final, at growing
+ * intervals (poll interval doubling up to poll max) and at once when a webhook names it. A webhook
+ * is only a hint: the status lookup is what moves the row, and statuses only move forward.
+ */
+import { Clock, Duration, Effect, Queue, Ref } from "effect"
+import { PaymentClient } from "../api/Client.ts"
+import { fromWire } from "../domain/Money.ts"
+import { isTerminal } from "../domain/Status.ts"
+import type { EventSource } from "../store/Model.ts"
+import type { PollEntry } from "./PollQueue.ts"
+import type { RunContext } from "./RunContext.ts"
+import { stateOfStatus } from "./Submitter.ts"
+
+/** The longest the tracker sleeps before looking again at what is due. */
+const IDLE_MS = 250
+
+export const makeTracker = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const client = yield* PaymentClient
+    const wakeups = yield* Queue.unbounded<string>()
+    const timedOut = yield* Ref.make(0)
+    // Entries taken off the queue and being looked up: the run is not done while any is.
+    let polling = 0
+    const { polls, settings, writer } = ctx
+
+    const reschedule = (entry: PollEntry, now: number) => {
+      if (now - entry.since >= settings.trackTimeoutMs) return Ref.update(timedOut, (n) => n + 1)
+      const interval = Math.min(entry.interval * 2, settings.pollMaxMs)
+      return Effect.sync(() => polls.push({ ...entry, interval, dueAt: now + interval, pos: undefined }))
+    }
+
+    const poll = (entry: PollEntry, source: EventSource) =>
+      client.status(entry.reference).pipe(
+        Effect.matchEffect({
+          onFailure: (error) =>
+            error._tag === "AuthError"
+              ? Ref.set(ctx.stop, { _tag: "Auth", message: error.message })
+              : Effect.flatMap(Clock.currentTimeMillis, (now) => reschedule(entry, now)),
+          onSuccess: (record) =>
+            Effect.gen(function* () {
+              const state = stateOfStatus(record.status)
+              yield* writer.record({
+                idx: entry.idx,
+                from: ["submitted", "pending", "processing", "unknown"],
+                to: state,
+                reference: entry.reference,
+                feeMinor: fromWire(record.fee, record.currency),
+                ...(["failed", "cancelled", "expired"].includes(state) ? { error: record.status_description ?? record.status } : {}),
+                source,
+                detail: record.status_description ?? undefined
+              })
+              // A lookup that still shows a non-terminal status keeps the row under polling.
+              if (!isTerminal(record.status)) yield* reschedule(entry, yield* Clock.currentTimeMillis)
+            })
+        })
+      )
+
+    const pollDue = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const woken = yield* Queue.takeAll(wakeups)
+      const byWebhook = new Set<string>()
+      for (const reference of woken) if (polls.wake(reference, now)) byWebhook.add(reference)
+      const due = polls.takeDue(now, settings.concurrency * 4)
+      polling += due.length
+      yield* Effect.forEach(
+        due,
+        (e) => poll(e, byWebhook.has(e.reference) ? "webhook" : "poll").pipe(Effect.ensuring(Effect.sync(() => polling--))),
+        { concurrency: settings.concurrency, discard: true }
+      )
+      if (due.length > 0) return
+      const next = polls.nextDueAt()
+      const wait = Math.max(1, Math.min(IDLE_MS, next === undefined ? IDLE_MS : next - now))
+      // Sleep until something is due or a webhook arrives, whichever first.
+      yield* Effect.raceFirst(
+        Effect.sleep(Duration.millis(wait)),
+        Queue.take(wakeups).pipe(Effect.flatMap((reference) => Queue.offer(wakeups, reference)))
+      )
+    })
+
+    return {
+      /** Runs until interrupted. */
+      run: Effect.forever(pollDue),
+      /** A webhook named this reference: look it up now (ignored when it is not one we track). */
+      wake: (reference: string) => Queue.offer(wakeups, reference).pipe(Effect.asVoid),
+      timedOut: Ref.get(timedOut),
+      /** Payouts still followed: queued or being looked up right now. */
+      tracked: Effect.sync(() => polls.size + polling)
+    } as const
+  })

@@ -1,0 +1,46 @@
+/**
+ * Row updates after a response or a poll, written in groups: one transaction (one fsync) for many
+ * rows, so durability does not serialise the run. Losing a queued update in a crash is safe: the
+ * row stays `submitting` and is reconciled by its token; the intent itself is never queued here.
+ */
+import { Deferred, Effect, Queue } from "effect"
+import type { Transition } from "../store/Model.ts"
+import { StateStore } from "../store/StateStore.ts"
+
+type Item =
+  | { readonly _tag: "Transition"; readonly transition: Transition }
+  | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
+
+export interface TransitionWriter {
+  readonly record: (transition: Transition) => Effect.Effect<void>
+  /** Resolves once everything recorded before it is in the store. */
+  readonly flush: Effect.Effect<void>
+}
+
+const MAX_GROUP = 512
+
+export const makeTransitionWriter = (accountId: string, batchId: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const queue = yield* Queue.unbounded<Item>()
+    const writeGroup = (items: ReadonlyArray<Item>) =>
+      Effect.gen(function* () {
+        const transitions = items.flatMap((i) => (i._tag === "Transition" ? [i.transition] : []))
+        if (transitions.length > 0) yield* store.recordTransitions(accountId, batchId, transitions).pipe(Effect.orDie)
+        for (const item of items) if (item._tag === "Flush") yield* Deferred.succeed(item.done, undefined)
+      })
+    yield* Queue.takeBetween(queue, 1, MAX_GROUP).pipe(
+      Effect.flatMap((chunk) => writeGroup([...chunk])),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    const writer: TransitionWriter = {
+      record: (transition) => Queue.offer(queue, { _tag: "Transition", transition }).pipe(Effect.asVoid),
+      flush: Effect.gen(function* () {
+        const done = yield* Deferred.make<void>()
+        yield* Queue.offer(queue, { _tag: "Flush", done })
+        yield* Deferred.await(done)
+      })
+    }
+    return writer
+  })

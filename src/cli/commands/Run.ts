@@ -1,0 +1,140 @@
+/**
+ * `payouts run FILE` and `payouts validate FILE`: the batch commands. Wiring only: the work is in
+ * src/batch (Runner) over the state store and the client.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Console, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { PaymentClient } from "../../api/Client.ts"
+import { accountId, PaymentClientConfig } from "../../api/ClientConfig.ts"
+import { RequestGate } from "../../api/RequestGate.ts"
+import { EXIT_INCOMPLETE, EXIT_OK } from "../../batch/ExitCode.ts"
+import { type RunRequest, runBatch } from "../../batch/Runner.ts"
+import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
+import { durationOption } from "../Duration.ts"
+import { UsageError } from "../Errors.ts"
+import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
+import { type OptionValue, printJson } from "../Output.ts"
+import { type Connection, connectionOptions, redirectOptions, resolveConnection, resolveRedirects, stateOption } from "../Settings.ts"
+
+const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
+  options.pipe(Options.withDescription(description), Options.withDefault(value))
+
+export const batchOptions = Options.all({
+  connection: connectionOptions,
+  redirects: redirectOptions,
+  state: stateOption,
+  sandbox: Options.boolean("sandbox").pipe(
+    Options.withDescription("Start the embedded sandbox in this process, funded, and run against it (a rehearsal).")
+  ),
+  timeScale: withDefault(Options.float("time-scale"), 600, "With --sandbox: sandbox seconds per real second."),
+  out: Options.directory("out").pipe(Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
+  json: Options.boolean("json").pipe(Options.withDescription("Print the summary as JSON on stdout.")),
+  concurrency: withDefault(Options.integer("concurrency"), 8, "Payout requests in flight at once."),
+  rate: Options.float("rate").pipe(Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."), Options.optional),
+  pollInterval: withDefault(durationOption("poll-interval"), Duration.seconds(5), "First status poll after submission; doubles each time."),
+  pollMax: withDefault(durationOption("poll-max"), Duration.minutes(5), "Longest interval between two status polls."),
+  trackTimeout: withDefault(durationOption("track-timeout"), Duration.hours(26), "Stop following a payout after this long (it stays pending; exit 3)."),
+  reconcileGrace: withDefault(durationOption("reconcile-grace"), Duration.minutes(10), "How long an unlisted ambiguous payout waits before it may be resent."),
+  requestTimeout: withDefault(durationOption("request-timeout"), Duration.seconds(30), "Timeout of each request to the service."),
+  listen: Options.text("listen").pipe(Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), Options.optional),
+  skipInvalid: Options.boolean("skip-invalid").pipe(Options.withDescription("Pay the valid rows of a file with invalid rows (they are rejected in the ledger).")),
+  allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
+  repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused."),
+  onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), "abort" as const, "abort: refuse the batch; partial: pay rows in file order while they fit."),
+  feeEstimate: withDefault(Options.text("fee-estimate"), "2%", "Fee estimate for the balance preflight, a percentage of each amount."),
+  ledgerEvery: withDefault(durationOption("ledger-every"), Duration.seconds(15), "How often the ledger is rewritten while the run goes on."),
+  progressEvery: withDefault(durationOption("progress-every"), Duration.seconds(5), "How often progress is reported.")
+})
+
+type BatchOptions = OptionValue<typeof batchOptions>
+
+const parsePercent = (text: string) => {
+  const value = Number(text.trim().replace(/%$/, ""))
+  return Number.isFinite(value) && value >= 0 && value <= 100
+    ? Effect.succeed(value)
+    : Effect.fail(new UsageError({ reason: `--fee-estimate: "${text}" is not a percentage between 0 and 100` }))
+}
+
+const parseListen = (text: string) => {
+  const match = /^(.+):(\d{1,5})$/.exec(text.trim())
+  return match !== null && Number(match[2]) <= 65535
+    ? Effect.succeed({ host: match[1], port: Number(match[2]) })
+    : Effect.fail(new UsageError({ reason: `--listen: "${text}" is not HOST:PORT` }))
+}
+
+const SANDBOX_FUND = { XAF: 500_000_000, XOF: 500_000_000 }
+
+/** The embedded sandbox: fresh credentials each time, so its account never mixes with another. */
+const embeddedSandbox = (timeScale: number) =>
+  Effect.gen(function* () {
+    const { startSandbox } = yield* Effect.promise(() => import("../../sandbox/Sandbox.ts"))
+    const key = `sbx_${randomBytes(8).toString("hex")}`
+    const sandbox = yield* startSandbox({ timeScale, fund: SANDBOX_FUND, key, secret: randomBytes(16).toString("hex") })
+    yield* Console.error(`Embedded sandbox at ${sandbox.baseUrl} (time scale ${timeScale}x): a rehearsal, no real money moves.`)
+    return { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) } satisfies Connection
+  })
+
+const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
+  Effect.gen(function* () {
+    if (args.concurrency < 1) return yield* new UsageError({ reason: "--concurrency must be at least 1" })
+    yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
+    const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
+    const redirects = yield* resolveRedirects(args.redirects)
+    const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
+    const feePercent = yield* parsePercent(args.feeEstimate)
+    const callbackUrl = Option.getOrElse(
+      Option.orElse(redirects.callbackUrl, () => Option.map(listen, (l) => `http://${l.host}:${l.port}/webhooks`)),
+      () => "http://localhost/payouts/webhooks"
+    )
+    const request: RunRequest = {
+      accountId: accountId(connection.baseUrl, connection.apiKey),
+      file,
+      outDir: Option.getOrUndefined(args.out),
+      settings: {
+        concurrency: args.concurrency,
+        pollIntervalMs: Duration.toMillis(args.pollInterval),
+        pollMaxMs: Duration.toMillis(args.pollMax),
+        trackTimeoutMs: Duration.toMillis(args.trackTimeout),
+        reconcileGraceMs: Duration.toMillis(args.reconcileGrace),
+        feePercent,
+        onInsufficient: args.onInsufficient,
+        callbackUrl,
+        returnUrl: Option.getOrElse(redirects.returnUrl, () => "http://localhost/payouts/return"),
+        cancelUrl: Option.getOrElse(redirects.cancelUrl, () => "http://localhost/payouts/cancel")
+      },
+      skipInvalid: args.skipInvalid,
+      allowRepeats: args.allowRepeats,
+      repeatWindow: args.repeatWindow,
+      listen: Option.getOrUndefined(listen),
+      ledgerEvery: args.ledgerEvery,
+      progressEvery: args.progressEvery,
+      dryRun
+    }
+    const client = PaymentClient.Default.pipe(
+      Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: args.requestTimeout })),
+      Layer.provide(RequestGate.layer(Option.match(args.rate, { onNone: () => ({}), onSome: (ratePerSecond: number) => ({ ratePerSecond }) }))),
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+    const result = yield* runBatch(request).pipe(
+      Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: args.state })))
+    )
+    const summary: Readonly<Record<string, unknown>> = result.summary
+    if (args.json) yield* printJson(summary)
+    else if (!dryRun && typeof summary.ledger === "string") {
+      const counts = Object.entries((summary.counts ?? {}) as Record<string, number>).map(([s, n]) => `${n} ${s}`)
+      yield* Console.error(`Done (exit ${result.exitCode}): ${counts.join(", ")}\nLedger:  ${summary.ledger}`)
+    }
+    if (result.exitCode !== EXIT_OK) return yield* new Exiting({ code: result.exitCode })
+  }).pipe(Effect.scoped)
+
+const fileArg = Args.file({ name: "FILE", exists: "yes" }).pipe(Args.withDescription("The payout CSV."))
+
+export const runCommand = Command.make("run", { file: fileArg, args: batchOptions }, ({ args, file }) => runWith(file, args, false)).pipe(
+  Command.withDescription("Pay every row of a CSV exactly once, follow each payout to its final status, write the ledger.")
+)
+
+export const validateCommand = Command.make("validate", { file: fileArg, args: batchOptions }, ({ args, file }) =>
+  runWith(file, args, true)
+).pipe(Command.withDescription("Dry run: parse, validate and check the balance; pays nothing. Exit 0 when the file would be paid whole, 2 when refused."))
