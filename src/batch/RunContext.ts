@@ -13,7 +13,8 @@ export interface RunSettings {
   readonly reconcileGraceMs: number
   readonly feePercent: number
   readonly onInsufficient: OnInsufficient
-  readonly callbackUrl: string
+  /** The callback_url sent; undefined: the --listen receiver's URL, else a placeholder. */
+  readonly callbackUrl: string | undefined
   readonly returnUrl: string
   readonly cancelUrl: string
 }

@@ -3,7 +3,7 @@
  * reconciliation and tracking until every row is final (or the run must stop), then the outputs.
  */
 import { FileSystem } from "@effect/platform"
-import { Chunk, Clock, Console, Duration, Effect, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, Console, Duration, Effect, Option, Queue, Ref, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { PaymentClient } from "../api/Client.ts"
@@ -113,7 +113,14 @@ export const runBatch = (request: RunRequest) =>
     return yield* Effect.scoped(
       Effect.gen(function* () {
         const writer = yield* makeTransitionWriter(accountId, batchId)
-        const ctx = yield* makeRunContext(accountId, batchId, request.settings, writer)
+        const wakeups = yield* Queue.unbounded<string>()
+        let settings = request.settings
+        if (request.listen !== undefined && !request.dryRun) {
+          const receiver = yield* startWebhookReceiver(request.listen, (reference) => Queue.offer(wakeups, reference).pipe(Effect.asVoid))
+          yield* Console.error(`Webhook receiver listening at ${receiver.url}`)
+          settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url }
+        }
+        const ctx = yield* makeRunContext(accountId, batchId, settings, writer)
         const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
 
         const finish = (outcome: string, forced?: number) =>
@@ -183,7 +190,7 @@ export const runBatch = (request: RunRequest) =>
 
         const submitter = yield* makeSubmitter(ctx)
         const reconciler = yield* makeReconciler(ctx, submitter.resend)
-        const tracker = yield* makeTracker(ctx)
+        const tracker = yield* makeTracker(ctx, wakeups)
 
         // A previous run that stopped between intent and answer: reconcile, never resend blindly.
         yield* store.streamRowsInStates(accountId, batchId, ["submitting"]).pipe(
@@ -201,10 +208,6 @@ export const runBatch = (request: RunRequest) =>
         )
         yield* writer.flush
 
-        if (request.listen !== undefined) {
-          const receiver = yield* startWebhookReceiver(request.listen, tracker.wake)
-          yield* Console.error(`Webhook receiver listening at ${receiver.url}`)
-        }
         yield* Effect.forkScoped(tracker.run)
         yield* Effect.forkScoped(reportProgress(ctx, request.progressEvery))
         yield* writeLedgerFromStore(paths, accountId, batchId).pipe(

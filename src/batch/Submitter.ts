@@ -15,6 +15,9 @@ import { estimateFee } from "./Preflight.ts"
 import { describe } from "./ReconcilePlan.ts"
 import { noteSubmitted, type RunContext } from "./RunContext.ts"
 
+/** The API requires a callback_url; without a receiver nobody listens there and polling does the work. */
+export const DEFAULT_CALLBACK_URL = "http://localhost/payouts/webhooks"
+
 const RESPONSE_STATES: ReadonlyArray<RowState> = ["pending", "processing", "completed", "failed", "cancelled"]
 
 /** The row state a status string from the service maps to; an unfamiliar one still means "sent". */
@@ -31,7 +34,7 @@ export const payoutRequest = (row: Row, ctx: RunContext): PayoutRequest =>
     phoneNumber: row.phone,
     return_url: ctx.settings.returnUrl,
     cancel_url: ctx.settings.cancelUrl,
-    callback_url: ctx.settings.callbackUrl,
+    callback_url: ctx.settings.callbackUrl ?? DEFAULT_CALLBACK_URL,
     description: describe(row.token, row.description),
     customer: new Customer({ name: row.name, phone: row.phone, email: row.email }),
     payout_details: { ...row.details, token: row.token, ...(row.rowId === null ? {} : { id: row.rowId }) }

@@ -15,10 +15,11 @@ import { stateOfStatus } from "./Submitter.ts"
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
 
-export const makeTracker = (ctx: RunContext) =>
+/** `wakeups` carries references named by webhooks (the receiver may start before the tracker). */
+export const makeTracker = (ctx: RunContext, external?: Queue.Queue<string>) =>
   Effect.gen(function* () {
     const client = yield* PaymentClient
-    const wakeups = yield* Queue.unbounded<string>()
+    const wakeups = external ?? (yield* Queue.unbounded<string>())
     const timedOut = yield* Ref.make(0)
     // Entries taken off the queue and being looked up: the run is not done while any is.
     let polling = 0

@@ -170,4 +170,20 @@ describe("payouts run, end to end against the sandbox", () => {
       expectPaidOnce(yield* admin(real).payouts, 3)
     })
   )
+
+  it.scopedLive("with --listen, webhooks trigger the status lookups (polling alone would wait minutes)", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const dir = tempDir()
+      const file = writeCsv(dir, "hooks.csv", clean(6))
+      const result = yield* run(sandbox, {
+        file,
+        state: join(dir, "state.db"),
+        settings: { pollIntervalMs: 300_000, pollMaxMs: 300_000, callbackUrl: undefined },
+        request: { listen: { host: "127.0.0.1", port: 0 } }
+      })
+      expect(result.exitCode).toBe(0)
+      expectPaidOnce(yield* admin(sandbox).payouts, 6)
+    })
+  )
 })

@@ -84,10 +84,6 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
     const redirects = yield* resolveRedirects(args.redirects)
     const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
     const feePercent = yield* parsePercent(args.feeEstimate)
-    const callbackUrl = Option.getOrElse(
-      Option.orElse(redirects.callbackUrl, () => Option.map(listen, (l) => `http://${l.host}:${l.port}/webhooks`)),
-      () => "http://localhost/payouts/webhooks"
-    )
     const request: RunRequest = {
       accountId: accountId(connection.baseUrl, connection.apiKey),
       file,
@@ -100,7 +96,7 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
         reconcileGraceMs: Duration.toMillis(args.reconcileGrace),
         feePercent,
         onInsufficient: args.onInsufficient,
-        callbackUrl,
+        callbackUrl: Option.getOrUndefined(redirects.callbackUrl),
         returnUrl: Option.getOrElse(redirects.returnUrl, () => "http://localhost/payouts/return"),
         cancelUrl: Option.getOrElse(redirects.cancelUrl, () => "http://localhost/payouts/cancel")
       },
