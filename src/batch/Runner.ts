@@ -9,10 +9,13 @@ import { hostname } from "node:os"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { EXIT_INCOMPLETE, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
+import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
 import { formatRowErrors } from "./Errors.ts"
 import { intake } from "./Intake.ts"
+import { acquireLease } from "./Lease.ts"
 import { outputPaths } from "./LedgerFile.ts"
+import { reportPath, writeReport } from "./Report.ts"
+import { concludeSafeguards } from "./Safeguards.ts"
 import { makeSummary, totalsByCurrency, writeErrors, writeLedgerFromStore, writeSummaryFile } from "./Outputs.ts"
 import { type PreflightResult, preflight } from "./Preflight.ts"
 import { makeReconciler } from "./Reconciler.ts"
@@ -121,6 +124,11 @@ export const runBatch = (request: RunRequest) =>
           settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url }
         }
         const ctx = yield* makeRunContext(accountId, batchId, settings, writer)
+        if (loaded.batch.state === "paused") {
+          const why = loaded.batch.pauseReason ?? "paused"
+          yield* ctx.safeguards.pause(why)
+          yield* Console.error(`Batch ${batchId} is paused (${why}): nothing new is sent. Resume with: payouts resume ${batchId}`)
+        }
         const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
 
         const finish = (outcome: string, forced?: number) =>
@@ -129,6 +137,7 @@ export const runBatch = (request: RunRequest) =>
             const counts = yield* store.countByState(accountId, batchId)
             const alarms = yield* Ref.get(ctx.alarms)
             const exitCode = forced ?? exitCodeFor(counts, false)
+            const guarded = yield* concludeSafeguards(ctx, counts, !request.dryRun)
             const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, references]) =>
               Effect.map(store.getRow(accountId, batchId, idx), (row) => ({ line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }), references }))
             )
@@ -139,20 +148,24 @@ export const runBatch = (request: RunRequest) =>
               counts,
               totals: yield* totalsByCurrency(accountId, batchId),
               exitCode,
-              outcome,
+              outcome: guarded.paused !== undefined && outcome === "finished" ? `paused: ${guarded.paused}` : outcome,
               alarms: alarmRows,
-              extra: { ledger: paths.ledger }
+              extra: { ledger: paths.ledger, report: reportPath(paths), ...guarded.extra }
             })
             if (request.dryRun) {
-              yield* store.deleteBatch(accountId, batchId)
+              // A dry run leaves no trace, but never touches a batch an earlier run created.
+              if (!loaded.resumed) yield* store.deleteBatch(accountId, batchId)
             } else {
               yield* writeLedgerFromStore(paths, accountId, batchId)
               yield* writeSummaryFile(paths, summary)
+              yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
+                Effect.catchAll((e) => Console.error(`Report not written: ${String(e)}`))
+              )
             }
             return { exitCode, summary } satisfies RunResult
           })
 
-        if (!request.dryRun && !(yield* store.acquireLease(accountId, batchId, owner, LEASE_TTL))) {
+        if (!request.dryRun && !(yield* acquireLease(accountId, batchId, owner, LEASE_TTL))) {
           const batch = yield* store.getBatch(accountId, batchId)
           const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
           yield* Console.error(
@@ -183,7 +196,11 @@ export const runBatch = (request: RunRequest) =>
           yield* Console.error("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
           return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
         }
-        if (request.dryRun) return yield* finish(checked.ok ? "valid: would be paid" : "valid: would be paid in part")
+        if (request.dryRun) {
+          // validate: 0 when the file would be paid whole, 2 when it would not.
+          const whole = checked.ok && loaded.errors.length === 0
+          return yield* finish(whole ? "valid: would be paid whole" : "would not be paid whole", whole ? EXIT_OK : EXIT_REFUSED)
+        }
         for (const idx of checked.skip) {
           yield* writer.record({ idx, from: ["validated"], to: "skipped", error: "insufficient balance (preflight)", source: "preflight" })
         }

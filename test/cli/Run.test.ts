@@ -38,6 +38,11 @@ describe("payouts run / validate (the binary)", () => {
       expect(run.code, run.stderr).toBe(2)
       expect(run.stderr).toContain(`bad.csv line 3, column "amount": amount must be a whole number for XAF`)
       expect(readFileSync(join(dir, "bad.errors.csv"), "utf8")).toContain("3,amount,12.5,")
+      const good = csv(dir, "good.csv", ["A,5000,XAF,carrier1_cm,+237670000001,Awa Diallo,awa@example.com"])
+      const ok = yield* cli(["validate", good, "--sandbox", "--json"], dir)
+      expect(ok.code, ok.stderr).toBe(0)
+      expect(JSON.parse(ok.stdout)).toMatchObject({ outcome: "valid: would be paid whole", counts: { validated: 1 } })
+      expect(ok.stderr).toMatch(/XAF: 1 rows, 5000 XAF \+ est\. fees 100 XAF; available \d+ XAF: fits/)
     })
   )
 
