@@ -1,11 +1,9 @@
 /** Validates pay-in bodies (mobile money and card); refusals are joined into envelope B's error_message. */
 import { Either } from "effect"
-import { isKnownCurrency } from "../domain/Money.js"
-import { cardOperator, mobileOperator } from "../domain/Operators.js"
-import { normaliseMobile } from "../domain/Phone.js"
+import { cardOperator } from "../domain/Operators.js"
 import { type FieldErrors, isObject, type JsonObject } from "./Http.js"
 import type { PayinInput } from "./Payins.js"
-import { amountOf, customerOf, text, url } from "./PayoutRequest.js"
+import { customerOf, mobileMoneyFields, text, url } from "./PayoutRequest.js"
 
 export type ValidPayin = Omit<PayinInput, "fee">
 
@@ -27,22 +25,7 @@ const done = (errors: FieldErrors, fields: Record<string, unknown>, valid: () =>
 
 export const validateMobilePayin = (body: JsonObject): Either.Either<ValidPayin, FieldErrors> => {
   const errors: FieldErrors = {}
-  const operatorCode = text(errors, body, "operator")
-  const operator = operatorCode === undefined ? undefined : mobileOperator(operatorCode)
-  if (operatorCode !== undefined && operator === undefined) errors.operator = [`The selected operator ${operatorCode} is invalid.`]
-  const currency = text(errors, body, "currency")
-  if (currency !== undefined && !isKnownCurrency(currency)) errors.currency = [`The currency ${currency} is not supported.`]
-  else if (currency !== undefined && operator !== undefined && currency !== operator.currency) {
-    errors.currency = [`The currency must be ${operator.currency} for operator ${operator.code}.`]
-  }
-  const amount = amountOf(errors, body.amount, currency !== undefined && isKnownCurrency(currency) ? currency : operator?.currency)
-  const rawPhone = text(errors, body, "phoneNumber")
-  let phone: string | undefined
-  if (rawPhone !== undefined && operator !== undefined) {
-    const normalised = normaliseMobile(rawPhone, operator.country)
-    if (Either.isLeft(normalised)) errors.phoneNumber = [`The phoneNumber is not a valid mobile number for ${operator.code}: ${normalised.left}.`]
-    else phone = normalised.right
-  }
+  const { amount, currency, operator, phone } = mobileMoneyFields(errors, body)
   const c = common(errors, body)
   return done(errors, { amount, currency, operator, phone, ...c }, () => ({
     amount: amount!,

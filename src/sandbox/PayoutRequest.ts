@@ -69,8 +69,8 @@ export const customerOf = (errors: FieldErrors, value: unknown): CustomerData | 
   return name !== undefined && phone !== undefined && email !== undefined && EMAIL.test(email) ? { name, phone, email } : undefined
 }
 
-export const validatePayout = (body: JsonObject): Either.Either<ValidPayout, FieldErrors> => {
-  const errors: FieldErrors = {}
+/** operator, currency, amount and phoneNumber: the fields a payout and a mobile-money pay-in share. */
+export const mobileMoneyFields = (errors: FieldErrors, body: JsonObject) => {
   const operatorCode = text(errors, body, "operator")
   const operator = operatorCode === undefined ? undefined : mobileOperator(operatorCode)
   if (operatorCode !== undefined && operator === undefined) errors.operator = [`The selected operator ${operatorCode} is invalid.`]
@@ -87,6 +87,12 @@ export const validatePayout = (body: JsonObject): Either.Either<ValidPayout, Fie
     if (Either.isLeft(normalised)) errors.phoneNumber = [`The phoneNumber is not a valid mobile number for ${operator.code}: ${normalised.left}.`]
     else phone = normalised.right
   }
+  return { operator, currency, amount, phone }
+}
+
+export const validatePayout = (body: JsonObject): Either.Either<ValidPayout, FieldErrors> => {
+  const errors: FieldErrors = {}
+  const { amount, currency, operator, phone } = mobileMoneyFields(errors, body)
   const returnUrl = url(errors, body, "return_url")
   const cancelUrl = url(errors, body, "cancel_url")
   const callbackUrl = url(errors, body, "callback_url")
