@@ -3,7 +3,9 @@ import { Effect, Ref } from "effect"
 import type { OnInsufficient } from "./Preflight.ts"
 import type { KnownSubmission } from "./ReconcilePlan.ts"
 import { PollQueue } from "./PollQueue.ts"
+import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeguards.ts"
 import type { TransitionWriter } from "./TransitionWriter.ts"
+import type { StateStore } from "../store/StateStore.ts"
 
 export interface RunSettings {
   readonly concurrency: number
@@ -17,6 +19,8 @@ export interface RunSettings {
   readonly callbackUrl: string | undefined
   readonly returnUrl: string
   readonly cancelUrl: string
+  /** Stop rule, circuit breaker and stuck age (defaults in Safeguards.ts). */
+  readonly safeguards?: Partial<SafeguardSettings>
 }
 
 export type StopReason =
@@ -40,6 +44,8 @@ export interface RunContext {
   readonly alarms: Ref.Ref<ReadonlyMap<number, ReadonlyArray<string>>>
   /** The latest payouts this process sent, for "a payout of ours sent after the ambiguous one". */
   readonly recent: Array<KnownSubmission>
+  /** Stop rule and per-operator circuit breaker; fed by every outcome `writer` records. */
+  readonly safeguards: Safeguards
 }
 
 const RECENT = 1_000
@@ -54,18 +60,20 @@ export const makeRunContext = (
   batchId: string,
   settings: RunSettings,
   writer: TransitionWriter
-): Effect.Effect<RunContext> =>
+): Effect.Effect<RunContext, never, StateStore> =>
   Effect.gen(function* () {
+    const safeguards = yield* makeSafeguards(accountId, batchId, settings.safeguards)
     return {
       accountId,
       batchId,
       settings,
-      writer,
+      writer: { record: (t) => Effect.zipRight(writer.record(t), safeguards.observe(t)), flush: writer.flush },
       polls: new PollQueue(),
       stop: yield* Ref.make<StopReason | undefined>(undefined),
       stoppedCurrencies: yield* Ref.make<ReadonlySet<string>>(new Set()),
       sentAny: yield* Ref.make(false),
       alarms: yield* Ref.make<ReadonlyMap<number, ReadonlyArray<string>>>(new Map()),
-      recent: []
+      recent: [],
+      safeguards
     }
   })

@@ -156,6 +156,9 @@ export const makeSubmitter = (ctx: RunContext) =>
         if ((yield* Ref.get(ctx.stop)) !== undefined) {
           return yield* store.releaseRows(accountId, batchId, [row.idx], "run stopped before sending").pipe(Effect.orDie, Effect.asVoid)
         }
+        if (yield* ctx.safeguards.holds(row.operator)) {
+          return yield* store.releaseRows(accountId, batchId, [row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid)
+        }
         const body = payoutRequest(row, ctx)
         yield* Ref.set(ctx.sentAny, true)
         yield* client.payout(body).pipe(
@@ -178,8 +181,9 @@ export const makeSubmitter = (ctx: RunContext) =>
     const awaitInFlight = Effect.suspend(() => Fiber.awaitAll([...inFlight])).pipe(Effect.asVoid)
 
     const claimGroup = Effect.gen(function* () {
-      if ((yield* Ref.get(ctx.stop)) !== undefined) return Option.none()
-      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency }).pipe(Effect.orDie)
+      if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* ctx.safeguards.paused) !== undefined) return Option.none()
+      const excludeOperators = [...(yield* ctx.safeguards.openCircuits).keys()]
+      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators }).pipe(Effect.orDie)
       return rows.length === 0 ? Option.none() : Option.some(rows)
     })
 

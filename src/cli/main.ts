@@ -7,11 +7,16 @@ import { statusCommand } from "./commands/Status.js"
 import { summaryCommand } from "./commands/Summary.js"
 import { transactionsCommand } from "./commands/Transactions.js"
 import { walletCommand } from "./commands/Wallet.js"
+import { approveCommand, rejectCommand } from "./commands/Approve.js"
+import { batchesCommand } from "./commands/Batches.js"
+import { reconcileCommand } from "./commands/Reconcile.js"
+import { resumeCommand } from "./commands/Resume.js"
+import { watchCommand } from "./commands/Watch.js"
 import { report, teardown } from "./Failure.js"
 
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
-  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand])
+  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand])
 )
 
 const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })

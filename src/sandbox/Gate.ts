@@ -107,13 +107,14 @@ export const gate =
       if (!path.startsWith("/v1/")) return yield* app
       const faults = ctx.faults
       count(faults.counters, "requests")
+      const endpoint = endpointOf(request.method, path)
+      if (endpoint !== undefined) count(faults.counters, `${endpoint}.requests`)
       const realNow = yield* Clock.currentTimeMillis
       const retryAfter = takeToken(faults, realNow)
       if (retryAfter !== undefined) {
         count(faults.counters, "rate_limited")
         return yield* tooMany(faults, "*", retryAfter, realNow)
       }
-      const endpoint = endpointOf(request.method, path)
       if (endpoint === undefined) return yield* app
       const burst = yield* inBurst(faults, endpoint)
       if (burst !== undefined) return yield* tooMany(faults, endpoint, burst, realNow)

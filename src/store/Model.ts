@@ -132,7 +132,7 @@ export interface Transition {
 
 export type ClaimSelection =
   | { readonly idxs: ReadonlyArray<number> }
-  | { readonly limit: number; readonly currency?: string }
+  | { readonly limit: number; readonly currency?: string; readonly excludeOperators?: ReadonlyArray<string> }
 
 export interface Page {
   readonly afterIdx?: number

@@ -16,7 +16,7 @@ import {
   ROW_COLUMNS
 } from "./Queries.js"
 import { catchSql, type WriteTransaction } from "./Transaction.js"
-import { applyTransition } from "./Transitions.js"
+import { applyTransitions } from "./Transitions.js"
 
 const IN_CHUNK = 500
 const PAGE = 1_000
@@ -62,6 +62,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
           : [sql`idx IN (
               SELECT idx FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = 'validated'
                 ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
+                ${(selection.excludeOperators ?? []).length === 0 ? sql`` : sql`AND operator NOT IN ${sql.in(selection.excludeOperators ?? [])}`}
               ORDER BY idx LIMIT ${Math.max(0, selection.limit)})`]
         return moveRows(accountId, batchId, move, which, now)
       })
@@ -90,7 +91,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   const recordTransitions: StateStoreShape["recordTransitions"] = (accountId, batchId, transitions) =>
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.forEach(transitions, (t) => applyTransition(sql, accountId, batchId, t, now))
+        applyTransitions(sql, accountId, batchId, transitions, now)
       )
     ).pipe(Effect.withSpan("StateStore.recordTransitions"))
 

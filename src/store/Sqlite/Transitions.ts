@@ -4,7 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { StoreError, type Transition } from "../Model.js"
 import { canMove, isFinal, predecessors, RowState } from "../RowState.js"
-import { insertEvents } from "./Queries.js"
+import { type EventInput, insertEvents } from "./Queries.js"
 
 const Current = Schema.Struct({
   state: RowState,
@@ -59,4 +59,75 @@ export const applyTransition = (
       { accountId, batchId, idx: t.idx, at, from: row.state, to: t.to, source: t.source, detail: t.detail ?? null }
     ])
     return true
+  })
+
+const CurrentWithIdx = Schema.Struct({ idx: Schema.Number, ...Current.fields })
+const decodeCurrentWithIdx = (rows: ReadonlyArray<unknown>) =>
+  Effect.orDie(Schema.decodeUnknown(Schema.Array(CurrentWithIdx))(rows))
+
+const GROUP_READ = 500
+
+/**
+ * `applyTransition` for many rows at once, with the same result: the rows are read in one query per
+ * 500 and their events written in one insert, so a group costs one UPDATE per row rather than three
+ * statements. Transitions of the same row apply in order, each seeing the one before.
+ */
+export const applyTransitions = (
+  sql: SqlClient.SqlClient,
+  accountId: string,
+  batchId: string,
+  transitions: ReadonlyArray<Transition>,
+  now: number
+): Effect.Effect<ReadonlyArray<boolean>, StoreError | SqlError> =>
+  Effect.gen(function* () {
+    const idxs = [...new Set(transitions.map((t) => t.idx))]
+    const current = new Map<number, typeof Current.Type>()
+    for (let i = 0; i < idxs.length; i += GROUP_READ) {
+      const found = yield* sql`SELECT idx, state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at
+        FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx IN ${sql.in(idxs.slice(i, i + GROUP_READ))}`.pipe(
+        Effect.flatMap(decodeCurrentWithIdx)
+      )
+      for (const { idx, ...row } of found) current.set(idx, row)
+    }
+    const events: Array<EventInput> = []
+    const applied: Array<boolean> = []
+    for (const t of transitions) {
+      const row = current.get(t.idx)
+      if (row === undefined) {
+        return yield* new StoreError({ reason: "NotFound", message: `no row ${t.idx} in batch ${batchId}` })
+      }
+      if (!allowedFrom(t).includes(row.state)) {
+        applied.push(false)
+        continue
+      }
+      const at = t.at === undefined ? now : DateTime.toEpochMillis(t.at)
+      const reference = row.reference ?? t.reference ?? null
+      const resend = t.to === "submitting"
+      const next = {
+        state: t.to,
+        reference,
+        feeMinor: t.feeMinor ?? row.feeMinor,
+        error: t.error ?? (t.to === "completed" ? null : row.error),
+        attempts: resend ? row.attempts + 1 : row.attempts,
+        intentAt: resend ? at : row.intentAt,
+        submittedAt: row.submittedAt ?? (reference === null ? null : at),
+        finalAt: row.finalAt ?? (isFinal(t.to) ? at : null)
+      }
+      yield* sql`UPDATE rows SET
+          state = ${next.state},
+          reference = ${next.reference},
+          fee_minor = ${next.feeMinor},
+          error = ${next.error},
+          attempts = ${next.attempts},
+          intent_at = ${next.intentAt},
+          submitted_at = ${next.submittedAt},
+          final_at = ${next.finalAt},
+          updated_at = ${at}
+        WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${t.idx}`
+      current.set(t.idx, next)
+      events.push({ accountId, batchId, idx: t.idx, at, from: row.state, to: t.to, source: t.source, detail: t.detail ?? null })
+      applied.push(true)
+    }
+    yield* insertEvents(sql, events)
+    return applied
   })

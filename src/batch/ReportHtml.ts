@@ -1,0 +1,108 @@
+/** The report as one self-contained HTML page: inline CSS and SVG, no script, no external asset. */
+import type { ReportData } from "./Report.ts"
+
+const esc = (value: unknown): string =>
+  String(value).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c)
+
+const COLORS: Readonly<Record<string, string>> = {
+  completed: "#2e9d5b",
+  failed: "#d64545",
+  cancelled: "#e08a3c",
+  expired: "#b5773a",
+  refunded: "#8e5cc2",
+  rejected: "#7a7a7a",
+  skipped: "#a0a0a0",
+  unknown: "#c23c8a",
+  pending: "#3c7fd6",
+  processing: "#5a9be0",
+  submitted: "#7fb2ea",
+  submitting: "#9cc4ef",
+  validated: "#c9d6e3"
+}
+
+const bars = (items: ReadonlyArray<{ label: string; value: number; color: string; attrs: string }>, unit = "") => {
+  const max = Math.max(1, ...items.map((i) => i.value))
+  const height = items.length * 30 + 10
+  const rows = items.map((item, i) => {
+    const width = Math.round((item.value / max) * 300)
+    const y = i * 30 + 5
+    return `<g ${item.attrs}><text x="0" y="${y + 17}" class="lbl">${esc(item.label)}</text>` +
+      `<rect x="130" y="${y}" width="${Math.max(width, 1)}" height="22" rx="3" fill="${item.color}"></rect>` +
+      `<text x="${138 + width}" y="${y + 17}" class="val">${esc(item.value)}${unit}</text></g>`
+  })
+  return `<svg class="chart" viewBox="0 0 520 ${height}" width="520" height="${height}" role="img">${rows.join("")}</svg>`
+}
+
+const BINS: ReadonlyArray<readonly [string, number]> = [
+  ["< 10 s", 10], ["10-30 s", 30], ["30 s-1 min", 60], ["1-5 min", 300], ["5-30 min", 1800], ["30 min-2 h", 7200], ["2-6 h", 21600], ["> 6 h", Infinity]
+]
+
+const quantile = (sorted: ReadonlyArray<number>, q: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+
+const seconds = (s: number) => (s < 120 ? `${s.toFixed(1)} s` : s < 7200 ? `${(s / 60).toFixed(1)} min` : `${(s / 3600).toFixed(1)} h`)
+
+const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>, attrs = "") =>
+  `<table ${attrs}><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>` +
+  (rows.length === 0 ? `<tr><td colspan="${head.length}" class="none">none</td></tr>` : rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")) +
+  `</tbody></table>`
+
+const CSS = `body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f6f9;color:#1d2733}
+header{background:#1d2733;color:#fff;padding:20px 32px}header h1{margin:0 0 4px;font-size:22px}header p{margin:0;opacity:.8}
+main{padding:20px 32px;display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:20px}
+section{background:#fff;border-radius:8px;padding:16px 20px;box-shadow:0 1px 3px rgba(0,0,0,.08)}section.wide{grid-column:1/-1}
+h2{font-size:16px;margin:0 0 12px}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #e3e8ee}
+th{font-weight:600;color:#4a5a6a;font-size:13px}td.none{color:#8a96a3;font-style:italic}.big{font-size:28px;font-weight:700}
+.cards{display:flex;gap:16px;flex-wrap:wrap}.card{background:#f4f6f9;border-radius:6px;padding:10px 16px;min-width:120px}
+.card span{display:block;color:#4a5a6a;font-size:13px}.chart .lbl{font-size:13px;fill:#1d2733}.chart .val{font-size:13px;fill:#4a5a6a}
+.paused{background:#fff3cd;color:#6b4e00;padding:10px 32px;margin:0}`
+
+export const renderReport = (data: ReportData): string => {
+  const s = data.summary
+  const counts = Object.entries(s.counts).filter(([, n]) => n > 0).sort(([, a], [, b]) => b - a)
+  const total = s.total_rows ?? counts.reduce((a, [, n]) => a + n, 0)
+  const sorted = [...data.timesToFinal].sort((a, b) => a - b)
+  const histogram = BINS.map(([label, upper], i) => ({
+    label,
+    value: sorted.filter((t) => t < upper && (i === 0 || t >= BINS[i - 1][1])).length,
+    color: "#3c7fd6",
+    attrs: `data-bin="${esc(label)}"`
+  }))
+  const cards = [["rows", total], ...counts.slice(0, 5)].map(
+    ([label, n]) => `<div class="card" data-card="${esc(label)}"><span>${esc(label)}</span><b class="big">${esc(n)}</b></div>`
+  )
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Payout report ${esc(s.batch_id)}</title><style>${CSS}</style></head><body>
+<header><h1>Payout report: ${esc(s.file.split(/[\\/]/).pop() ?? s.file)}</h1>
+<p>batch <span data-field="batch_id">${esc(s.batch_id)}</span> &middot; <span data-field="outcome">${esc(s.outcome)}</span> &middot; ${esc(s.started_at ?? "")} to ${esc(s.finished_at ?? "")} &middot; exit ${esc(s.exit_code)}</p></header>
+${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: ${esc(s.paused)}</p>`}
+<main>
+<section class="wide"><div class="cards">${cards.join("")}</div></section>
+<section><h2>Totals per currency</h2>${table(
+    ["currency", "rows", "amount", "completed", "fees"],
+    Object.entries(s.totals).map(([c, t]) => [c, t.rows, t.amount, t.completed_amount, t.fees]),
+    `data-table="totals"`
+  )}</section>
+<section><h2>Status breakdown</h2>${bars(counts.map(([status, n]) => ({ label: status, value: n, color: COLORS[status] ?? "#888", attrs: `data-status="${esc(status)}" data-count="${n}"` })))}</section>
+<section><h2>Success rate per operator</h2>${bars(
+    data.operators.map((o) => {
+      const settled = o.completed + o.failed
+      const rate = settled === 0 ? 0 : Math.round((o.completed / settled) * 100)
+      return { label: o.operator, value: rate, color: rate >= 90 ? "#2e9d5b" : rate >= 50 ? "#e0b03c" : "#d64545", attrs: `data-operator="${esc(o.operator)}" data-rate="${rate}"` }
+    }),
+    "%"
+  )}${table(["operator", "sent", "completed", "failed"], data.operators.map((o) => [o.operator, o.sent, o.completed, o.failed]), `data-table="operators"`)}</section>
+<section><h2>Time to final status</h2><p>median <b data-field="median">${seconds(quantile(sorted, 0.5))}</b> &middot; 90th percentile <b>${seconds(quantile(sorted, 0.9))}</b> &middot; ${sorted.length} rows</p>${bars(histogram)}</section>
+<section class="wide"><h2>Failed rows (${data.failedTotal}${data.failedTotal > data.failed.length ? `, first ${data.failed.length} shown` : ""})</h2>${table(
+    ["line", "id", "operator", "amount", "phone", "status", "error"],
+    data.failed.map((r) => [r.line, r.id, r.operator, r.amount, r.phone, r.status, r.error]),
+    `data-table="failed"`
+  )}</section>
+<section class="wide"><h2>Stuck rows (${s.stuck.length})</h2>${table(
+    ["line", "id", "operator", "status", "reference", "since"],
+    s.stuck.map((r) => [r.line, r.id ?? "", r.operator, r.status, r.reference ?? "", r.since]),
+    `data-table="stuck"`
+  )}</section>
+</main></body></html>
+`
+}

@@ -1,0 +1,64 @@
+/**
+ * Settings shared by the job-folder commands (watch, approve, reject, resume, batches, reconcile):
+ * the jobs folder, the state store inside it unless told otherwise, the account, a batch by id prefix.
+ */
+import { Args, Options } from "@effect/cli"
+import { Config, Effect, Option } from "effect"
+import { userInfo } from "node:os"
+import { accountId } from "../api/ClientConfig.ts"
+import { defaultStateFile } from "../jobs/JobFolder.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { UsageError } from "./Errors.ts"
+import { checkBaseUrl, type ConnectionOptions, required } from "./Settings.ts"
+
+export const jobsOption = Options.directory("jobs").pipe(
+  Options.withDescription("The job folder (default: jobs)."),
+  Options.withDefault("jobs")
+)
+
+/** `--state`, else `PAYOUTS_STATE`, else `<jobs>/.state/payouts.db`. */
+export const jobsStateOption = Options.text("state").pipe(
+  Options.withPseudoName("FILE"),
+  Options.withDescription("State store file (SQLite); default <jobs folder>/.state/payouts.db. Environment: PAYOUTS_STATE."),
+  Options.withFallbackConfig(Config.string("PAYOUTS_STATE")),
+  Options.optional
+)
+
+export const stateFileFor = (jobs: string, state: Option.Option<string>) =>
+  Option.getOrElse(Option.filter(state, (s) => s.trim() !== ""), () => defaultStateFile(jobs))
+
+export const batchArg = Args.text({ name: "BATCH" }).pipe(Args.withDescription("The batch id (or its first characters, at least 4)."))
+
+export const byOption = Options.text("by").pipe(
+  Options.withDescription("Who decides (recorded); default: the current user."),
+  Options.optional
+)
+
+export const whoIs = (by: Option.Option<string>) =>
+  Option.getOrElse(by, () => {
+    try {
+      return userInfo().username
+    } catch {
+      return "unknown"
+    }
+  })
+
+/** The account the store scopes batches by: base URL and API key (the secret is not needed). */
+export const accountOf = (connection: ConnectionOptions) =>
+  Effect.gen(function* () {
+    const baseUrl = yield* required(connection.baseUrl, "PAYOUTS_BASE_URL", "base-url").pipe(Effect.flatMap(checkBaseUrl))
+    const apiKey = yield* required(connection.apiKey, "PAYOUTS_API_KEY", "api-key")
+    return accountId(baseUrl, apiKey)
+  })
+
+/** The one batch of the account whose id starts with `id`. */
+export const findBatch = (account: string, id: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const prefix = id.trim().toLowerCase()
+    if (prefix.length < 4) return yield* new UsageError({ reason: `batch id "${id}" is too short: give at least 4 characters` })
+    const found = (yield* store.listBatches(account)).filter((b) => b.batchId.startsWith(prefix))
+    if (found.length === 0) return yield* new UsageError({ reason: `no batch ${id} in this account's state store` })
+    if (found.length > 1) return yield* new UsageError({ reason: `"${id}" matches ${found.length} batches: give more of the id` })
+    return found[0]
+  })

@@ -1,0 +1,66 @@
+/** `payouts batches`: the account's batches in the state store, with their state and counts. */
+import { Command } from "@effect/cli"
+import { Console, DateTime, Effect } from "effect"
+import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { accountOf, jobsOption, jobsStateOption, stateFileFor } from "../Jobs.ts"
+import { jsonOption, printJson } from "../Output.ts"
+import { connectionOptions } from "../Settings.ts"
+import { type Column, renderTable } from "../Table.ts"
+
+const PENDING = ["submitting", "submitted", "pending", "processing"] as const
+const FAILED = ["failed", "cancelled", "expired", "refunded"] as const
+
+export const batchesCommand = Command.make(
+  "batches",
+  { jobs: jobsOption, state: jobsStateOption, connection: connectionOptions, json: jsonOption },
+  ({ connection, jobs, json, state }) =>
+    Effect.gen(function* () {
+      const store = yield* StateStore
+      const account = yield* accountOf(connection)
+      const batches = yield* store.listBatches(account)
+      const views = batches.map((b) => {
+        const c = b.counts
+        const sum = (states: ReadonlyArray<keyof typeof c>) => states.reduce((n, s) => n + c[s], 0)
+        return {
+          batch_id: b.batchId,
+          file: b.fileName,
+          state: b.state,
+          created_at: DateTime.formatIso(b.createdAt),
+          rows: b.total,
+          completed: c.completed,
+          failed: sum(FAILED),
+          pending: sum(PENDING),
+          unknown: c.unknown,
+          waiting: c.validated,
+          skipped: c.skipped,
+          rejected: c.rejected,
+          ...(b.pauseReason === null ? {} : { pause_reason: b.pauseReason })
+        }
+      })
+      if (json) return yield* printJson(views)
+      if (views.length === 0) return yield* Console.log("No batches in this account's state store.")
+      type View = (typeof views)[number]
+      const col = (header: string, value: (v: View) => unknown, align: "left" | "right" = "right"): Column<View> => ({ header, value: (v) => String(value(v)), align })
+      yield* Console.log(
+        renderTable(
+          [
+            col("batch", (v) => v.batch_id, "left"),
+            col("file", (v) => v.file, "left"),
+            col("state", (v) => v.state, "left"),
+            col("created", (v) => v.created_at.slice(0, 19), "left"),
+            col("rows", (v) => v.rows),
+            col("completed", (v) => v.completed),
+            col("failed", (v) => v.failed),
+            col("pending", (v) => v.pending),
+            col("unknown", (v) => v.unknown),
+            col("waiting", (v) => v.waiting),
+            col("skipped", (v) => v.skipped),
+            col("rejected", (v) => v.rejected)
+          ],
+          views
+        )
+      )
+      for (const v of views) if (v.pause_reason !== undefined) yield* Console.log(`${v.batch_id} paused: ${v.pause_reason} (payouts resume ${v.batch_id})`)
+    }).pipe(Effect.provide(SqliteStateStore.layer({ filename: stateFileFor(jobs, state) })))
+).pipe(Command.withDescription("List the account's batches with their state and row counts."))

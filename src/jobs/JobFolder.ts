@@ -1,0 +1,102 @@
+/**
+ * The job folder's layout and its moves. A batch file travels with its outputs (ledger, summary,
+ * report, errors, approval) under one stem; every move is a rename, atomic within the folder's disk.
+ */
+import { FileSystem } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { basename, join } from "node:path"
+
+export interface JobFolder {
+  readonly root: string
+  readonly processing: string
+  readonly done: string
+  readonly rejected: string
+  readonly awaiting: string
+  readonly examples: string
+}
+
+export const jobFolder = (root: string): JobFolder => ({
+  root,
+  processing: join(root, "processing"),
+  done: join(root, "done"),
+  rejected: join(root, "rejected"),
+  awaiting: join(root, "awaiting-approval"),
+  examples: join(root, "examples")
+})
+
+/** Where the state store lives unless told otherwise. */
+export const defaultStateFile = (root: string) => join(root, ".state", "payouts.db")
+
+export const ensureFolders = (folder: JobFolder) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    Effect.forEach([folder.processing, folder.done, folder.rejected, folder.awaiting], (dir) => fs.makeDirectory(dir, { recursive: true }), {
+      discard: true
+    })
+  )
+
+/** A batch file: `*.csv`, not hidden. `*.part` (still being written) and anything else never match. */
+export const isBatchFile = (name: string) => !name.startsWith(".") && name.toLowerCase().endsWith(".csv")
+
+export const stemOf = (name: string) => basename(name).replace(/\.csv$/i, "")
+
+export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json"] as const
+
+/** The batch files (not outputs) directly in `dir`, in name order. */
+export const batchFilesIn = (dir: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const names = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed((): Array<string> => []))
+    return names.filter((n) => isBatchFile(n) && !OUTPUT_SUFFIXES.some((s) => n.endsWith(s))).sort()
+  })
+
+const exists = (fs: FileSystem.FileSystem, path: string) => fs.exists(path).pipe(Effect.orElseSucceed(() => false))
+
+/** A stem free in every folder of `dirs`: `name`, then `name-2`, `name-3`, ... */
+export const freeStem = (stem: string, dirs: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? stem : `${stem}-${n}`
+      const taken = yield* Effect.forEach(dirs, (dir) =>
+        Effect.map(
+          Effect.all([`.csv`, ...OUTPUT_SUFFIXES].map((s) => exists(fs, join(dir, candidate + s)))),
+          (found) => found.some(Boolean)
+        )
+      )
+      if (!taken.some(Boolean)) return candidate
+    }
+  })
+
+/**
+ * Claims `root/name` by renaming it into `processing/` (a stem free in every folder, so later moves
+ * never collide). None when another process took it first.
+ */
+export const claim = (folder: JobFolder, name: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const stem = yield* freeStem(stemOf(name), [folder.processing, folder.done, folder.rejected, folder.awaiting])
+    const target = join(folder.processing, `${stem}.csv`)
+    if (yield* exists(fs, target)) return Option.none<string>()
+    return yield* fs.rename(join(folder.root, name), target).pipe(
+      Effect.as(Option.some(target)),
+      Effect.orElseSucceed(() => Option.none<string>())
+    )
+  })
+
+/** Moves a batch file and every output beside it to `toDir`; returns the batch file's new path. */
+export const moveBatch = (csvPath: string, fromDir: string, toDir: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.makeDirectory(toDir, { recursive: true })
+    const stem = stemOf(csvPath)
+    const target = yield* freeStem(stem, [toDir])
+    for (const suffix of [...OUTPUT_SUFFIXES, ".csv"]) {
+      const from = join(fromDir, stem + suffix)
+      if (yield* exists(fs, from)) yield* fs.rename(from, join(toDir, target + suffix))
+    }
+    return join(toDir, `${target}.csv`)
+  })
+
+/** The path of one output of the batch file `csvPath`. */
+export const outputOf = (csvPath: string, suffix: (typeof OUTPUT_SUFFIXES)[number], dir?: string) =>
+  join(dir ?? join(csvPath, ".."), stemOf(csvPath) + suffix)

@@ -1,0 +1,159 @@
+/**
+ * `payouts watch`: each pass resumes what is in `processing/` and claims the complete files dropped
+ * in the folder (at scheduled times only, with `--schedule`). Jobs run concurrently, one batch per
+ * currency wallet at a time; an interruption (SIGTERM) lets each running batch finish its requests
+ * in flight and persist, leaving its file in `processing/` for the next start.
+ */
+import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref } from "effect"
+import { join } from "node:path"
+import { makeArrivals } from "./Arrivals.ts"
+import type { CronGate } from "./CronGate.ts"
+import { makeHealth } from "./Health.ts"
+import { type JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
+import { batchFilesIn, claim, ensureFolders } from "./JobFolder.ts"
+import { scanFile } from "./Scan.ts"
+
+export interface WatchSettings extends JobSettings {
+  readonly settleMs: number
+  /** A file whose run ended incomplete is tried again after this long. */
+  readonly retryEvery: Duration.Duration
+  /** Process what is waiting (ignoring any schedule) and return. */
+  readonly once: boolean
+  readonly schedule?: CronGate
+}
+
+
+export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>) =>
+  Effect.gen(function* () {
+    const { folder } = settings
+    const arrivals = yield* makeArrivals(settings.settleMs)
+    const jobs = yield* FiberSet.make<void, never>()
+    const health = yield* makeHealth
+    const running = new Set<string>()
+    const retryAt = new Map<string, number>()
+    const held = new Map<string, string>()
+    const locks = new Map<string, Effect.Semaphore>()
+
+    const lock = (currency: string) => {
+      const found = locks.get(currency)
+      if (found !== undefined) return found
+      const made = Effect.unsafeMakeSemaphore(1)
+      locks.set(currency, made)
+      return made
+    }
+
+    /** Holds the wallets of every currency of the batch (in a fixed order: no deadlock). */
+    const exclusive = <A, E2, R2>(currencies: ReadonlyArray<string>, effect: Effect.Effect<A, E2, R2>) =>
+      [...currencies].sort().reduceRight((inner, currency) => lock(currency).withPermits(1)(inner), effect)
+
+    const count = (outcome: JobOutcome) =>
+      Ref.update(health, (h) => ({
+        ...h,
+        done: h.done + (outcome._tag === "Done" ? 1 : 0),
+        rejected: h.rejected + (outcome._tag === "Rejected" ? 1 : 0),
+        awaitingApproval: h.awaitingApproval + (outcome._tag === "Awaiting" ? 1 : 0),
+        incomplete: h.incomplete + (outcome._tag === "Incomplete" ? 1 : 0)
+      }))
+
+    const report = (csv: string, outcome: JobOutcome) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        switch (outcome._tag) {
+          case "Done":
+            return yield* Effect.logInfo(`done (exit ${outcome.exitCode}): ${outcome.file}`)
+          case "Rejected":
+            return yield* Effect.logWarning(`rejected (${outcome.outcome}): ${outcome.file}`)
+          case "Awaiting":
+            return yield* Effect.logInfo(`awaiting approval: ${outcome.file}; approve with: payouts approve ${outcome.batchId}`)
+          case "Held":
+            if (held.get(csv) !== outcome.reason) yield* Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}`)
+            held.set(csv, outcome.reason)
+            retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
+            return
+          case "Incomplete":
+            retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
+            return yield* Effect.logWarning(`incomplete (exit ${outcome.exitCode}, ${outcome.outcome}): kept in processing/, tried again later`)
+        }
+      })
+
+    const handle = (csv: string) =>
+      Effect.gen(function* () {
+        const plan = yield* scanFile(csv, settings.feePercent)
+        const outcome = yield* exclusive(plan.currencies, processJob(settings, run, csv))
+        if (outcome._tag !== "Held") held.delete(csv)
+        yield* count(outcome)
+        yield* report(csv, outcome)
+      }).pipe(
+        Effect.annotateLogs({ job: csv }),
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.interrupt
+            : Effect.zipRight(
+                Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => retryAt.set(csv, now + Duration.toMillis(settings.retryEvery)))),
+                Effect.logError(`job failed, kept in processing/: ${Cause.pretty(cause)}`).pipe(Effect.annotateLogs({ job: csv }))
+              )
+        ),
+        Effect.ensuring(Effect.sync(() => running.delete(csv))),
+        Effect.catchAllCause(() => Effect.void)
+      )
+
+    const start = (csv: string) =>
+      Effect.gen(function* () {
+        if (running.has(csv)) return
+        running.add(csv)
+        yield* FiberSet.run(jobs, handle(csv))
+      })
+
+    /** One pass over the folder: resume processing/, claim what is ready (when the schedule allows). */
+    const scan = Effect.gen(function* () {
+      yield* ensureFolders(folder)
+      const now = yield* Clock.currentTimeMillis
+      for (const name of yield* batchFilesIn(folder.processing)) {
+        const csv = join(folder.processing, name)
+        if (!settings.once && (retryAt.get(csv) ?? 0) > now) continue
+        yield* start(csv)
+      }
+      const { ready, waiting } = yield* arrivals.ready(folder.root)
+      const open = settings.once || settings.schedule === undefined || (yield* settings.schedule.due)
+      let claimed = 0
+      if (open) {
+        for (const name of ready) {
+          const target = yield* claim(folder, name)
+          if (Option.isNone(target)) continue
+          claimed += 1
+          yield* Effect.logInfo(`claimed ${name} -> ${target.value}`)
+          yield* start(target.value)
+        }
+      }
+      const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
+      yield* Ref.update(health, (h) => ({
+        ...h,
+        lastScanAt: now,
+        waiting: waiting + ready.length - claimed,
+        running: running.size,
+        held: held.size,
+        nextScheduledAt
+      }))
+    })
+
+    return {
+      scan,
+      /** Resolves when no job is running. */
+      idle: FiberSet.awaitEmpty(jobs),
+      health,
+      /** Files still in processing/ (incomplete, paused or failed). */
+      leftInProcessing: Effect.map(batchFilesIn(folder.processing), (names) => names.length)
+    } as const
+  })
+
+/** The daemon: a scan every `every`, forever (until interrupted). */
+export const watchForever = <E, R>(watcher: { readonly scan: Effect.Effect<void, E, R> }, every: Duration.Duration) =>
+  watcher.scan.pipe(
+    Effect.catchAllCause((cause) => Effect.logError(`scan failed: ${Cause.pretty(cause)}`)),
+    Effect.zipRight(Effect.sleep(every)),
+    Effect.forever
+  )
+
+/** `--once`: one pass, then wait for every job it started. */
+export const watchOnce = <E, R>(watcher: { readonly scan: Effect.Effect<void, E, R>; readonly idle: Effect.Effect<void> }) =>
+  Effect.zipRight(watcher.scan, watcher.idle)

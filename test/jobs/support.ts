@@ -1,0 +1,77 @@
+/** Harness for the job folder: a watcher in this process over a real sandbox, SQLite and files. */
+import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { PaymentClient } from "../../src/api/Client.ts"
+import { accountId, PaymentClientConfig } from "../../src/api/ClientConfig.ts"
+import { RequestGate } from "../../src/api/RequestGate.ts"
+import { type RunRequest, runBatch } from "../../src/batch/Runner.ts"
+import type { CronGate } from "../../src/jobs/CronGate.ts"
+import { jobFolder } from "../../src/jobs/JobFolder.ts"
+import { makeWatcher } from "../../src/jobs/Watcher.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { type Sandbox, settings } from "../orchestrator/support.ts"
+
+export const layersFor = (sandbox: Sandbox, state: string) => {
+  const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) }
+  const client = PaymentClient.Default.pipe(
+    Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" } })),
+    Layer.provide(RequestGate.Default),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+  return Layer.mergeAll(client, SqliteStateStore.layer({ filename: state }), NodeContext.layer)
+}
+
+export const accountOf = (sandbox: Sandbox) => accountId(sandbox.baseUrl, Redacted.make(sandbox.key))
+
+export interface WatchSetup {
+  readonly root: string
+  readonly requireApproval?: boolean
+  readonly settleMs?: number
+  readonly once?: boolean
+  readonly schedule?: CronGate
+  readonly request?: Partial<Omit<RunRequest, "file" | "dryRun">>
+}
+
+export const requestFor = (sandbox: Sandbox, over: Partial<Omit<RunRequest, "file" | "dryRun">> = {}): Omit<RunRequest, "file" | "dryRun"> => ({
+  accountId: accountOf(sandbox),
+  settings: settings(),
+  skipInvalid: false,
+  allowRepeats: false,
+  repeatWindow: Duration.hours(24),
+  ledgerEvery: Duration.seconds(1),
+  progressEvery: Duration.hours(1),
+  ...over
+})
+
+/** A watcher on `root` whose jobs run against the sandbox (provide `layersFor`). */
+export const watcherFor = (sandbox: Sandbox, setup: WatchSetup) => {
+  mkdirSync(setup.root, { recursive: true })
+  const base = requestFor(sandbox, setup.request)
+  return makeWatcher(
+    {
+      accountId: base.accountId,
+      folder: jobFolder(setup.root),
+      requireApproval: setup.requireApproval ?? false,
+      feePercent: 2,
+      settleMs: setup.settleMs ?? 0,
+      retryEvery: Duration.millis(200),
+      once: setup.once ?? false,
+      ...(setup.schedule === undefined ? {} : { schedule: setup.schedule })
+    },
+    (file, dryRun) => runBatch({ ...base, file, dryRun })
+  )
+}
+
+export const refund = (sandbox: Sandbox, reference: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${sandbox.origin}/__sandbox/refund`, {
+      method: "POST",
+      headers: { "X-API-Key": sandbox.key, "X-API-Secret": sandbox.secret, Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify({ reference })
+    })
+    return { status: response.status, body: await response.text() }
+  })
+
+export const stateIn = (root: string) => join(root, ".state", "payouts.db")

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { admin, countByToken, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { layersFor, stateIn, watcherFor } from "./support.ts"
+
+const sellers = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(i) }))
+
+const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])
+
+const jobsRoot = () => {
+  const root = join(tempDir("payouts-jobs-"), "jobs")
+  mkdirSync(root, { recursive: true })
+  return root
+}
+
+describe("payouts watch: the job folder", () => {
+  it.scopedLive("pays a dropped file and moves it with ledger, summary and report to done/; an invalid one goes to rejected/ with its errors", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const root = jobsRoot()
+      mkdirSync(join(root, "examples"))
+      writeCsv(root, "good.csv", sellers(5, "G"))
+      writeCsv(root, "bad.csv", [...sellers(2, "B"), { id: "X", amount: "-5", phone: ordinaryPhone(9) }])
+      writeCsv(join(root, "examples"), "sample.csv", sellers(2, "E"))
+      writeFileSync(join(root, ".hidden.csv"), "id,amount\n")
+      writeFileSync(join(root, "notes.txt"), "not a batch")
+      yield* Effect.gen(function* () {
+        const watcher = yield* watcherFor(sandbox, { root })
+        yield* watcher.scan
+        yield* watcher.idle
+      }).pipe(Effect.provide(layersFor(sandbox, stateIn(root))))
+      expect(ls(join(root, "done"))).toEqual(["good.csv", "good.ledger.csv", "good.report.html", "good.summary.json"])
+      expect(ls(join(root, "rejected"))).toEqual(["bad.csv", "bad.errors.csv", "bad.summary.json"])
+      expect(ls(join(root, "processing"))).toEqual([])
+      expect(ls(join(root, "examples"))).toEqual(["sample.csv"])
+      expect(existsSync(join(root, ".hidden.csv")) && existsSync(join(root, "notes.txt"))).toBe(true)
+      const summary = JSON.parse(readFileSync(join(root, "done", "good.summary.json"), "utf8"))
+      expect(summary.counts).toEqual({ completed: 5 })
+      expect(summary.ledger).toBe(join(root, "done", "good.ledger.csv"))
+      expect(summary.report).toBe(join(root, "done", "good.report.html"))
+      expect(readLedger(join(root, "done", "good.ledger.csv")).map((r) => r.status)).toEqual(Array(5).fill("completed"))
+      expect(readFileSync(join(root, "rejected", "bad.errors.csv"), "utf8")).toMatch(/^line,column,value,reason\n4,amount,/)
+      expect(JSON.parse(readFileSync(join(root, "rejected", "bad.summary.json"), "utf8")).errors_file).toBe(join(root, "rejected", "bad.errors.csv"))
+      expect((yield* admin(sandbox).payouts).length).toBe(5)
+    })
+  )
+
+  it.scopedLive("a half-written file is not picked up until complete: *.part until renamed, a fresh *.csv until it settles", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const root = jobsRoot()
+      yield* Effect.gen(function* () {
+        const watcher = yield* watcherFor(sandbox, { root, settleMs: 400 })
+        const part = writeCsv(root, "slow.csv.part", sellers(2, "P"))
+        const old = Date.now() / 1000 - 60
+        utimesSync(part, old, old)
+        writeFileSync(join(root, "growing.csv"), "id,amount,currency,operator,phone,name,email\n")
+        yield* watcher.scan
+        yield* watcher.idle
+        expect(ls(join(root, "processing"))).toEqual([])
+        expect(ls(root)).toContain("growing.csv")
+        // still being written: it changes between two looks
+        writeFileSync(join(root, "growing.csv"), readFileSync(writeCsv(tempDir(), "g.csv", sellers(3, "W"))))
+        yield* Effect.sleep("450 millis")
+        renameSync(part, join(root, "slow.csv"))
+        utimesSync(join(root, "slow.csv"), old, old)
+        yield* watcher.scan
+        yield* watcher.idle
+        expect(ls(join(root, "done"))).toContain("slow.csv")
+        expect(ls(root)).toContain("growing.csv")
+        yield* watcher.scan
+        yield* watcher.idle
+        expect(ls(join(root, "done"))).toContain("growing.csv")
+      }).pipe(Effect.provide(layersFor(sandbox, stateIn(root))))
+      expect(countByToken(yield* admin(sandbox).payouts).size).toBe(5)
+    })
+  )
+
+  it.scopedLive("the same content dropped twice (even under another name) is recognised and paid once", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const root = jobsRoot()
+      const source = writeCsv(tempDir(), "payroll.csv", sellers(6, "D"))
+      yield* Effect.gen(function* () {
+        const watcher = yield* watcherFor(sandbox, { root })
+        copyFileSync(source, join(root, "payroll.csv"))
+        copyFileSync(source, join(root, "payroll-copy.csv"))
+        yield* watcher.scan
+        yield* watcher.idle
+        copyFileSync(source, join(root, "payroll.csv"))
+        yield* watcher.scan
+        yield* watcher.idle
+      }).pipe(Effect.provide(layersFor(sandbox, stateIn(root))))
+      const done = ls(join(root, "done")).filter((n) => n.endsWith(".summary.json"))
+      expect(done).toEqual(["payroll-2.summary.json", "payroll-copy.summary.json", "payroll.summary.json"])
+      const ids = done.map((n) => JSON.parse(readFileSync(join(root, "done", n), "utf8")).batch_id)
+      expect(new Set(ids).size).toBe(1)
+      const counts = countByToken(yield* admin(sandbox).payouts)
+      expect(counts.size).toBe(6)
+      expect([...counts.values()].every((n) => n === 1)).toBe(true)
+    })
+  )
+})
