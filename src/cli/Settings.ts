@@ -88,7 +88,9 @@ export const stateOption = Options.text("state").pipe(
   Options.withPseudoName("FILE"),
   Options.withDescription(described("PAYOUTS_STATE", "State store file (SQLite).")),
   Options.withFallbackConfig(Config.string("PAYOUTS_STATE")),
-  Options.withDefault(DEFAULT_STATE)
+  Options.withDefault(DEFAULT_STATE),
+  // An empty PAYOUTS_STATE counts as unset, like every other setting: never a throwaway store.
+  Options.map((file) => (file.trim() === "" ? DEFAULT_STATE : file))
 )
 
 export const redirectOptions = Options.all({

@@ -15,6 +15,7 @@ import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
 import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
+import { safeguardOptions, safeguardSettings } from "../SafeguardOptions.ts"
 import { type OptionValue, printJson } from "../Output.ts"
 import { type Connection, connectionOptions, redirectOptions, resolveConnection, resolveRedirects, stateOption } from "../Settings.ts"
 
@@ -45,7 +46,8 @@ export const batchOptions = Options.all({
   onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), "abort" as const, "abort: refuse the batch; partial: pay rows in file order while they fit."),
   feeEstimate: withDefault(Options.text("fee-estimate"), "2%", "Fee estimate for the balance preflight, a percentage of each amount."),
   ledgerEvery: withDefault(durationOption("ledger-every"), Duration.seconds(15), "How often the ledger is rewritten while the run goes on."),
-  progressEvery: withDefault(durationOption("progress-every"), Duration.seconds(5), "How often progress is reported.")
+  progressEvery: withDefault(durationOption("progress-every"), Duration.seconds(5), "How often progress is reported."),
+  safeguards: safeguardOptions
 })
 
 type BatchOptions = OptionValue<typeof batchOptions>
@@ -67,7 +69,7 @@ const parseListen = (text: string) => {
 const SANDBOX_FUND = { XAF: 500_000_000, XOF: 500_000_000 }
 
 /** The embedded sandbox: fresh credentials each time, so its account never mixes with another. */
-const embeddedSandbox = (timeScale: number) =>
+export const embeddedSandbox = (timeScale: number) =>
   Effect.gen(function* () {
     const { startSandbox } = yield* Effect.promise(() => import("../../sandbox/Sandbox.ts"))
     const key = `sbx_${randomBytes(8).toString("hex")}`
@@ -76,17 +78,15 @@ const embeddedSandbox = (timeScale: number) =>
     return { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) } satisfies Connection
   })
 
-const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
+/** RunSettings and the rest of a RunRequest from the batch options (shared with `payouts watch`). */
+export const batchRequest = (args: BatchOptions, connection: Connection) =>
   Effect.gen(function* () {
     if (args.concurrency < 1) return yield* new UsageError({ reason: "--concurrency must be at least 1" })
-    yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
-    const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
     const redirects = yield* resolveRedirects(args.redirects)
-    const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
     const feePercent = yield* parsePercent(args.feeEstimate)
-    const request: RunRequest = {
+    const safeguards = yield* safeguardSettings(args.safeguards)
+    const request: Omit<RunRequest, "file" | "dryRun" | "listen"> = {
       accountId: accountId(connection.baseUrl, connection.apiKey),
-      file,
       outDir: Option.getOrUndefined(args.out),
       settings: {
         concurrency: args.concurrency,
@@ -98,23 +98,34 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
         onInsufficient: args.onInsufficient,
         callbackUrl: Option.getOrUndefined(redirects.callbackUrl),
         returnUrl: Option.getOrElse(redirects.returnUrl, () => "http://localhost/payouts/return"),
-        cancelUrl: Option.getOrElse(redirects.cancelUrl, () => "http://localhost/payouts/cancel")
+        cancelUrl: Option.getOrElse(redirects.cancelUrl, () => "http://localhost/payouts/cancel"),
+        safeguards
       },
       skipInvalid: args.skipInvalid,
       allowRepeats: args.allowRepeats,
       repeatWindow: args.repeatWindow,
-      listen: Option.getOrUndefined(listen),
       ledgerEvery: args.ledgerEvery,
-      progressEvery: args.progressEvery,
-      dryRun
+      progressEvery: args.progressEvery
     }
-    const client = PaymentClient.Default.pipe(
-      Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: args.requestTimeout })),
-      Layer.provide(RequestGate.layer(Option.match(args.rate, { onNone: () => ({}), onSome: (ratePerSecond: number) => ({ ratePerSecond }) }))),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
+    return request
+  })
+
+/** The client for a batch run: the request timeout and the shared rate ceiling from the options. */
+export const clientLayer = (connection: Connection, args: BatchOptions) =>
+  PaymentClient.Default.pipe(
+    Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: args.requestTimeout })),
+    Layer.provide(RequestGate.layer(Option.match(args.rate, { onNone: () => ({}), onSome: (ratePerSecond: number) => ({ ratePerSecond }) }))),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+
+const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
+  Effect.gen(function* () {
+    yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
+    const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
+    const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
+    const request: RunRequest = { ...(yield* batchRequest(args, connection)), file, listen: Option.getOrUndefined(listen), dryRun }
     const result = yield* runBatch(request).pipe(
-      Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: args.state })))
+      Effect.provide(Layer.merge(clientLayer(connection, args), SqliteStateStore.layer({ filename: args.state })))
     )
     const summary: Readonly<Record<string, unknown>> = result.summary
     if (args.json) yield* printJson(summary)

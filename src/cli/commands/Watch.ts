@@ -3,15 +3,9 @@
  * in src/jobs (Watcher, Job) over src/batch's runner.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Option, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
-import { PaymentClient } from "../../api/Client.ts"
-import { accountId, PaymentClientConfig } from "../../api/ClientConfig.ts"
-import { RequestGate } from "../../api/RequestGate.ts"
+import { Console, Duration, Effect, Option } from "effect"
 import { EXIT_INCOMPLETE } from "../../batch/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
-import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "../../batch/Safeguards.ts"
 import { makeCronGate } from "../../jobs/CronGate.ts"
 import { logHealth, serveHealth } from "../../jobs/Health.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
@@ -23,34 +17,11 @@ import { stateFileFor } from "../Jobs.ts"
 import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { OptionValue } from "../Output.ts"
-import { type Connection, DEFAULT_STATE, resolveConnection, resolveRedirects } from "../Settings.ts"
-import { batchOptions } from "./Run.ts"
+import { DEFAULT_STATE, resolveConnection } from "../Settings.ts"
+import { batchOptions, batchRequest, clientLayer, embeddedSandbox } from "./Run.ts"
 
 const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
   options.pipe(Options.withDescription(description), Options.withDefault(value))
-
-/** The safeguards' flags; `payouts run` can take the same. */
-export const safeguardOptions = Options.all({
-  stopMinSettled: withDefault(Options.integer("stop-min-settled"), DEFAULT_SAFEGUARDS.stopMinSettled, "Stop rule: judge the failure ratio once this many rows are settled."),
-  stopFailureRatio: withDefault(Options.text("stop-failure-ratio"), "50%", "Stop rule: pause the batch when more than this share of settled rows failed."),
-  breakerFailures: withDefault(Options.integer("breaker-failures"), DEFAULT_SAFEGUARDS.breakerFailures, "Hold an operator's rows after this many consecutive failures (0: off)."),
-  stuckAfter: withDefault(durationOption("stuck-after"), Duration.millis(DEFAULT_SAFEGUARDS.stuckAfterMs), "List sent rows without a final status after this long as stuck.")
-})
-
-const ratio = (text: string) => {
-  const value = Number(text.trim().replace(/%$/, ""))
-  return Number.isFinite(value) && value >= 0 && value <= 100
-    ? Effect.succeed(value / 100)
-    : Effect.fail(new UsageError({ reason: `--stop-failure-ratio: "${text}" is not a percentage between 0 and 100` }))
-}
-
-export const safeguardSettings = (args: OptionValue<typeof safeguardOptions>) =>
-  Effect.map(ratio(args.stopFailureRatio), (stopFailureRatio): SafeguardSettings => ({
-    stopMinSettled: args.stopMinSettled,
-    stopFailureRatio,
-    breakerFailures: args.breakerFailures,
-    stuckAfterMs: Duration.toMillis(args.stuckAfter)
-  }))
 
 const parseHostPort = (flag: string, text: string) => {
   const match = /^(.+):(\d{1,5})$/.exec(text.trim())
@@ -61,7 +32,6 @@ const parseHostPort = (flag: string, text: string) => {
 
 const watchOptions = Options.all({
   batch: batchOptions,
-  safeguards: safeguardOptions,
   once: Options.boolean("once").pipe(Options.withDescription("Process what is waiting (and in processing/), then exit: for system cron.")),
   schedule: Options.text("schedule").pipe(Options.withPseudoName("CRON"), Options.withDescription('Take waiting files only at these times, e.g. "0 2 * * 1-5".'), Options.optional),
   timezone: Options.text("timezone").pipe(Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), Options.optional),
@@ -76,51 +46,17 @@ const watchOptions = Options.all({
 
 type WatchOptions = OptionValue<typeof watchOptions>
 
-const SANDBOX_FUND = { XAF: 500_000_000, XOF: 500_000_000 }
-
-const embeddedSandbox = (timeScale: number) =>
-  Effect.gen(function* () {
-    const { startSandbox } = yield* Effect.promise(() => import("../../sandbox/Sandbox.ts"))
-    const sandbox = yield* startSandbox({ timeScale, fund: SANDBOX_FUND, key: `sbx_${randomBytes(8).toString("hex")}`, secret: randomBytes(16).toString("hex") })
-    yield* Effect.logInfo(`embedded sandbox at ${sandbox.baseUrl} (time scale ${timeScale}x): a rehearsal, no real money moves`)
-    return { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) } satisfies Connection
-  })
-
 const watch = (dir: string, args: WatchOptions) =>
   Effect.gen(function* () {
     const b = args.batch
-    if (b.concurrency < 1) return yield* new UsageError({ reason: "--concurrency must be at least 1" })
     if (Option.isSome(b.out)) return yield* new UsageError({ reason: "--out does not apply to watch: outputs travel with each file (done/, rejected/)" })
     if (Option.isSome(b.listen)) return yield* new UsageError({ reason: "--listen does not apply to watch (several batches run at once); set PAYOUTS_CALLBACK_URL or rely on polling" })
     if (args.once && Option.isSome(args.schedule)) return yield* new UsageError({ reason: "--once and --schedule exclude each other: with --once, system cron is the schedule" })
     yield* exitCodeOnInterrupt(0)
     const connection = b.sandbox ? yield* embeddedSandbox(b.timeScale) : yield* resolveConnection(b.connection)
-    const redirects = yield* resolveRedirects(b.redirects)
-    const feePercent = Number(b.feeEstimate.trim().replace(/%$/, ""))
-    if (!Number.isFinite(feePercent) || feePercent < 0 || feePercent > 100) return yield* new UsageError({ reason: `--fee-estimate: "${b.feeEstimate}" is not a percentage` })
-    const safeguards = yield* safeguardSettings(args.safeguards)
-    const account = accountId(connection.baseUrl, connection.apiKey)
-    const base: Omit<RunRequest, "file" | "dryRun"> = {
-      accountId: account,
-      settings: {
-        concurrency: b.concurrency,
-        pollIntervalMs: Duration.toMillis(b.pollInterval),
-        pollMaxMs: Duration.toMillis(b.pollMax),
-        trackTimeoutMs: Duration.toMillis(b.trackTimeout),
-        reconcileGraceMs: Duration.toMillis(b.reconcileGrace),
-        feePercent,
-        onInsufficient: b.onInsufficient,
-        callbackUrl: Option.getOrUndefined(redirects.callbackUrl),
-        returnUrl: Option.getOrElse(redirects.returnUrl, () => "http://localhost/payouts/return"),
-        cancelUrl: Option.getOrElse(redirects.cancelUrl, () => "http://localhost/payouts/cancel"),
-        safeguards
-      },
-      skipInvalid: b.skipInvalid,
-      allowRepeats: b.allowRepeats,
-      repeatWindow: b.repeatWindow,
-      ledgerEvery: b.ledgerEvery,
-      progressEvery: b.progressEvery
-    }
+    const base = yield* batchRequest(b, connection)
+    const account = base.accountId
+    const feePercent = base.settings.feePercent
     const folder = jobFolder(dir)
     const schedule = Option.isSome(args.schedule)
       ? yield* makeCronGate(args.schedule.value, Option.getOrUndefined(args.timezone)).pipe(Effect.mapError((e) => new UsageError({ reason: e.message })))
@@ -166,13 +102,6 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
   })
 
 // One client for the daemon: one shared request rate for every batch.
-const clientLayer = (connection: Connection, b: WatchOptions["batch"]) =>
-  PaymentClient.Default.pipe(
-    Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: b.requestTimeout })),
-    Layer.provide(RequestGate.layer(Option.match(b.rate, { onNone: () => ({}), onSome: (ratePerSecond: number) => ({ ratePerSecond }) }))),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
-
 export const watchCommand = Command.make(
   "watch",
   { dir: Args.directory({ name: "DIR" }).pipe(Args.withDefault("jobs")), args: watchOptions },
