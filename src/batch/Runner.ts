@@ -57,11 +57,11 @@ const loadPreflight = (ctx: RunContext) =>
     const idxs: Array<number> = []
     const amounts: Array<number> = []
     const currencies: Array<string> = []
-    yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, ["validated"]).pipe(
+    yield* store.streamPending(ctx.accountId, ctx.batchId).pipe(
       Stream.runForEach((r) =>
         Effect.sync(() => {
           idxs.push(r.idx)
-          amounts.push(r.amountMinor ?? 0)
+          amounts.push(r.amountMinor)
           currencies.push(r.currency)
         })
       )
@@ -143,6 +143,8 @@ export const runBatch = (request: RunRequest) =>
         }
         const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
 
+        // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
+        const ledgerLock = yield* Effect.makeSemaphore(1)
         const finish = (outcome: string, forced?: number) =>
           Effect.gen(function* () {
             yield* writer.flush
@@ -168,7 +170,7 @@ export const runBatch = (request: RunRequest) =>
               // A dry run leaves no trace, but never touches a batch an earlier run created.
               if (!loaded.resumed) yield* store.deleteBatch(accountId, batchId)
             } else {
-              yield* writeLedgerFromStore(paths, accountId, batchId)
+              yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
               yield* writeSummaryFile(paths, summary)
               yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
                 Effect.catchAll((e) => Console.error(`Report not written: ${String(e)}`))
@@ -239,7 +241,7 @@ export const runBatch = (request: RunRequest) =>
 
         yield* Effect.forkScoped(tracker.run)
         yield* Effect.forkScoped(reportProgress(ctx, request.progressEvery))
-        yield* writeLedgerFromStore(paths, accountId, batchId).pipe(
+        yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId)).pipe(
           Effect.ignore,
           Effect.delay(request.ledgerEvery),
           Effect.forever,
@@ -253,7 +255,9 @@ export const runBatch = (request: RunRequest) =>
             yield* submitter.submitAll
             yield* writer.flush
             const t = yield* Clock.currentTimeMillis
-            const unknown = (yield* store.countByState(accountId, batchId)).unknown - (yield* Ref.get(ctx.alarms)).size
+            // Whether more rows are unknown than under alarm, without counting a big batch every tick.
+            const alarmed = (yield* Ref.get(ctx.alarms)).size
+            const unknown = (yield* store.rowsInStates(accountId, batchId, ["unknown"], { limit: alarmed + 1 })).length - alarmed
             if (unknown > 0 && t - lastReconcile >= reconcileEvery) {
               lastReconcile = t
               const r = yield* reconciler.round

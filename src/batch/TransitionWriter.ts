@@ -3,7 +3,7 @@
  * rows, so durability does not serialise the run. Losing a queued update in a crash is safe: the
  * row stays `submitting` and is reconciled by its token; the intent itself is never queued here.
  */
-import { Deferred, Effect, Queue } from "effect"
+import { Chunk, Deferred, Duration, Effect, Queue } from "effect"
 import type { Transition } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 
@@ -18,6 +18,7 @@ export interface TransitionWriter {
 }
 
 const MAX_GROUP = 512
+const LINGER = Duration.millis(10)
 
 export const makeTransitionWriter = (accountId: string, batchId: string) =>
   Effect.gen(function* () {
@@ -29,7 +30,17 @@ export const makeTransitionWriter = (accountId: string, batchId: string) =>
         if (transitions.length > 0) yield* store.recordTransitions(accountId, batchId, transitions).pipe(Effect.orDie)
         for (const item of items) if (item._tag === "Flush") yield* Deferred.succeed(item.done, undefined)
       })
-    yield* Queue.takeBetween(queue, 1, MAX_GROUP).pipe(
+    // After the first update, wait a moment for more: answers arrive one by one, and a group of one
+    // would cost a commit (an fsync that blocks the process) per row. A flush is written at once.
+    const takeGroup = Effect.flatMap(Queue.takeBetween(queue, 1, MAX_GROUP), (first) =>
+      first.length >= MAX_GROUP || Chunk.some(first, (item) => item._tag === "Flush")
+        ? Effect.succeed(first)
+        : Effect.sleep(LINGER).pipe(
+            Effect.zipRight(Queue.takeUpTo(queue, MAX_GROUP - first.length)),
+            Effect.map((rest) => Chunk.appendAll(first, rest))
+          )
+    )
+    yield* takeGroup.pipe(
       Effect.flatMap((chunk) => writeGroup([...chunk])),
       Effect.forever,
       Effect.forkScoped

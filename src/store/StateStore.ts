@@ -18,6 +18,20 @@ import type {
 } from "./Model.js"
 import type { RowState, StateCounts } from "./RowState.js"
 
+export interface CurrencyTotal {
+  readonly currency: string
+  readonly rows: number
+  readonly amountMinor: number
+  readonly completedMinor: number
+  readonly feesMinor: number
+}
+
+export interface PendingAmount {
+  readonly idx: number
+  readonly currency: string
+  readonly amountMinor: number
+}
+
 export interface BatchSummary extends Batch {
   readonly counts: StateCounts
   readonly total: number
@@ -115,6 +129,13 @@ export interface StateStoreShape {
   /** Every row in file order, paged by idx (the ledger). */
   readonly streamRows: (accountId: string, batchId: string, pageSize?: number) => Stream.Stream<Row, StoreError>
   readonly countByState: (accountId: string, batchId: string) => Effect.Effect<StateCounts, StoreError>
+  /**
+   * Per currency, in order of first appearance: rows with an amount, their amount, the amount
+   * completed and the fees of completed or refunded rows (the summary), summed by the store.
+   */
+  readonly currencyTotals: (accountId: string, batchId: string) => Effect.Effect<ReadonlyArray<CurrencyTotal>, StoreError>
+  /** (idx, currency, amount) of the rows still `validated`, in file order (the balance preflight). */
+  readonly streamPending: (accountId: string, batchId: string) => Stream.Stream<PendingAmount, StoreError>
   /** Earliest intent among submitting and unknown rows (the reconciliation scan's from_date). */
   readonly earliestIntent: (
     accountId: string,

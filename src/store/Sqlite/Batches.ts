@@ -5,7 +5,7 @@ import { type Batch, type NewBatch, type RowInput, StoreError } from "../Model.j
 import { emptyCounts } from "../RowState.js"
 import type { BatchSummary, StateStoreShape } from "../StateStore.js"
 import { rowToken } from "../Token.js"
-import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts } from "./Queries.js"
+import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts, decodeTotals } from "./Queries.js"
 import type { WriteTransaction } from "./Transaction.js"
 import { catchSql } from "./Transaction.js"
 
@@ -109,6 +109,21 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
       WHERE account_id = ${accountId} ${batchId === undefined ? sql`` : sql`AND batch_id = ${batchId}`}
       GROUP BY batch_id, state`.pipe(Effect.flatMap(decodeCounts))
 
+  const currencyTotals: StateStoreShape["currencyTotals"] = (accountId, batchId) =>
+    catchSql(
+      sql`SELECT currency, COUNT(*) AS n, SUM(amount_minor) AS amount,
+          SUM(CASE WHEN state = 'completed' THEN amount_minor ELSE 0 END) AS completed,
+          SUM(CASE WHEN state IN ('completed', 'refunded') THEN COALESCE(fee_minor, 0) ELSE 0 END) AS fees
+        FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}
+          AND amount_minor IS NOT NULL AND currency <> ''
+        GROUP BY currency ORDER BY MIN(idx)`.pipe(Effect.flatMap(decodeTotals))
+    ).pipe(
+      Effect.map((rows) =>
+        rows.map((r) => ({ currency: r.currency, rows: r.n, amountMinor: r.amount, completedMinor: r.completed, feesMinor: r.fees }))
+      ),
+      Effect.withSpan("StateStore.currencyTotals")
+    )
+
   const countByState = Effect.fn("StateStore.countByState")(function* (accountId: string, batchId: string) {
     const counts = emptyCounts()
     for (const { n, state } of yield* catchSql(countRows(accountId, batchId))) counts[state] = n
@@ -204,6 +219,7 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
     acquireLease,
     renewLease,
     releaseLease,
-    countByState
+    countByState,
+    currencyTotals
   } satisfies Partial<StateStoreShape>
 }

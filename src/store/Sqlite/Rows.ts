@@ -10,6 +10,7 @@ import {
   decodeEarliest,
   decodeEvents,
   decodeMatches,
+  decodePending,
   decodeRows,
   EVENT_COLUMNS,
   insertEvents,
@@ -20,6 +21,8 @@ import { applyTransitions } from "./Transitions.js"
 
 const IN_CHUNK = 500
 const PAGE = 1_000
+/** Narrow rows (three columns): bigger pages. */
+const PENDING_PAGE = 10_000
 
 export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   interface Move {
@@ -128,6 +131,20 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   const streamRowsInStates: StateStoreShape["streamRowsInStates"] = (accountId, batchId, states, size = PAGE) =>
     paged((afterIdx) => rowsInStates(accountId, batchId, states, { afterIdx, limit: size }), size)
 
+  const streamPending: StateStoreShape["streamPending"] = (accountId, batchId) =>
+    Stream.paginateChunkEffect(-1, (afterIdx: number) =>
+      catchSql(
+        sql`SELECT idx, currency, amount_minor FROM rows
+          WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = 'validated' AND idx > ${afterIdx}
+          ORDER BY idx LIMIT ${PENDING_PAGE}`.pipe(Effect.flatMap(decodePending))
+      ).pipe(
+        Effect.map((rows) => [
+          Chunk.fromIterable(rows.map((r) => ({ idx: r.idx, currency: r.currency, amountMinor: r.amountMinor ?? 0 }))),
+          rows.length < PENDING_PAGE ? Option.none<number>() : Option.some(rows[rows.length - 1].idx)
+        ] as const)
+      )
+    )
+
   const streamRows: StateStoreShape["streamRows"] = (accountId, batchId, size = PAGE) =>
     paged(
       (afterIdx) => selectRows(sql`account_id = ${accountId} AND batch_id = ${batchId} AND idx > ${afterIdx}`, size),
@@ -151,8 +168,11 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   ) =>
     catchSql(
       Effect.forEach(chunksOf([...new Set(keys)], IN_CHUNK), (chunk) =>
+        // INDEXED BY: left to itself, SQLite walks every row of the account in primary-key order to
+        // skip the sort, one full scan per chunk of keys (quadratic over a big intake).
         sql`SELECT r.${sql.literal(column)} AS key, r.batch_id, b.file_name, r.idx, r.line, r.state
-          FROM rows r JOIN batches b ON b.account_id = r.account_id AND b.batch_id = r.batch_id
+          FROM rows r INDEXED BY ${sql.literal(column === "row_id" ? "rows_by_row_id" : "rows_by_repeat_key")}
+          JOIN batches b ON b.account_id = r.account_id AND b.batch_id = r.batch_id
           WHERE r.account_id = ${accountId} AND r.${sql.literal(column)} IN ${sql.in(chunk)}
             AND r.batch_id <> ${excludeBatchId} AND r.state <> 'rejected' ${extra}
           ORDER BY r.batch_id, r.idx`.pipe(Effect.flatMap(decodeMatches))
@@ -191,6 +211,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
     rowsInStates,
     streamRowsInStates,
     streamRows,
+    streamPending,
     earliestIntent,
     findRowByReference: (accountId: string, reference: string) =>
       firstRow(sql`account_id = ${accountId} AND reference = ${reference}`),

@@ -1,0 +1,111 @@
+/** One `payouts run` in this process (as the CLI wires it), against a sandbox process; timings read from the store. */
+import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { DateTime, Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { PaymentClient } from "../../src/api/Client.ts"
+import { accountId, PaymentClientConfig } from "../../src/api/ClientConfig.ts"
+import { RequestGate } from "../../src/api/RequestGate.ts"
+import type { RunSettings } from "../../src/batch/RunContext.ts"
+import { runBatch } from "../../src/batch/Runner.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { StateStore } from "../../src/store/StateStore.ts"
+import type { SandboxProcess } from "./sandbox.ts"
+
+export interface OrchestratorRun {
+  readonly sandbox: SandboxProcess
+  readonly file: string
+  readonly state: string
+  readonly outDir: string
+  readonly settings?: Partial<RunSettings>
+  /** Requests per second given to us; undefined = adaptive. */
+  readonly rate?: number
+  readonly listen?: { readonly host: string; readonly port: number }
+}
+
+export interface OrchestratorTimes {
+  readonly exitCode: number
+  readonly rows: number
+  readonly counts: Record<string, number>
+  /** Wall clock (ms since epoch). */
+  readonly startedAt: number
+  readonly firstIntentAt: number
+  readonly lastSubmittedAt: number
+  readonly lastFinalAt: number
+  readonly endedAt: number
+}
+
+export const defaultSettings = (over: Partial<RunSettings> = {}): RunSettings => ({
+  concurrency: 8,
+  pollIntervalMs: 5_000,
+  pollMaxMs: 300_000,
+  trackTimeoutMs: 26 * 3_600_000,
+  reconcileGraceMs: 600_000,
+  feePercent: 2,
+  onInsufficient: "abort",
+  callbackUrl: "http://localhost/payouts/webhooks",
+  returnUrl: "http://localhost/payouts/return",
+  cancelUrl: "http://localhost/payouts/cancel",
+  ...over
+})
+
+const millis = (d: DateTime.Utc | null) => (d === null ? 0 : DateTime.toEpochMillis(d))
+
+export const runOrchestrator = (run: OrchestratorRun): Promise<OrchestratorTimes> => {
+  const { sandbox } = run
+  const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) }
+  const client = PaymentClient.Default.pipe(
+    Layer.provide(PaymentClientConfig.layer(connection)),
+    Layer.provide(RequestGate.layer(run.rate === undefined ? {} : { ratePerSecond: run.rate })),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+  const account = accountId(sandbox.baseUrl, connection.apiKey)
+  const settings = defaultSettings({
+    callbackUrl: run.listen === undefined ? sandbox.sinkUrl : `http://${run.listen.host}:${run.listen.port}/webhooks`,
+    ...run.settings
+  })
+  const program = Effect.gen(function* () {
+    const startedAt = Date.now()
+    const result = yield* runBatch({
+      accountId: account,
+      file: run.file,
+      outDir: run.outDir,
+      settings,
+      skipInvalid: false,
+      allowRepeats: false,
+      repeatWindow: Duration.hours(24),
+      ...(run.listen === undefined ? {} : { listen: run.listen }),
+      ledgerEvery: Duration.seconds(15),
+      progressEvery: Duration.hours(1),
+      dryRun: false
+    })
+    const endedAt = Date.now()
+    const store = yield* StateStore
+    const batchId = String(result.summary.batch_id)
+    let firstIntentAt = Number.POSITIVE_INFINITY
+    let lastSubmittedAt = 0
+    let lastFinalAt = 0
+    let rows = 0
+    yield* store.streamRows(account, batchId).pipe(
+      Stream.runForEach((row) =>
+        Effect.sync(() => {
+          rows++
+          if (row.intentAt !== null) firstIntentAt = Math.min(firstIntentAt, millis(row.intentAt))
+          lastSubmittedAt = Math.max(lastSubmittedAt, millis(row.submittedAt))
+          lastFinalAt = Math.max(lastFinalAt, millis(row.finalAt))
+        })
+      )
+    )
+    return {
+      exitCode: result.exitCode,
+      rows,
+      counts: ((result.summary as Record<string, unknown>).counts ?? {}) as Record<string, number>,
+      startedAt,
+      firstIntentAt,
+      lastSubmittedAt,
+      lastFinalAt,
+      endedAt
+    } satisfies OrchestratorTimes
+  })
+  return Effect.runPromise(
+    program.pipe(Effect.provide(Layer.mergeAll(client, SqliteStateStore.layer({ filename: run.state }), NodeContext.layer)))
+  )
+}
