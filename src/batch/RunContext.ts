@@ -13,6 +13,8 @@ export interface RunSettings {
   readonly pollMaxMs: number
   readonly trackTimeoutMs: number
   readonly reconcileGraceMs: number
+  /** A webhook receiver is listening: webhooks lead, and the first poll waits pollMaxMs as a safety net. */
+  readonly webhooks?: boolean
   readonly feePercent: number
   readonly onInsufficient: OnInsufficient
   /** The callback_url sent; undefined: the --listen receiver's URL, else a placeholder. */

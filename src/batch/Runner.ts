@@ -133,7 +133,7 @@ export const runBatch = (request: RunRequest) =>
         if (request.listen !== undefined && !request.dryRun) {
           const receiver = yield* startWebhookReceiver(request.listen, (reference) => Queue.offer(wakeups, reference).pipe(Effect.asVoid))
           yield* Console.error(`Webhook receiver listening at ${receiver.url}`)
-          settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url }
+          settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url, webhooks: true }
         }
         const ctx = yield* makeRunContext(accountId, batchId, settings, writer)
         if (loaded.batch.state === "paused") {

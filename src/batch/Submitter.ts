@@ -65,7 +65,8 @@ export const makeSubmitter = (ctx: RunContext) =>
       Effect.gen(function* () {
         if (!["submitted", "pending", "processing"].includes(state)) return
         const now = yield* Clock.currentTimeMillis
-        ctx.polls.push({ idx: row.idx, reference, dueAt: now + ctx.settings.pollIntervalMs, interval: ctx.settings.pollIntervalMs, since: now })
+        const first = ctx.settings.webhooks === true ? ctx.settings.pollMaxMs : ctx.settings.pollIntervalMs
+        ctx.polls.push({ idx: row.idx, reference, dueAt: now + first, interval: first, since: now })
       })
 
     const accepted = (row: Row, response: PayoutResponse) =>
