@@ -4,20 +4,10 @@ import { isKnownCurrency, minorDigits } from "../domain/Money.js"
 import { mobileOperator } from "../domain/Operators.js"
 import { normaliseMobile } from "../domain/Phone.js"
 import { type FieldErrors, isObject, type JsonObject } from "./Http.js"
+import type { PayoutInput } from "./Payouts.js"
 import type { CustomerData } from "./State.js"
 
-export interface ValidPayout {
-  readonly amount: number
-  readonly currency: string
-  readonly operator: string
-  readonly phone: string
-  readonly customer: CustomerData
-  readonly description: string
-  readonly details: Readonly<Record<string, unknown>> | null
-  readonly callbackUrl: string
-  readonly returnUrl: string
-  readonly cancelUrl: string
-}
+export type ValidPayout = Omit<PayoutInput, "fee">
 
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
