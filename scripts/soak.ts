@@ -29,6 +29,8 @@ export interface SoakOptions {
   readonly keep?: boolean
   /** Longest wait before a timed kill, in ms. */
   readonly maxKillDelayMs?: number
+  /** Kill only at the moment of a payout's commit: every round is sure to kill (the short soak in CI). */
+  readonly commitKillsOnly?: boolean
   readonly log?: (line: string) => void
 }
 
@@ -197,7 +199,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       const logBase = join(dir, `round-${attempt}`)
       outputs.push(`${logBase}.stdout.log`, `${logBase}.stderr.log`)
       const child = spawnRun(args, env, logBase)
-      const afterCommit = random() < 0.5
+      const afterCommit = random() < 0.5 || options.commitKillsOnly === true
       const delay = 300 + Math.floor(random() * maxDelay)
       const nth = 1 + Math.floor(random() * Math.min(60, Math.max(1, options.rows / 4)))
       let killedAt: string | undefined

@@ -12,10 +12,10 @@ const seed = Number(process.env.SOAK_SEED ?? 7_2026)
 
 describe("crash-restart soak (short)", () => {
   it.live(
-    `3 SIGKILL rounds with faults on: duplicates=0 lost=0 mismatched=0, secret in no output (seed ${seed})`,
+    `3 SIGKILL rounds (each at a payout's commit) with faults on: duplicates=0 lost=0 mismatched=0, secret in no output (seed ${seed})`,
     () =>
       Effect.gen(function* () {
-        const result = yield* Effect.promise(() => runSoak({ rounds: 3, rows: 150, seed, keep: true, maxKillDelayMs: 3_000, log: () => {} }))
+        const result = yield* Effect.promise(() => runSoak({ rounds: 3, rows: 150, seed, keep: true, maxKillDelayMs: 3_000, commitKillsOnly: true, log: () => {} }))
         try {
           const report = `${formatResult(result)}\n${result.problems.slice(0, 20).join("\n")}\nreplay: SOAK_SEED=${seed}`
           expect(result.kills, report).toBe(3)
