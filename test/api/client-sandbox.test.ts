@@ -1,28 +1,13 @@
 /** The real client against the real sandbox, over a real port. */
-import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Stream } from "effect"
+import { Chunk, Effect, Stream } from "effect"
 import { PaymentClient } from "../../src/api/Client.js"
-import { PaymentClientConfig, type PaymentClientSettingsInput } from "../../src/api/ClientConfig.js"
+import type { PaymentClientSettingsInput } from "../../src/api/ClientConfig.js"
 import { RequestGate } from "../../src/api/RequestGate.js"
 import type { PayoutRequest } from "../../src/api/Schemas.js"
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.js"
+import { clientLayer } from "../sandbox/support/Harness.js"
 
-const clientLayer = (info: SandboxInfo, input: Partial<PaymentClientSettingsInput> = {}) =>
-  PaymentClient.Default.pipe(
-    Layer.provideMerge(RequestGate.layer({})),
-    Layer.provide(
-      PaymentClientConfig.layer({
-        baseUrl: info.baseUrl,
-        apiKey: info.key,
-        apiSecret: info.secret,
-        requestTimeout: "5 seconds",
-        getRetry: { base: "20 millis", times: 4 },
-        ...input
-      })
-    ),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
 
 const admin = (info: SandboxInfo, method: string, path: string, body?: unknown) =>
   Effect.promise(async () => {

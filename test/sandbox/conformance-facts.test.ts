@@ -1,21 +1,11 @@
 /** Conformance, continued: Observable facts, Balance movements, Limits and Errors of payment-api-v1.md. */
-import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
-import type { SandboxOptions } from "../../src/sandbox/Sandbox.js"
+import { describe, expect } from "@effect/vitest"
+import { Effect } from "effect"
 import { PAYIN_NUMBERS } from "../../src/sandbox/TestNumbers.js"
 import * as H from "./support/Harness.js"
 
 const { advance, cardPayin, payin, payout, status, statusIs, wallet } = H
-const PAY = { number: "4242424242424242", expiry: "12/39", cvv: "123", action: "pay" }
-
-const rule = <E>(name: string, body: (api: H.Api) => Effect.Effect<void, E, Scope.Scope>, options: SandboxOptions = {}) =>
-  it.scopedLive(name, () =>
-    Effect.gen(function* () {
-      const api = yield* H.sandbox({ payinDelaySeconds: 0, ...options })
-      yield* body(api)
-      yield* H.assertInvariants(api)
-    })
-  )
+const { PAY, rule } = H
 
 describe("Observable facts about progress", () => {
   rule("Fact: Payout accepted -> status pending is returned; payout is queued; the wallet balance is verified as sufficient first", (api) =>

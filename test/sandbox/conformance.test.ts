@@ -2,23 +2,13 @@
  * Conformance: one named test per row of payment-api-v1.md (Rules, Observable facts, Balance movements,
  * Limits, Errors), the name quoting the spec. Each runs on a fresh sandbox and ends with the money invariant.
  */
-import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
+import { describe, expect } from "@effect/vitest"
+import { Effect } from "effect"
 import { PAYIN_NUMBERS, PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.js"
-import type { SandboxOptions } from "../../src/sandbox/Sandbox.js"
 import * as H from "./support/Harness.js"
 
-const { advance, cardPayin, payin, payout, status, statusIs, wallet } = H
-const PAY = { number: "4242424242424242", expiry: "12/39", cvv: "123", action: "pay" }
-
-const rule = <E>(name: string, body: (api: H.Api) => Effect.Effect<void, E, Scope.Scope>, options: SandboxOptions = {}) =>
-  it.scopedLive(name, () =>
-    Effect.gen(function* () {
-      const api = yield* H.sandbox({ payinDelaySeconds: 0, ...options })
-      yield* body(api)
-      yield* H.assertInvariants(api)
-    })
-  )
+const { advance, cardPayin, payin, payout, status, statusIs } = H
+const { PAY, rule } = H
 
 const history = (api: H.Api, query = "") => Effect.map(api.get(`/v1/wallet/transactions${query}`), (r) => r)
 const completedPayout = (api: H.Api, overrides: Record<string, unknown> = {}) =>

@@ -1,28 +1,12 @@
 /** The client's pay-in methods (src/api/Client.ts) against the sandbox over a real port. */
-import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Schedule } from "effect"
 import { PaymentClient } from "../../src/api/Client.js"
-import { PaymentClientConfig } from "../../src/api/ClientConfig.js"
 import { RequestGate } from "../../src/api/RequestGate.js"
 import type { CardPayinRequest, MobileMoneyPayinRequest } from "../../src/api/Schemas.js"
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.js"
-import { cardBody, payinBody, submitCheckout } from "./support/Harness.js"
+import { cardBody, clientLayer, payinBody, submitCheckout } from "./support/Harness.js"
 
-const clientLayer = (info: SandboxInfo) =>
-  PaymentClient.Default.pipe(
-    Layer.provideMerge(RequestGate.layer({})),
-    Layer.provide(
-      PaymentClientConfig.layer({
-        baseUrl: info.baseUrl,
-        apiKey: info.key,
-        apiSecret: info.secret,
-        requestTimeout: "5 seconds",
-        getRetry: { base: "20 millis", times: 4 }
-      })
-    ),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
 
 const withClient = <A, E>(use: (client: PaymentClient, info: SandboxInfo) => Effect.Effect<A, E, RequestGate>) =>
   Effect.gen(function* () {

@@ -1,6 +1,11 @@
 /** Test harness: a sandbox on an ephemeral port, plain-fetch helpers, a webhook receiver, invariants. */
-import { expect } from "@effect/vitest"
-import { Effect, Schedule, type Scope } from "effect"
+import { expect, it } from "@effect/vitest"
+import { NodeHttpClient } from "@effect/platform-node"
+import { PaymentClient } from "../../../src/api/Client.js"
+import { PaymentClientConfig, type PaymentClientSettingsInput } from "../../../src/api/ClientConfig.js"
+import { RequestGate } from "../../../src/api/RequestGate.js"
+import type { SandboxInfo } from "../../../src/sandbox/Sandbox.js"
+import { Effect, Layer, Schedule, type Scope } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { launchSandbox, type SandboxOptions } from "../../../src/sandbox/Sandbox.js"
@@ -194,3 +199,33 @@ export const submitCheckout = (paymentUrl: string, fields: Record<string, string
 /** Waits until the receiver holds at least `n` webhooks; answers them. */
 export const webhooks = (hooks: { readonly received: Array<Webhook> }, n: number, millis = 5_000) =>
   eventually(Effect.suspend(() => (hooks.received.length >= n ? Effect.succeed(hooks.received.slice()) : Effect.fail(`${hooks.received.length} of ${n} webhooks`))), millis)
+
+/** The success test card, any future expiry, any 3-digit CVV. */
+export const PAY = { number: "4242424242424242", expiry: "12/39", cvv: "123", action: "pay" }
+
+/** A conformance test: a fresh sandbox, the rule's body, then the money invariant. */
+export const rule = <E>(name: string, body: (api: Api) => Effect.Effect<void, E, Scope.Scope>, options: SandboxOptions = {}) =>
+  it.scopedLive(name, () =>
+    Effect.gen(function* () {
+      const api = yield* sandbox({ payinDelaySeconds: 0, ...options })
+      yield* body(api)
+      yield* assertInvariants(api)
+    })
+  )
+
+/** The real client against a sandbox, with short timeouts and retries. */
+export const clientLayer = (info: SandboxInfo, input: Partial<PaymentClientSettingsInput> = {}) =>
+  PaymentClient.Default.pipe(
+    Layer.provideMerge(RequestGate.layer({})),
+    Layer.provide(
+      PaymentClientConfig.layer({
+        baseUrl: info.baseUrl,
+        apiKey: info.key,
+        apiSecret: info.secret,
+        requestTimeout: "5 seconds",
+        getRetry: { base: "20 millis", times: 4 },
+        ...input
+      })
+    ),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
