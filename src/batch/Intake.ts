@@ -21,6 +21,15 @@ export interface IntakeOptions {
   readonly repeatWindow: Duration.Duration
   /** Kept with the batch so a resume runs as it started. */
   readonly options?: unknown
+  /** `payouts validate`: check everything, keep nothing in the store. */
+  readonly dryRun?: boolean
+}
+
+/** The rows a batch would pay, as columns: a million rows stay a few megabytes. */
+export interface PendingColumns {
+  readonly idxs: Array<number>
+  readonly currencies: Array<string>
+  readonly amounts: Array<number>
 }
 
 export type Intake =
@@ -30,6 +39,14 @@ export type Intake =
       readonly batch: Batch
       readonly resumed: boolean
       /** Errors of the rows kept as `rejected` under --skip-invalid. */
+      readonly errors: ReadonlyArray<RowError>
+    }
+  | {
+      /** A dry run of a new file: checked, nothing stored. */
+      readonly _tag: "Checked"
+      readonly batchId: string
+      readonly pending: PendingColumns
+      readonly rejected: number
       readonly errors: ReadonlyArray<RowError>
     }
 
@@ -134,6 +151,28 @@ export const intake = (options: IntakeOptions) =>
       Stream.mapEffect((group) => crossBatch(Chunk.toReadonlyArray(group))),
       Stream.flattenIterables
     )
+    if (options.dryRun === true) {
+      const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
+      let rejected = 0
+      const checked = yield* inputs.pipe(
+        Stream.runForEach((input) =>
+          Effect.sync(() => {
+            if (input.state === "rejected") return void rejected++
+            pending.idxs.push(input.idx)
+            pending.currencies.push(input.currency)
+            pending.amounts.push(input.amountMinor ?? 0)
+          })
+        ),
+        Effect.either
+      )
+      if (Either.isLeft(checked)) {
+        const error = checked.left
+        if (error._tag === "StoreError") return yield* Effect.fail(error)
+        return { _tag: "Refused", batchId, errors: csvFileErrorRows(error as CsvFileError), rows } satisfies Intake as Intake
+      }
+      if (errors.length > 0 && !options.skipInvalid) return { _tag: "Refused", batchId, errors, rows } satisfies Intake as Intake
+      return { _tag: "Checked", batchId, pending, rejected, errors } satisfies Intake as Intake
+    }
     const created = yield* store
       .createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
       .pipe(Effect.either)

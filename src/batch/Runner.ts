@@ -3,7 +3,7 @@
  * reconciliation and tracking until every row is final (or the run must stop), then the outputs.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, Console, Duration, Effect, Option, Queue, Ref, Stream } from "effect"
+import { Clock, Console, Duration, Effect, Either, Option, Queue, Ref, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { PaymentClient } from "../api/Client.ts"
@@ -11,7 +11,7 @@ import { formatAmount, fromWire } from "../domain/Money.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
 import { formatRowErrors } from "./Errors.ts"
-import { intake } from "./Intake.ts"
+import { type Intake, intake, type PendingColumns } from "./Intake.ts"
 import { acquireLease } from "./Lease.ts"
 import { outputPaths } from "./LedgerFile.ts"
 import { reportPath, writeReport } from "./Report.ts"
@@ -49,30 +49,57 @@ export interface RunResult {
 const LEASE_TTL = Duration.seconds(30)
 const TICK = Duration.millis(100)
 
-const loadPreflight = (ctx: RunContext) =>
+const preflightOf = (pending: PendingColumns, settings: RunSettings) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const client = yield* PaymentClient
-    // Column arrays, not a row object each: a million pending rows stay a few megabytes.
-    const idxs: Array<number> = []
-    const amounts: Array<number> = []
-    const currencies: Array<string> = []
-    yield* store.streamPending(ctx.accountId, ctx.batchId).pipe(
-      Stream.runForEach((r) =>
-        Effect.sync(() => {
-          idxs.push(r.idx)
-          amounts.push(r.amountMinor)
-          currencies.push(r.currency)
-        })
-      )
-    )
     const wallets = yield* client.wallets()
     const available = new Map<string, number>()
     for (const w of wallets) available.set(w.currency, (available.get(w.currency) ?? 0) + fromWire(w.available_balance, w.currency))
     const rows = function* () {
-      for (let i = 0; i < idxs.length; i++) yield { idx: idxs[i], currency: currencies[i], amountMinor: amounts[i] }
+      for (let i = 0; i < pending.idxs.length; i++) yield { idx: pending.idxs[i], currency: pending.currencies[i], amountMinor: pending.amounts[i] }
     }
-    return preflight(rows(), available, ctx.settings.feePercent, ctx.settings.onInsufficient)
+    return preflight(rows(), available, settings.feePercent, settings.onInsufficient)
+  })
+
+const loadPreflight = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
+    yield* store.streamPending(ctx.accountId, ctx.batchId).pipe(
+      Stream.runForEach((r) =>
+        Effect.sync(() => {
+          pending.idxs.push(r.idx)
+          pending.amounts.push(r.amountMinor)
+          pending.currencies.push(r.currency)
+        })
+      )
+    )
+    return yield* preflightOf(pending, ctx.settings)
+  })
+
+/** `payouts validate` of a new file: the preflight over the checked rows; nothing was stored. */
+const dryRunOutcome = (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) =>
+  Effect.gen(function* () {
+    const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
+    if (Either.isLeft(result)) yield* Console.error(`Balance preflight failed: ${result.left.message}`)
+    else if (result.right.checks.length > 0) yield* Console.error(`Balance preflight:\n${describePreflight(result.right)}`)
+    const whole = Either.isRight(result) && result.right.ok && checked.errors.length === 0
+    const exitCode = whole ? EXIT_OK : EXIT_REFUSED
+    const checks = Either.isRight(result) ? result.right.checks : []
+    const totals = Object.fromEntries(
+      checks.map((c) => [c.currency, { rows: c.rows, amount: formatAmount(c.amountMinor, c.currency), completed_amount: "0", fees: "0" }])
+    )
+    const summary = yield* makeSummary({
+      batchId: checked.batchId,
+      file: request.file,
+      startedAt,
+      counts: { validated: checked.pending.idxs.length, rejected: checked.rejected },
+      totals,
+      exitCode,
+      outcome: Either.isLeft(result) ? `refused: ${result.left.message}` : whole ? "valid: would be paid whole" : "would not be paid whole",
+      extra: { fee_estimates: Object.fromEntries(checks.map((c) => [c.currency, formatAmount(c.feeEstimateMinor, c.currency)])) }
+    })
+    return { exitCode, summary } satisfies RunResult
   })
 
 const describePreflight = (result: PreflightResult): string =>
@@ -99,7 +126,8 @@ export const runBatch = (request: RunRequest) =>
       skipInvalid: request.skipInvalid,
       allowRepeats: request.allowRepeats,
       repeatWindow: request.repeatWindow,
-      options: { skipInvalid: request.skipInvalid, allowRepeats: request.allowRepeats }
+      options: { skipInvalid: request.skipInvalid, allowRepeats: request.allowRepeats },
+      dryRun: request.dryRun
     })
     if (loaded._tag === "Refused") {
       yield* writeErrors(paths, loaded.errors)
@@ -117,6 +145,13 @@ export const runBatch = (request: RunRequest) =>
       })
       if (!request.dryRun) yield* writeSummaryFile(paths, summary)
       return { exitCode: EXIT_REFUSED, summary } satisfies RunResult
+    }
+    if (loaded._tag === "Checked") {
+      if (loaded.errors.length > 0) {
+        yield* writeErrors(paths, loaded.errors)
+        yield* Console.error(`${loaded.errors.length} invalid rows would be rejected (--skip-invalid); see ${paths.errors}`)
+      }
+      return yield* dryRunOutcome(request, loaded, startedAt)
     }
     const batchId = loaded.batch.batchId
     if (loaded.errors.length > 0) {
