@@ -75,9 +75,12 @@ describe("payouts watch as a daemon", () => {
       const port = yield* freePort
       const daemon = yield* payouts(sandbox, ["watch", root, ...FAST, "--log-format", "json", "--health", `127.0.0.1:${port}`, "--health-every", "500ms"])
       yield* until("the first batch done", Effect.sync(() => existsSync(join(root, "done", "first.summary.json"))))
-      const health = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/health`).then(async (r) => ({ status: r.status, body: await r.json() })))
-      expect(health.status).toBe(200)
-      expect(health.body).toMatchObject({ status: "ok", done: 1 })
+      const health = Effect.promise(() => fetch(`http://127.0.0.1:${port}/health`).then(async (r) => ({ status: r.status, body: await r.json() })))
+      // The files reach done/ a moment before the watcher counts the batch done.
+      yield* until("health counting the batch done", Effect.map(health, (h) => h.body.done === 1))
+      const answer = yield* health
+      expect(answer.status).toBe(200)
+      expect(answer.body).toMatchObject({ status: "ok", done: 1 })
       const afterFirst = countByToken(yield* admin(sandbox).payouts)
       expect(afterFirst.size).toBe(50)
       expect([...afterFirst.values()].every((n) => n === 1)).toBe(true)

@@ -39,7 +39,8 @@ interface Model {
 interface Running {
   readonly fiber: Fiber.RuntimeFiber<RunResult, unknown>
   readonly storeScope: Scope.CloseableScope
-  readonly port: number
+  /** The webhook receiver's port once it listens (it binds port 0), or the unused callback port. */
+  port: number
 }
 
 interface Real {
@@ -104,19 +105,28 @@ const startRun = async (real: Real) => {
     Layer.provide(RequestGate.Default),
     Layer.provide(NodeHttpClient.layerUndici)
   )
+  // The receiver binds port 0 (no race for a port picked beforehand) and says where it listens.
+  const console: Console.Console = {
+    ...silent,
+    error: (...args: ReadonlyArray<unknown>) =>
+      Effect.sync(() => {
+        const bound = /Webhook receiver listening at http:\/\/127\.0\.0\.1:(\d+)\//.exec(String(args[0]))
+        if (bound !== null && real.running !== undefined) real.running.port = Number(bound[1])
+      })
+  }
   const program = runBatch({
     accountId: real.account,
     file: real.file,
-    settings: settings({ concurrency: 4, pollIntervalMs: 20, pollMaxMs: 100, reconcileGraceMs: GRACE_MS, callbackUrl: `http://127.0.0.1:${port}/webhooks` }),
+    settings: settings({ concurrency: 4, pollIntervalMs: 20, pollMaxMs: 100, reconcileGraceMs: GRACE_MS, callbackUrl: real.listen ? undefined : `http://127.0.0.1:${port}/webhooks` }),
     skipInvalid: false,
     allowRepeats: false,
     repeatWindow: Duration.hours(24),
-    ...(real.listen ? { listen: { host: "127.0.0.1", port } } : {}),
+    ...(real.listen ? { listen: { host: "127.0.0.1", port: 0 } } : {}),
     ledgerEvery: Duration.millis(200),
     progressEvery: Duration.hours(1),
     dryRun: false
-  }).pipe(Effect.provide(Layer.mergeAll(client, NodeContext.layer)), Effect.provide(storeContext), Effect.withConsole(silent))
-  real.running = { fiber: Effect.runFork(program), storeScope, port }
+  }).pipe(Effect.provide(Layer.mergeAll(client, NodeContext.layer)), Effect.provide(storeContext), Effect.withConsole(console))
+  real.running = { fiber: Effect.runFork(program), storeScope, port: real.listen ? 0 : port }
 }
 
 /** What a restart on the same host does for a runner that died: its lease is freed (see Lease.ts). */
@@ -184,6 +194,7 @@ const faults = (label: string, spec: string) =>
 
 const webhook = (status: string) =>
   command(`webhook ${status} for every payout`, (m) => m.running && m.listening, async (_m, r) => {
+    if (r.running!.port === 0) return
     for (const p of await payouts(r)) {
       await fetch(`http://127.0.0.1:${r.running!.port}/webhooks`, {
         method: "POST",
