@@ -15,18 +15,17 @@ import { stateOfStatus } from "./Submitter.ts"
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
 
-/** `wakeups` carries references named by webhooks (the receiver may start before the tracker). */
-export const makeTracker = (ctx: RunContext, external?: Queue.Queue<string>) =>
+/** `wakeups` carries references named by webhooks (the receiver starts before the tracker). */
+export const makeTracker = (ctx: RunContext, wakeups: Queue.Queue<string>) =>
   Effect.gen(function* () {
     const client = yield* PaymentClient
-    const wakeups = external ?? (yield* Queue.unbounded<string>())
-    const timedOut = yield* Ref.make(0)
     // Entries taken off the queue and being looked up: the run is not done while any is.
     let polling = 0
     const { polls, settings, writer } = ctx
 
     const reschedule = (entry: PollEntry, now: number) => {
-      if (now - entry.since >= settings.trackTimeoutMs) return Ref.update(timedOut, (n) => n + 1)
+      // Past --track-timeout the row is no longer followed: it stays pending and the run ends incomplete.
+      if (now - entry.since >= settings.trackTimeoutMs) return Effect.void
       const interval = Math.min(entry.interval * 2, settings.pollMaxMs)
       return Effect.sync(() => polls.push({ ...entry, interval, dueAt: now + interval, pos: undefined }))
     }
@@ -82,9 +81,6 @@ export const makeTracker = (ctx: RunContext, external?: Queue.Queue<string>) =>
     return {
       /** Runs until interrupted. */
       run: Effect.forever(pollDue),
-      /** A webhook named this reference: look it up now (ignored when it is not one we track). */
-      wake: (reference: string) => Queue.offer(wakeups, reference).pipe(Effect.asVoid),
-      timedOut: Ref.get(timedOut),
       /** Payouts still followed: queued or being looked up right now. */
       tracked: Effect.sync(() => polls.size + polling)
     } as const

@@ -27,29 +27,22 @@ export interface Figures {
 
 export const zero = (): Figures => ({ balance: 0, pending: 0, reserved: 0 })
 
-export const sumByCurrency = (entries: ReadonlyArray<Movement>): Map<string, Figures> => {
+/** The journal's sums per key (a currency, a transaction reference). */
+const sumBy = (entries: ReadonlyArray<Movement>, key: (e: Movement) => string): Map<string, Figures> => {
   const sums = new Map<string, Figures>()
   for (const e of entries) {
-    const f = sums.get(e.currency) ?? zero()
+    const f = sums.get(key(e)) ?? zero()
     f.balance += e.balance
     f.pending += e.pending
     f.reserved += e.reserved
-    sums.set(e.currency, f)
+    sums.set(key(e), f)
   }
   return sums
 }
 
-export const sumByReference = (entries: ReadonlyArray<Movement>): Map<string, Figures> => {
-  const sums = new Map<string, Figures>()
-  for (const e of entries) {
-    const f = sums.get(e.reference) ?? zero()
-    f.balance += e.balance
-    f.pending += e.pending
-    f.reserved += e.reserved
-    sums.set(e.reference, f)
-  }
-  return sums
-}
+export const sumByCurrency = (entries: ReadonlyArray<Movement>) => sumBy(entries, (e) => e.currency)
+
+export const sumByReference = (entries: ReadonlyArray<Movement>) => sumBy(entries, (e) => e.reference)
 
 const isInt = (n: number) => Number.isSafeInteger(n)
 
