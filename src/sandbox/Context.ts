@@ -1,5 +1,5 @@
 /** What every route of the sandbox shares: state, clock, settings, faults and webhooks. */
-import { type Effect, Random } from "effect"
+import { type Effect, type Fiber, Random } from "effect"
 import type { VirtualClock } from "./Clock.js"
 import type { FaultSettings } from "./Faults.js"
 import type { FeeSchedule } from "./Fees.js"
@@ -53,6 +53,11 @@ export interface SandboxContext {
   readonly processDue: Effect.Effect<void>
   /** Saves what changed when a data file is in use (else does nothing). */
   readonly persist: Effect.Effect<void>
+  /**
+   * Runs work that must finish even if the request that started it is interrupted (the client went
+   * away): a fiber of the sandbox's own lifetime, stopped only when the sandbox closes.
+   */
+  readonly background: <A>(work: Effect.Effect<A>) => Effect.Effect<Fiber.RuntimeFiber<A>>
 }
 
 export const count = (counters: Record<string, number>, key: string) => {

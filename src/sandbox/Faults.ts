@@ -1,6 +1,9 @@
 /**
  * Fault settings (DESIGN section 4): comma-separated `ENDPOINT.KIND=VALUE`, plus `rate=N` and
- * `seed=N`. A key without an endpoint applies to every endpoint (`*`).
+ * `seed=N`. A key without an endpoint applies to every endpoint (`*`). The listing and commit kinds
+ * (`list_jitter`, `pages_lie`, `desc_mangle`, `list_order`; `commit_delay`, `commit_delay_rate`)
+ * belong to one endpoint each: written without an endpoint (or with `*`) they go to theirs, and any
+ * other endpoint is refused. An item splits at its first `=`, so `desc_mangle=cut=13` works.
  */
 import { Either } from "effect"
 
@@ -30,7 +33,27 @@ export interface EndpointFaults {
   readonly retry_after?: number
   /** Probability that a Retry-After is written as an HTTP date instead of seconds. */
   readonly retry_date?: number
+  /** transactions: extra listing delay per transaction, drawn (seeded, fixed) in the range. */
+  readonly list_jitter?: Range
+  /** transactions: how the pagination misleads. */
+  readonly pages_lie?: PagesLie
+  /** transactions: how descriptions are shown in the listing. */
+  readonly desc_mangle?: DescMangle
+  /** transactions: the listing's order (default newest). */
+  readonly list_order?: ListOrder
+  /** payout: how long (real time, like latency) a POST is held before the payout is created. */
+  readonly commit_delay?: Range
+  /** payout: share of POSTs held by commit_delay (default 1). */
+  readonly commit_delay_rate?: number
 }
+
+export const PAGES_LIES = ["one", "emptymid", "dupref"] as const
+export type PagesLie = (typeof PAGES_LIES)[number]
+
+export const LIST_ORDERS = ["oldest", "newest", "shuffle"] as const
+export type ListOrder = (typeof LIST_ORDERS)[number]
+
+export type DescMangle = { readonly kind: "cut"; readonly length: number } | { readonly kind: "strip" } | { readonly kind: "upper" }
 
 export type ProbabilityKind =
   | "error_before"
@@ -63,7 +86,16 @@ const PROBABILITIES = new Set<string>([
 ])
 const RANGES = new Set<string>(["latency", "webhook_delay"])
 const DURATIONS = new Set<string>(["list_lag", "retry_after"])
-const KINDS = [...PROBABILITIES, ...RANGES, ...DURATIONS, "burst_len", "rate"]
+/** Kinds that make sense on one endpoint only: written bare (or with `*`) they go to it. */
+const OWNER: Record<string, FaultEndpoint> = {
+  list_jitter: "transactions",
+  pages_lie: "transactions",
+  desc_mangle: "transactions",
+  list_order: "transactions",
+  commit_delay: "payout",
+  commit_delay_rate: "payout"
+}
+const KINDS = [...PROBABILITIES, ...RANGES, ...DURATIONS, "burst_len", "rate", ...Object.keys(OWNER)]
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
@@ -85,6 +117,20 @@ const parseRange = (text: string): Either.Either<Range, string> => {
   )
 }
 
+/** `8s` means 0..8s; `2s-8s` means 2s..8s. */
+const parseJitter = (text: string): Either.Either<Range, string> =>
+  text.includes("-") ? parseRange(text) : Either.map(parseDuration(text), (max) => ({ min: 0, max }))
+
+const oneOf = <A extends string>(choices: ReadonlyArray<A>, text: string): Either.Either<A, string> =>
+  (choices as ReadonlyArray<string>).includes(text) ? Either.right(text as A) : Either.left(`"${text}" is not one of ${choices.join(", ")}`)
+
+const parseMangle = (text: string): Either.Either<DescMangle, string> => {
+  if (text === "strip" || text === "upper") return Either.right({ kind: text })
+  const cut = /^cut=(\d+)$/.exec(text)
+  if (cut !== null && Number(cut[1]) >= 1) return Either.right({ kind: "cut", length: Number(cut[1]) })
+  return Either.left(`"${text}" is not one of cut=N (N at least 1), strip, upper`)
+}
+
 const parseProbability = (text: string): Either.Either<number, string> => {
   const value = Number(text)
   return text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 1
@@ -92,10 +138,22 @@ const parseProbability = (text: string): Either.Either<number, string> => {
     : Either.right(value)
 }
 
-const parseValue = (kind: string, value: string): Either.Either<number | Range, string> => {
-  if (PROBABILITIES.has(kind)) return parseProbability(value)
+const parseValue = (kind: string, value: string): Either.Either<unknown, string> => {
+  if (PROBABILITIES.has(kind) || kind === "commit_delay_rate") return parseProbability(value)
   if (RANGES.has(kind)) return parseRange(value)
   if (DURATIONS.has(kind)) return parseDuration(value)
+  switch (kind) {
+    case "list_jitter":
+      return parseJitter(value)
+    case "commit_delay":
+      return parseRange(value)
+    case "pages_lie":
+      return oneOf(PAGES_LIES, value)
+    case "list_order":
+      return oneOf(LIST_ORDERS, value)
+    case "desc_mangle":
+      return parseMangle(value)
+  }
   if (kind === "burst_len") return /^\d+$/.test(value) && Number(value) >= 1 ? Either.right(Number(value)) : Either.left(`"${value}" is not a whole number of at least 1`)
   const rate = Number(value)
   return Number.isFinite(rate) && rate > 0 ? Either.right(rate) : Either.left(`"${value}" is not a positive rate`)
@@ -121,10 +179,29 @@ const applyItem = (settings: Mutable, item: string): string | undefined => {
   }
   if (!KINDS.includes(kind)) return `"${item}": unknown fault kind "${kind}" (expected ${KINDS.join(", ")}, or seed)`
   if (kind === "rate" && endpoint !== "*") return `"${item}": rate applies to all endpoints together; write rate=N`
+  const owner = OWNER[kind]
+  if (owner !== undefined && endpoint !== "*" && endpoint !== owner) {
+    return `"${item}": ${kind} applies to the ${owner} endpoint only; write ${owner}.${kind}=...`
+  }
+  const target: FaultEndpoint = owner ?? (endpoint as FaultEndpoint)
+  const set = (k: string, v: unknown) => {
+    settings.endpoints[target] = { ...settings.endpoints[target], [k]: v }
+  }
+  // DESIGN's short form of commit_delay: `P:D`, the share of POSTs held and for how long.
+  const share = kind === "commit_delay" ? /^([^:]*):(.*)$/.exec(value) : null
+  if (share !== null) {
+    const rate = parseProbability(share[1])
+    if (Either.isLeft(rate)) return `"${item}": ${rate.left}`
+    const delay = parseRange(share[2])
+    if (Either.isLeft(delay)) return `"${item}": ${delay.left}`
+    set("commit_delay", delay.right)
+    set("commit_delay_rate", rate.right)
+    return undefined
+  }
   const parsed = parseValue(kind, value)
   if (Either.isLeft(parsed)) return `"${item}": ${parsed.left}`
   if (kind === "rate") settings.rate = parsed.right as number
-  else settings.endpoints[endpoint as FaultEndpoint] = { ...settings.endpoints[endpoint as FaultEndpoint], [kind]: parsed.right }
+  else set(kind, parsed.right)
   return undefined
 }
 
@@ -135,6 +212,10 @@ export const parseFaults = (text: string): Either.Either<FaultSettings, string> 
     const error = applyItem(settings, item)
     if (error !== undefined) return Either.left(`invalid --faults: ${error}`)
   }
+  const payout = settings.endpoints.payout
+  if (payout?.commit_delay_rate !== undefined && payout.commit_delay === undefined) {
+    return Either.left("invalid --faults: payout.commit_delay_rate needs payout.commit_delay=DURATION (how long to hold)")
+  }
   return Either.right(settings as FaultSettings)
 }
 
@@ -144,3 +225,18 @@ export const faultOf = <K extends keyof EndpointFaults>(
   endpoint: FaultEndpoint,
   kind: K
 ): EndpointFaults[K] | undefined => settings.endpoints[endpoint]?.[kind] ?? settings.endpoints["*"]?.[kind]
+
+/**
+ * A number in [0, 1) fixed by the seed, a salt and a key (a transaction's seq): the same listing
+ * draws the same value every time, whatever was asked before. FNV-1a, then a murmur3 finaliser.
+ */
+export const seededUnit = (seed: number, salt: string, key: number): number => {
+  let h = 0x811c9dc5
+  for (const ch of `${seed}:${salt}:${key}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193)
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return (h >>> 0) / 2 ** 32
+}

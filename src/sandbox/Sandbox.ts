@@ -5,7 +5,7 @@
  */
 import { HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Clock, Data, Duration, Effect, Either, Option, Random, type Scope } from "effect"
+import { Clock, Data, Duration, Effect, Either, FiberSet, Option, Random, type Scope } from "effect"
 import * as Http from "node:http"
 import { isKnownCurrency, parseAmount } from "../domain/Money.js"
 import { makeVirtualClock } from "./Clock.js"
@@ -143,6 +143,8 @@ export const launchSandbox = (
     }
     const settlementDelaySeconds = options.settlementDelaySeconds ?? 86_400
     const processDue = Effect.zipRight(makeProcessDue(state, clock, notify, settlementDelaySeconds * 1000), persist)
+    // Closed before the final save above: a commit still held when the sandbox stops never happens.
+    const background = yield* FiberSet.make<unknown, never>()
     const ctx: SandboxContext = {
       state,
       clock,
@@ -150,6 +152,7 @@ export const launchSandbox = (
       notify,
       processDue,
       persist,
+      background: (work) => FiberSet.run(background, work),
       outcomes: Random.make(`${seed}:outcomes`),
       settings: {
         key: options.key ?? "sandbox-key",

@@ -1,14 +1,19 @@
-/** POST /v1/payments/payout/mobile-money: validate, check the balance, reserve, plan the outcome. */
+/**
+ * POST /v1/payments/payout/mobile-money: validate, check the balance, reserve, plan the outcome.
+ * With the `payout.commit_delay` fault the payout is created only after the hold, and created even
+ * if the client has gone by then (the late commit runs in the sandbox's background, not the request).
+ */
 import { HttpRouter } from "@effect/platform"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Fiber, Schema } from "effect"
 import { PayoutResponse } from "../../api/Schemas.js"
 import { toWire } from "../../domain/Money.js"
 import { iso } from "../Clock.js"
-import type { SandboxContext } from "../Context.js"
+import { count, type SandboxContext } from "../Context.js"
 import { feeFor } from "../Fees.js"
 import { envelopeA, invalid, jsonBody, ok } from "../Http.js"
+import { faultOf } from "../Faults.js"
 import { createPayout } from "../Payouts.js"
-import { validatePayout } from "../PayoutRequest.js"
+import { type ValidPayout, validatePayout } from "../PayoutRequest.js"
 import type { Plan } from "../State.js"
 import { payoutOutcomeOf } from "../TestNumbers.js"
 
@@ -38,6 +43,27 @@ const planFor = (ctx: SandboxContext, phone: string, now: number): Effect.Effect
     }
   })
 
+/** Checks the balance and creates the payout now (one synchronous step: atomic). */
+const commit = (ctx: SandboxContext, payout: ValidPayout) =>
+  Effect.gen(function* () {
+    const now = yield* ctx.clock.now
+    const plan = yield* planFor(ctx, payout.phone, now)
+    const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
+    return { plan, created: createPayout(ctx.state, { ...payout, fee }, plan, now) }
+  })
+
+/** The commit_delay hold for this POST in real milliseconds (seeded draw), or undefined. */
+const holdFor = (ctx: SandboxContext) =>
+  Effect.gen(function* () {
+    const faults = ctx.faults
+    const delay = faultOf(faults.settings, "payout", "commit_delay")
+    if (delay === undefined) return undefined
+    const rate = faultOf(faults.settings, "payout", "commit_delay_rate") ?? 1
+    if (rate <= 0 || (rate < 1 && (yield* faults.random.next) >= rate)) return undefined
+    count(faults.counters, "payout.commit_delay")
+    return delay.max === delay.min ? delay.min : Math.round(delay.min + (yield* faults.random.next) * (delay.max - delay.min))
+  })
+
 export const payoutRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
     HttpRouter.post(
@@ -48,10 +74,19 @@ export const payoutRoutes = (ctx: SandboxContext) =>
         const valid = validatePayout(body.right)
         if (Either.isLeft(valid)) return invalid(valid.left)
         const payout = valid.right
-        const now = yield* ctx.clock.now
-        const plan = yield* planFor(ctx, payout.phone, now)
-        const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
-        const created = createPayout(ctx.state, { ...payout, fee }, plan, now)
+        const hold = yield* holdFor(ctx)
+        // A held commit runs to completion on its own fiber (and saves itself): the client may
+        // time out or disconnect meanwhile, which interrupts only this request's wait.
+        const { created, plan } =
+          hold === undefined
+            ? yield* commit(ctx, payout)
+            : yield* Fiber.join(
+              yield* ctx.background(
+                Effect.sleep(hold).pipe(
+                  Effect.zipRight(Effect.uninterruptible(Effect.tap(commit(ctx, payout), () => ctx.persist)))
+                )
+              )
+            )
         if (Either.isLeft(created)) {
           const { available, required } = created.left
           const c = payout.currency

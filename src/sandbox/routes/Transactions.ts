@@ -1,10 +1,14 @@
-/** GET /v1/wallet/transactions: filters, 90-day window, newest first, pages with absolute links. */
+/**
+ * GET /v1/wallet/transactions: filters, 90-day window, newest first, pages with absolute links.
+ * The listing faults (list_lag, list_jitter, list_order, pages_lie, desc_mangle) shape only what this
+ * endpoint shows; status lookups and the admin views see the truth.
+ */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
 import { Pagination, PaginationLinks, TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.js"
 import { DAY } from "../Clock.js"
 import type { SandboxContext } from "../Context.js"
-import { faultOf } from "../Faults.js"
+import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type PagesLie, seededUnit } from "../Faults.js"
 import { type FieldErrors, invalid, ok } from "../Http.js"
 import type { Txn } from "../State.js"
 import { transactionRecord } from "../Views.js"
@@ -60,11 +64,10 @@ const parseQuery = (params: URLSearchParams): Either.Either<Query, FieldErrors> 
   return Either.right({ filters, page, limit, from, to: to === undefined ? undefined : to + DAY })
 }
 
-const matches = (ctx: SandboxContext, q: Query, since: number, until: number) => (txn: Txn) => {
+const matches = (ctx: SandboxContext, q: Query, since: number) => (txn: Txn) => {
   const f = q.filters
   return (
     txn.createdAt >= since &&
-    txn.createdAt <= until &&
     (f.wallet_id === undefined || ctx.state.wallets[txn.currency]?.id === f.wallet_id) &&
     (f.currency === undefined || txn.currency === f.currency.toUpperCase()) &&
     (f.type === undefined || txn.type === f.type) &&
@@ -82,6 +85,73 @@ const pageLink = (base: string, q: Query, page: number) => {
   return `${base}?${params.toString()}`
 }
 
+/** When a transaction shows in listings: after list_lag plus its own jitter (fixed by seed and seq). */
+const visibleAt = (seed: number, lag: number, jitter: EndpointFaults["list_jitter"]) => (txn: Txn): number =>
+  txn.createdAt + lag + (jitter === undefined ? 0 : Math.round(jitter.min + seededUnit(seed, "list_jitter", txn.seq) * (jitter.max - jitter.min)))
+
+const newestFirst = (a: Txn, b: Txn) => b.createdAt - a.createdAt || b.seq - a.seq
+
+/** `shuffle`: each transaction's place is fixed by seed and seq, so the same rows always come in the same order. */
+const ordered = (rows: Array<Txn>, order: ListOrder | undefined, seed: number): Array<Txn> => {
+  switch (order) {
+    case "oldest":
+      return rows.sort((a, b) => -newestFirst(a, b))
+    case "shuffle":
+      return rows
+        .map((txn) => ({ txn, key: seededUnit(seed, "list_order", txn.seq) }))
+        .sort((a, b) => a.key - b.key || a.txn.seq - b.txn.seq)
+        .map(({ txn }) => txn)
+    default:
+      return rows.sort(newestFirst)
+  }
+}
+
+interface PageView {
+  readonly rows: ReadonlyArray<Txn>
+  readonly totalPages: number
+  readonly next: number | undefined
+  readonly previous: number | undefined
+}
+
+/**
+ * One page of `found`, honest or as pages_lie has it. `one`: total_pages 1 and no next link, though
+ * later pages still answer. `emptymid`: an empty page 2 inserted (later pages shift by one and
+ * total_pages counts it). `dupref`: page p >= 2 starts with the last row of page p - 1, so rows shift
+ * by one per page while total_pages still comes from the total (needs limit >= 2).
+ */
+const pageOf = (found: ReadonlyArray<Txn>, page: number, limit: number, lie: PagesLie | undefined): PageView => {
+  const honestPages = Math.max(1, Math.ceil(found.length / limit))
+  const slice = (start: number) => found.slice(start, start + limit)
+  const linked = (rows: ReadonlyArray<Txn>, totalPages: number): PageView => ({
+    rows,
+    totalPages,
+    next: page < totalPages ? page + 1 : undefined,
+    previous: page > 1 ? Math.min(page - 1, totalPages) : undefined
+  })
+  switch (lie) {
+    case "one":
+      return { ...linked(slice((page - 1) * limit), honestPages), totalPages: 1, next: undefined }
+    case "emptymid":
+      if (honestPages < 2) break
+      return linked(page === 2 ? [] : slice((page === 1 ? 0 : page - 2) * limit), honestPages + 1)
+    case "dupref":
+      if (limit < 2) break
+      return linked(slice((page - 1) * (limit - 1)), honestPages)
+  }
+  return linked(slice((page - 1) * limit), honestPages)
+}
+
+const mangled = (mangle: DescMangle | undefined) => (txn: Txn): Txn => {
+  if (mangle === undefined) return txn
+  const description =
+    mangle.kind === "cut"
+      ? txn.description.slice(0, mangle.length)
+      : mangle.kind === "strip"
+        ? txn.description.replace(/^\[[^\]]*\] ?/, "")
+        : txn.description.toUpperCase()
+  return { ...txn, description }
+}
+
 export const transactionRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
     HttpRouter.get(
@@ -93,28 +163,33 @@ export const transactionRoutes = (ctx: SandboxContext) =>
         if (Either.isLeft(parsed)) return invalid(parsed.left)
         const q = parsed.right
         const now = yield* ctx.clock.now
-        const lag = faultOf(ctx.faults.settings, "transactions", "list_lag") ?? 0
-        const found = Object.values(ctx.state.transactions)
-          .filter(matches(ctx, q, now - HISTORY_DAYS * DAY, now - lag))
-          .sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq)
-        const totalPages = Math.max(1, Math.ceil(found.length / q.limit))
-        const rows = found.slice((q.page - 1) * q.limit, q.page * q.limit)
+        const settings = ctx.faults.settings
+        const seed = ctx.faults.seed
+        const own = settings.endpoints.transactions ?? {}
+        const lag = faultOf(settings, "transactions", "list_lag") ?? 0
+        const shown = visibleAt(seed, lag, own.list_jitter)
+        const found = ordered(
+          Object.values(ctx.state.transactions).filter((txn) => matches(ctx, q, now - HISTORY_DAYS * DAY)(txn) && shown(txn) <= now),
+          own.list_order,
+          seed
+        )
+        const view = pageOf(found, q.page, q.limit, own.pages_lie)
         const base = `${url.origin}${url.pathname}`
         const pagination = new Pagination({
           total: found.length,
-          count: rows.length,
+          count: view.rows.length,
           per_page: q.limit,
           current_page: q.page,
-          total_pages: totalPages,
+          total_pages: view.totalPages,
           links: new PaginationLinks({
-            next: q.page < totalPages ? pageLink(base, q, q.page + 1) : null,
-            previous: q.page > 1 ? pageLink(base, q, Math.min(q.page - 1, totalPages)) : null
+            next: view.next === undefined ? null : pageLink(base, q, view.next),
+            previous: view.previous === undefined ? null : pageLink(base, q, view.previous)
           })
         })
         const response = new TransactionsResponse({
           success: true,
           message: "Transactions retrieved successfully",
-          data: { transactions: rows.map(transactionRecord), pagination }
+          data: { transactions: view.rows.map(mangled(own.desc_mangle)).map(transactionRecord), pagination }
         })
         return ok(Schema.encodeSync(TransactionsResponse)(response))
       })
