@@ -3,7 +3,7 @@
  * them (see Classify.ts); GETs retry transient failures, POSTs never retry on their own.
  */
 import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Chunk, Clock, Effect, Option, ParseResult, Redacted, Schedule, Schema, Stream } from "effect"
+import { Chunk, Clock, Effect, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
 import { classify, type Endpoint, makeScrub, Transient } from "./Classify.js"
 import { PaymentClientConfig } from "./ClientConfig.js"
 import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.js"
@@ -53,6 +53,11 @@ export interface PaymentClientApi {
   readonly payout: (body: PayoutRequest) => Effect.Effect<PayoutResponse, ClientError>
   readonly payinMobileMoney: (body: MobileMoneyPayinRequest) => Effect.Effect<MobileMoneyPayinResponse, ClientError>
   readonly payinCard: (body: CardPayinRequest) => Effect.Effect<CardPayinResponse, ClientError>
+  /**
+   * The service's clock minus ours (ms), from the `Date` header of the latest answer that had one;
+   * none before any. A resend needs the two clocks to agree (DESIGN 7, rule 7).
+   */
+  readonly serverSkew: Effect.Effect<Option.Option<number>>
 }
 
 const REDACTED_HEADERS = ["authorization", "cookie", "set-cookie", "x-api-key", "x-api-secret"]
@@ -94,6 +99,8 @@ export const make = Effect.gen(function*() {
     Schedule.upTo(settings.getRetry.maxElapsed)
   )
 
+  const skew = yield* Ref.make(Option.none<number>())
+
   const attempt = <A>(
     method: "GET" | "POST",
     endpoint: Endpoint,
@@ -108,6 +115,7 @@ export const make = Effect.gen(function*() {
           Effect.map(response.text, (body) => ({
             status: response.status,
             retryAfter: response.headers["retry-after"],
+            date: response.headers["date"],
             body
           }))
         ),
@@ -116,6 +124,9 @@ export const make = Effect.gen(function*() {
         Effect.locally(Headers.currentRedactedNames, REDACTED_HEADERS)
       )
       const nowMs = yield* Clock.currentTimeMillis
+      const served = answer.date === undefined ? NaN : Date.parse(answer.date)
+      // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.
+      if (Number.isFinite(served)) yield* Ref.set(skew, Option.some(served - nowMs))
       if (answer.status === 429) {
         yield* gate.onRateLimited(Option.getOrUndefined(parseRetryAfter(answer.retryAfter, nowMs)))
       } else {
@@ -250,7 +261,8 @@ export const make = Effect.gen(function*() {
     status,
     payout,
     payinMobileMoney,
-    payinCard
+    payinCard,
+    serverSkew: Ref.get(skew)
   }
   return api
 })

@@ -3,8 +3,11 @@ export const EXIT_OK = 0
 export const EXIT_FINISHED_WITH_FAILURES = 1
 export const EXIT_REFUSED = 2
 export const EXIT_INCOMPLETE = 3
+export const EXIT_INTERNAL = 4
+/** A person must act (an alarm): `payouts resolve` shows what and why. */
+export const EXIT_ATTENTION = 5
 
-const FINAL_NOT_COMPLETED = ["failed", "cancelled", "expired", "refunded", "rejected", "skipped"]
+const FINAL_NOT_COMPLETED = ["failed", "cancelled", "expired", "refunded", "rejected", "skipped", "abandoned"]
 
 export const exitCodeFor = (counts: Readonly<Record<string, number>>, interrupted: boolean): number => {
   const total = Object.values(counts).reduce((a, b) => a + b, 0)

@@ -68,7 +68,7 @@ export interface SummaryInput {
   readonly totals: Readonly<Record<string, CurrencyTotals>>
   readonly exitCode: number
   readonly outcome: string
-  readonly alarms?: ReadonlyArray<{ readonly line: number; readonly references: ReadonlyArray<string> }>
+  readonly alarms?: ReadonlyArray<{ readonly line: number; readonly reason?: string; readonly references: ReadonlyArray<string> }>
   readonly extra?: Readonly<Record<string, unknown>>
 }
 

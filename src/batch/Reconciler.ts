@@ -1,116 +1,213 @@
 /**
- * Reconciliation of rows whose POST outcome is unknown (DESIGN.md section 7): ONE listing scan for
- * all of them, matched by the `[token]` at the start of the description plus amount and currency.
- * The decision itself is the pure `plan`; this module does the I/O around it.
+ * Reconciliation of rows whose POST outcome is unknown (DESIGN 7): sync the listing mirror over the
+ * days the rows need, gather the evidence (their tokens in the mirror, our known payouts as
+ * witnesses, the listing lag, the service's clock), and apply the pure decision of ResendRules to
+ * each row: adopt, alarm, resend (at most once, with its evidence recorded) or wait (saying why).
  */
-import { Chunk, Clock, DateTime, Effect, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, Console, DateTime, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
-import { fromWire } from "../domain/Money.ts"
+import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { HISTORY_MS, type ListedPayout, plan, scanFromDate } from "./ReconcilePlan.ts"
-import type { RunContext } from "./RunContext.ts"
+import { DAY_MS, daysBetween } from "./ListingMirror.ts"
+import { syncDays } from "./ListingMirror.ts"
+import { decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag } from "./ResendRules.ts"
+import {
+  DEFAULT_LEASE_TTL_MS,
+  DEFAULT_RECONCILE_DEADLINE_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type RunContext
+} from "./RunContext.ts"
 import { stateOfStatus } from "./Submitter.ts"
 
 export interface ReconcileRound {
-  /** Rows still unknown and waiting for the listing to catch up. */
+  /** Rows still unknown and waiting for evidence. */
   readonly waiting: number
   readonly adopted: number
   readonly resent: number
   readonly alarms: number
 }
 
+const LAG_WINDOW_MS = 7 * DAY_MS
+const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19) + "Z"
+
+const groupByToken = (payouts: ReadonlyArray<MirroredPayout>) => {
+  const map = new Map<string, Array<MirroredPayout>>()
+  for (const p of payouts) {
+    if (p.token === null) continue
+    const bucket = map.get(p.token)
+    if (bucket === undefined) map.set(p.token, [p])
+    else bucket.push(p)
+  }
+  return map
+}
+
 export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row>) => Effect.Effect<void>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const client = yield* PaymentClient
-    const { accountId, batchId, writer } = ctx
-    const emptyScans = new Map<number, number>()
+    const { accountId, batchId, writer, settings } = ctx
+    const misses = new Map<number, Array<number>>()
+    const lastWait = new Map<number, string>()
+    let announcedGrace = 0
 
-    const scan = (fromDate: string) =>
-      client.transactionStream({ type: "payout", from_date: fromDate, limit: 100 }).pipe(
-        Stream.map(
-          (t): ListedPayout => ({
-            reference: t.reference,
-            description: t.description,
-            amount: t.amount,
-            currency: t.currency,
-            status: t.status,
-            fee: t.fee
-          })
-        ),
-        Stream.runCollect,
-        Effect.map(Chunk.toReadonlyArray)
-      )
+    const raiseRowAlarm = (row: Row, reason: string, references: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        yield* store.setRowAlarm(accountId, batchId, row.idx, reason, references).pipe(Effect.orDie)
+        yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
+        const refs = references.length > 0 ? ` (${references.join(", ")})` : ""
+        yield* Console.error(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
+      })
+
+    const adopt = (row: Row, payout: MirroredPayout, evidence: string) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const state = stateOfStatus(payout.status)
+        yield* writer.record({
+          idx: row.idx,
+          from: ["unknown"],
+          to: state,
+          reference: payout.reference,
+          ...(payout.feeMinor === null ? {} : { feeMinor: payout.feeMinor }),
+          source: "reconcile",
+          detail: `adopted: ${evidence}`
+        })
+        if (["submitted", "pending", "processing"].includes(state)) {
+          ctx.polls.push({ idx: row.idx, reference: payout.reference, dueAt: now, interval: settings.pollIntervalMs, since: now })
+        }
+      })
 
     const round: Effect.Effect<ReconcileRound> = Effect.gen(function* () {
       yield* writer.flush
       const now = yield* Clock.currentTimeMillis
       const alarms = yield* Ref.get(ctx.alarms)
-      const rows = (yield* store.streamRowsInStates(accountId, batchId, ["unknown"]).pipe(Stream.runCollect, Effect.orDie))
-        .pipe(Chunk.toReadonlyArray)
-        .filter((r) => !alarms.has(r.idx))
-      if (rows.length === 0) return { waiting: 0, adopted: 0, resent: 0, alarms: alarms.size }
-      const earliest = Math.min(...rows.map((r) => (r.intentAt === null ? now : DateTime.toEpochMillis(r.intentAt))))
-      const listing = yield* scan(scanFromDate(earliest)).pipe(Effect.option)
-      if (Option.isNone(listing)) return { waiting: rows.length, adopted: 0, resent: 0, alarms: alarms.size }
-      const decisions = plan(
-        rows.map((r) => ({
-          idx: r.idx,
-          token: r.token,
-          amountMinor: r.amountMinor ?? 0,
-          currency: r.currency,
-          intentAt: r.intentAt === null ? now : DateTime.toEpochMillis(r.intentAt),
-          unknownAt: DateTime.toEpochMillis(r.updatedAt),
-          emptyScans: emptyScans.get(r.idx) ?? 0
-        })),
-        listing.value,
-        ctx.recent,
-        { now, graceMs: ctx.settings.reconcileGraceMs, historyMs: HISTORY_MS }
+      const unknown = Chunk.toReadonlyArray(
+        yield* store.streamRowsInStates(accountId, batchId, ["unknown"]).pipe(Stream.runCollect, Effect.orDie)
+      ).filter((r) => !alarms.has(r.idx))
+      // Rows resent once stay watched: a second payout carrying the token is a duplicate alarm.
+      const watched = (yield* store.flaggedRows(accountId, batchId).pipe(Effect.orDie)).filter(
+        (r) => r.resends > 0 && r.state !== "unknown" && !alarms.has(r.idx)
       )
-      const byIdx = new Map(rows.map((r) => [r.idx, r]))
+      if (unknown.length === 0 && watched.length === 0) return { waiting: 0, adopted: 0, resent: 0, alarms: alarms.size }
+
+      const intentOf = (r: Row) => (r.intentAt === null ? now : DateTime.toEpochMillis(r.intentAt))
+      const earliest = Math.min(...[...unknown, ...watched].map(intentOf))
+      const requestTimeoutMs = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+      const leaseTtlMs = settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
+      const lag = p99Lag(yield* store.knownPayouts(accountId, now - LAG_WINDOW_MS).pipe(Effect.orDie), now, LAG_CAP_MS)
+      const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
+      const graceMs = Math.max(settings.reconcileGraceMs, floor)
+      if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {
+        announcedGrace = graceMs
+        yield* Console.error(
+          `reconcile grace raised from ${Math.round(settings.reconcileGraceMs / 1000)} s to ${Math.round(graceMs / 1000)} s: request timeout + lease time + twice the listing lag (p99 ${Math.round(lag / 1000)} s)`
+        )
+      }
+      // Days are the service's: with a skewed clock (rule 7 then forbids any resend) the tokens are
+      // still looked for on the days the service would have written them.
+      const skew = yield* client.serverSkew
+      const shift = Option.getOrElse(skew, () => 0)
+      const syncFrom = Math.min(earliest, earliest + shift) - DAY_MS
+      const syncTo = Math.max(now, now + shift) + MAX_SKEW_MS
+      const sync = yield* syncDays(accountId, daysBetween(syncFrom, syncTo), {
+        closeAfterMs: Math.max(floor, 60 * 60 * 1000),
+        progress: syncTo - syncFrom > 4 * DAY_MS
+      }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
+      const tokens = [...unknown, ...watched].map((r) => r.token)
+      const byToken = groupByToken(yield* store.mirrorByTokens(accountId, tokens).pipe(Effect.orDie))
+      const known = yield* store.knownPayouts(accountId, earliest - DAY_MS).pipe(Effect.orDie)
+      const listed = new Map((yield* store.mirrorByReferences(accountId, known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
+      const evidence = {
+        now,
+        completeDays: sync.complete,
+        byToken,
+        known,
+        listed,
+        graceMs,
+        deadlineMs: settings.reconcileDeadlineMs ?? DEFAULT_RECONCILE_DEADLINE_MS,
+        skewMs: Option.getOrUndefined(skew),
+        resendUnknown: settings.resendUnknown ?? "after"
+      }
+
+      for (const row of watched) {
+        const exact = (byToken.get(row.token) ?? []).filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
+        if (exact.length > 1) yield* raiseRowAlarm(row, `resent once, and now ${exact.length} payouts carry its token (duplicate)`, exact.map((p) => p.reference))
+      }
+
       const toResend: Array<number> = []
+      const resendEvidence = new Map<number, string>()
       let adopted = 0
       let waiting = 0
-      for (const d of decisions) {
-        switch (d._tag) {
-          case "Adopt": {
+      for (const row of unknown) {
+        const endedAt = row.endedAt === null ? DateTime.toEpochMillis(row.updatedAt) : DateTime.toEpochMillis(row.endedAt)
+        const seen = misses.get(row.idx) ?? []
+        const tokenListed = (byToken.get(row.token) ?? []).length > 0
+        if (!tokenListed && sync.at >= endedAt) {
+          seen.push(sync.at)
+          misses.set(row.idx, seen)
+        }
+        const decision: Decision = decide(
+          {
+            idx: row.idx,
+            token: row.token,
+            amountMinor: row.amountMinor ?? 0,
+            currency: row.currency,
+            intentAt: intentOf(row),
+            endedAt,
+            resends: row.resends,
+            ownedHere: row.intentOwner === null || row.intentOwner === ctx.owner,
+            misses: seen
+          },
+          evidence
+        )
+        switch (decision._tag) {
+          case "Adopt":
             adopted++
-            const state = stateOfStatus(d.payout.status)
-            yield* writer.record({
-              idx: d.idx,
-              from: ["unknown"],
-              to: state,
-              reference: d.payout.reference,
-              ...(d.payout.fee === undefined ? {} : { feeMinor: fromWire(d.payout.fee, d.payout.currency) }),
-              source: "reconcile",
-              detail: "found in the payout listing by its token"
-            })
-            if (["submitted", "pending", "processing"].includes(state)) {
-              ctx.polls.push({ idx: d.idx, reference: d.payout.reference, dueAt: now, interval: ctx.settings.pollIntervalMs, since: now })
+            yield* adopt(row, decision.payout, decision.evidence)
+            break
+          case "Alarm":
+            yield* raiseRowAlarm(row, decision.reason, decision.references)
+            break
+          case "AccountAlarm":
+            waiting++
+            if ((yield* Ref.get(ctx.accountAlarm)) === undefined) {
+              yield* store.raiseAccountAlarm(accountId, decision.reason, now).pipe(Effect.orDie)
+              yield* Ref.set(ctx.accountAlarm, decision.reason)
+              yield* Console.error(
+                `ACCOUNT ALARM: ${decision.reason} (e.g. ${decision.references.join(", ")}). No row is resent automatically until a person checks the listing: payouts resolve ${batchId} --listing-ok --by NAME`
+              )
+            }
+            break
+          case "Resend":
+            if ((yield* Ref.get(ctx.accountAlarm)) !== undefined) {
+              waiting++
+              break
+            }
+            toResend.push(row.idx)
+            resendEvidence.set(row.idx, decision.evidence)
+            break
+          case "Wait": {
+            waiting++
+            const text = `${decision.reason}${decision.until === undefined ? "" : ` (until ${clock(decision.until)})`}`
+            if (lastWait.get(row.idx) !== decision.reason) {
+              lastWait.set(row.idx, decision.reason)
+              yield* Console.error(`line ${row.line}: outcome unknown, waiting: ${text}; alarm at ${clock(endedAt + evidence.deadlineMs)} if still unproven`)
             }
             break
           }
-          case "Alarm":
-            yield* Ref.update(ctx.alarms, (m) => new Map([...m, [d.idx, d.references]]))
-            yield* Effect.logWarning(`row on line ${byIdx.get(d.idx)?.line}: ${d.references.length} payouts carry its token (${d.references.join(", ")}); it will never be resent`)
-            break
-          case "Expired":
-            yield* Ref.update(ctx.alarms, (m) => new Map([...m, [d.idx, []]]))
-            break
-          case "Resend":
-            toResend.push(d.idx)
-            break
-          case "Wait":
-            waiting++
-            emptyScans.set(d.idx, (emptyScans.get(d.idx) ?? 0) + 1)
-            break
         }
       }
       if (toResend.length > 0) {
         yield* writer.flush
-        const claimed = yield* store.claimForResend(accountId, batchId, toResend).pipe(Effect.orDie)
-        for (const r of claimed) emptyScans.delete(r.idx)
+        const claimed: Array<Row> = []
+        for (const idx of toResend) {
+          const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`).pipe(Effect.orDie)
+          claimed.push(...rows)
+        }
+        for (const r of claimed) {
+          misses.delete(r.idx)
+          yield* Console.error(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
+        }
         yield* resend(claimed)
       }
       return { waiting, adopted, resent: toResend.length, alarms: (yield* Ref.get(ctx.alarms)).size }

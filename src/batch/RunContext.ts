@@ -1,7 +1,6 @@
 /** What every part of one run shares: where it is, how it was asked to behave, and its live state. */
 import { Effect, Ref } from "effect"
 import type { OnInsufficient } from "./Preflight.ts"
-import type { KnownSubmission } from "./ReconcilePlan.ts"
 import { PollQueue } from "./PollQueue.ts"
 import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeguards.ts"
 import type { TransitionWriter } from "./TransitionWriter.ts"
@@ -12,7 +11,16 @@ export interface RunSettings {
   readonly pollIntervalMs: number
   readonly pollMaxMs: number
   readonly trackTimeoutMs: number
+  /** Shortest wait after an ambiguous POST ended before a resend (raised to its floor, DESIGN 7 rule 3). */
   readonly reconcileGraceMs: number
+  /** After this long without proof either way an unknown row becomes an alarm (default 2h). */
+  readonly reconcileDeadlineMs?: number
+  /** `never` leaves every unknown row that is not found to a person. */
+  readonly resendUnknown?: "after" | "never"
+  /** The batch lease's time to live (default 30s): part of the grace floor. */
+  readonly leaseTtlMs?: number
+  /** The client's request timeout: part of the grace floor. */
+  readonly requestTimeoutMs?: number
   /** A webhook receiver is listening: webhooks lead, and the first poll waits pollMaxMs as a safety net. */
   readonly webhooks?: boolean
   readonly feePercent: number
@@ -42,26 +50,31 @@ export interface RunContext {
   readonly stoppedCurrencies: Ref.Ref<ReadonlySet<string>>
   /** Whether any payout POST left this process: decides between exit 2 and 3 on a refusal. */
   readonly sentAny: Ref.Ref<boolean>
-  /** Rows under alarm (several payouts carry their token): never resent, reported. */
-  readonly alarms: Ref.Ref<ReadonlyMap<number, ReadonlyArray<string>>>
-  /** The latest payouts this process sent, for "a payout of ours sent after the ambiguous one". */
-  readonly recent: Array<KnownSubmission>
+  /** Rows under alarm (a person must decide): never resent, reported; kept in the store too. */
+  readonly alarms: Ref.Ref<ReadonlyMap<number, RowAlarm>>
+  /** The account's open alarm (the listing cannot prove absence): no automatic resend at all. */
+  readonly accountAlarm: Ref.Ref<string | undefined>
+  /** This runner's lease owner name: intents it wrote are its own to resend (rule 5). */
+  readonly owner: string
   /** Stop rule and per-operator circuit breaker; fed by every outcome `writer` records. */
   readonly safeguards: Safeguards
 }
 
-const RECENT = 1_000
-
-export const noteSubmitted = (ctx: RunContext, submission: KnownSubmission): void => {
-  ctx.recent.push(submission)
-  if (ctx.recent.length > 2 * RECENT) ctx.recent.splice(0, ctx.recent.length - RECENT)
+export interface RowAlarm {
+  readonly reason: string
+  readonly references: ReadonlyArray<string>
 }
+
+export const DEFAULT_RECONCILE_DEADLINE_MS = 2 * 60 * 60 * 1000
+export const DEFAULT_LEASE_TTL_MS = 30_000
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 
 export const makeRunContext = (
   accountId: string,
   batchId: string,
   settings: RunSettings,
-  writer: TransitionWriter
+  writer: TransitionWriter,
+  owner: string
 ): Effect.Effect<RunContext, never, StateStore> =>
   Effect.gen(function* () {
     const safeguards = yield* makeSafeguards(accountId, batchId, settings.safeguards)
@@ -74,8 +87,9 @@ export const makeRunContext = (
       stop: yield* Ref.make<StopReason | undefined>(undefined),
       stoppedCurrencies: yield* Ref.make<ReadonlySet<string>>(new Set()),
       sentAny: yield* Ref.make(false),
-      alarms: yield* Ref.make<ReadonlyMap<number, ReadonlyArray<string>>>(new Map()),
-      recent: [],
+      alarms: yield* Ref.make<ReadonlyMap<number, RowAlarm>>(new Map()),
+      accountAlarm: yield* Ref.make<string | undefined>(undefined),
+      owner,
       safeguards
     }
   })

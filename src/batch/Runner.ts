@@ -9,17 +9,17 @@ import { hostname } from "node:os"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
+import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
 import { formatRowErrors } from "./Errors.ts"
 import { type Intake, intake, type PendingColumns } from "./Intake.ts"
-import { acquireLease } from "./Lease.ts"
+import { acquireLease, isDeadLocalOwner } from "./Lease.ts"
 import { outputPaths } from "./LedgerFile.ts"
 import { reportPath, writeReport } from "./Report.ts"
 import { concludeSafeguards } from "./Safeguards.ts"
 import { makeSummary, totalsByCurrency, writeErrors, writeLedgerFromStore, writeSummaryFile } from "./Outputs.ts"
 import { type PreflightResult, preflight } from "./Preflight.ts"
 import { makeReconciler } from "./Reconciler.ts"
-import { makeRunContext, type RunContext, type RunSettings } from "./RunContext.ts"
+import { DEFAULT_LEASE_TTL_MS, makeRunContext, type RunContext, type RunSettings } from "./RunContext.ts"
 import { makeSubmitter } from "./Submitter.ts"
 import { makeTracker } from "./Tracker.ts"
 import { makeTransitionWriter } from "./TransitionWriter.ts"
@@ -46,7 +46,6 @@ export interface RunResult {
   readonly summary: Readonly<Record<string, unknown>>
 }
 
-const LEASE_TTL = Duration.seconds(30)
 const TICK = Duration.millis(100)
 
 const preflightOf = (pending: PendingColumns, settings: RunSettings) =>
@@ -111,6 +110,29 @@ const describePreflight = (result: PreflightResult): string =>
     })
     .join("\n")
 
+/** Alarms kept by earlier runs, and rows whose intents belong to a runner proven dead (rule 5). */
+const loadAlarms = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const flagged = yield* store.flaggedRows(ctx.accountId, ctx.batchId)
+    const alarms = new Map(flagged.filter((r) => r.alarm !== null).map((r) => [r.idx, { reason: r.alarm ?? "", references: r.candidates ?? [] }]))
+    yield* Ref.set(ctx.alarms, alarms)
+    const account = yield* store.accountAlarm(ctx.accountId)
+    if (Option.isSome(account)) {
+      yield* Ref.set(ctx.accountAlarm, account.value.reason)
+      yield* Console.error(`Account alarm (since ${new Date(account.value.at).toISOString()}): ${account.value.reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`)
+    }
+    if (alarms.size > 0) yield* Console.error(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
+    const owners = new Set<string>()
+    yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, ["submitting", "unknown"]).pipe(
+      Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
+    )
+    for (const previous of owners) {
+      if (isDeadLocalOwner(previous)) yield* store.adoptIntents(ctx.accountId, ctx.batchId, previous, ctx.owner)
+      else yield* Console.error(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
+    }
+  })
+
 export const runBatch = (request: RunRequest) =>
   Effect.gen(function* () {
     const store = yield* StateStore
@@ -170,13 +192,13 @@ export const runBatch = (request: RunRequest) =>
           yield* Console.error(`Webhook receiver listening at ${receiver.url}`)
           settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url, webhooks: true }
         }
-        const ctx = yield* makeRunContext(accountId, batchId, settings, writer)
+        const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+        const ctx = yield* makeRunContext(accountId, batchId, settings, writer, owner)
         if (loaded.batch.state === "paused") {
           const why = loaded.batch.pauseReason ?? "paused"
           yield* ctx.safeguards.pause(why)
           yield* Console.error(`Batch ${batchId} is paused (${why}): nothing new is sent. Resume with: payouts resume ${batchId}`)
         }
-        const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
 
         // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
         const ledgerLock = yield* Effect.makeSemaphore(1)
@@ -185,10 +207,21 @@ export const runBatch = (request: RunRequest) =>
             yield* writer.flush
             const counts = yield* store.countByState(accountId, batchId)
             const alarms = yield* Ref.get(ctx.alarms)
-            const exitCode = forced ?? exitCodeFor(counts, false)
+            const accountAlarm = yield* Ref.get(ctx.accountAlarm)
+            const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
+            const exitCode = forced ?? (needsPerson ? EXIT_ATTENTION : exitCodeFor(counts, false))
+            if (needsPerson && !request.dryRun) {
+              yield* Console.error(
+                `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId} --by NAME`
+              )
+            }
             const guarded = yield* concludeSafeguards(ctx, counts, !request.dryRun)
-            const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, references]) =>
-              Effect.map(store.getRow(accountId, batchId, idx), (row) => ({ line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }), references }))
+            const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, alarm]) =>
+              Effect.map(store.getRow(accountId, batchId, idx), (row) => ({
+                line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }),
+                reason: alarm.reason,
+                references: alarm.references
+              }))
             )
             const summary = yield* makeSummary({
               batchId,
@@ -199,7 +232,12 @@ export const runBatch = (request: RunRequest) =>
               exitCode,
               outcome: guarded.paused !== undefined && outcome === "finished" ? `paused: ${guarded.paused}` : outcome,
               alarms: alarmRows,
-              extra: { ledger: paths.ledger, report: reportPath(paths), ...guarded.extra }
+              extra: {
+                ledger: paths.ledger,
+                report: reportPath(paths),
+                ...(accountAlarm === undefined ? {} : { account_alarm: accountAlarm }),
+                ...guarded.extra
+              }
             })
             if (request.dryRun) {
               // A dry run leaves no trace, but never touches a batch an earlier run created.
@@ -214,7 +252,8 @@ export const runBatch = (request: RunRequest) =>
             return { exitCode, summary } satisfies RunResult
           })
 
-        if (!request.dryRun && !(yield* acquireLease(accountId, batchId, owner, LEASE_TTL))) {
+        const leaseTtl = Duration.millis(settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS)
+        if (!request.dryRun && !(yield* acquireLease(accountId, batchId, owner, leaseTtl))) {
           const batch = yield* store.getBatch(accountId, batchId)
           const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
           yield* Console.error(
@@ -222,9 +261,13 @@ export const runBatch = (request: RunRequest) =>
           )
           return { exitCode: EXIT_INCOMPLETE, summary: { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE } } satisfies RunResult
         }
-        yield* Effect.addFinalizer(() => store.releaseLease(accountId, batchId, owner).pipe(Effect.ignore))
-        yield* Effect.sleep(Duration.seconds(10)).pipe(
-          Effect.zipRight(store.renewLease(accountId, batchId, owner, LEASE_TTL)),
+        // Leaving cleanly: every POST of ours has ended, so our unknown rows no longer need our word (rule 5).
+        yield* Effect.addFinalizer(() =>
+          Effect.zipRight(store.releaseIntents(accountId, batchId, owner), store.releaseLease(accountId, batchId, owner)).pipe(Effect.ignore)
+        )
+        if (!request.dryRun) yield* loadAlarms(ctx)
+        yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(leaseTtl) / 3))).pipe(
+          Effect.zipRight(store.renewLease(accountId, batchId, owner, leaseTtl)),
           Effect.flatMap((ok) => (ok ? Effect.void : Ref.set(ctx.stop, { _tag: "LeaseLost" }))),
           Effect.ignore,
           Effect.forever,
@@ -255,6 +298,7 @@ export const runBatch = (request: RunRequest) =>
         }
 
         const submitter = yield* makeSubmitter(ctx)
+        yield* Effect.addFinalizer(() => submitter.releaseUnsent.pipe(Effect.ignore))
         const reconciler = yield* makeReconciler(ctx, submitter.resend)
         const tracker = yield* makeTracker(ctx, wakeups)
 
@@ -298,7 +342,13 @@ export const runBatch = (request: RunRequest) =>
               const r = yield* reconciler.round
               if (r.resent > 0 || r.adopted > 0) continue
             }
-            if (unknown <= 0 && (yield* tracker.tracked) === 0) return
+            // Under an account alarm nothing can be proven: the unknown rows wait for a person.
+            const blocked = (yield* Ref.get(ctx.accountAlarm)) !== undefined
+            if ((unknown <= 0 || blocked) && (yield* tracker.tracked) === 0) {
+              // A last look for a second payout of any row resent in this run before the run ends.
+              if (lastReconcile > 0 && !blocked) yield* reconciler.round
+              return
+            }
             yield* Effect.sleep(TICK)
           }
         })
@@ -306,7 +356,7 @@ export const runBatch = (request: RunRequest) =>
           Effect.onInterrupt(() =>
             Effect.zipRight(
               Console.error("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume."),
-              Effect.zipRight(submitter.awaitInFlight, finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
+              Effect.zipRight(Effect.zipRight(submitter.awaitInFlight, submitter.releaseUnsent), finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
             )
           )
         )

@@ -3,7 +3,7 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Clock, DateTime, Effect, Fiber, Option, Ref, Schedule, Stream } from "effect"
+import { Clock, Effect, Fiber, Option, Ref, Schedule, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { Customer, PayoutRequest, type PayoutResponse } from "../api/Schemas.ts"
@@ -12,8 +12,8 @@ import type { Row } from "../store/Model.ts"
 import type { RowState } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { estimateFee } from "./Preflight.ts"
-import { describe } from "./ReconcilePlan.ts"
-import { noteSubmitted, type RunContext } from "./RunContext.ts"
+import { describe } from "./ResendRules.ts"
+import type { RunContext } from "./RunContext.ts"
 
 /** The API requires a callback_url; without a receiver nobody listens there and polling does the work. */
 export const DEFAULT_CALLBACK_URL = "http://localhost/payouts/webhooks"
@@ -81,7 +81,6 @@ export const makeSubmitter = (ctx: RunContext) =>
           source: "response"
         })
         yield* track(row, response.reference, state)
-        if (row.intentAt !== null) noteSubmitted(ctx, { reference: response.reference, intentAt: DateTime.toEpochMillis(row.intentAt) })
       })
 
     /** Marks every row of the currency not yet sent as skipped. */
@@ -148,6 +147,10 @@ export const makeSubmitter = (ctx: RunContext) =>
       }
     }
 
+    // Claimed rows whose POST has not started: a runner that stops releases them (DESIGN 7, rule 5),
+    // so only rows that may really have reached the service are left for reconciliation.
+    const unsent = new Set<number>()
+
     const submitRow = (row: Row) =>
       Effect.gen(function* () {
         const stopped = yield* Ref.get(ctx.stoppedCurrencies)
@@ -161,6 +164,7 @@ export const makeSubmitter = (ctx: RunContext) =>
           return yield* store.releaseRows(accountId, batchId, [row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid)
         }
         const body = payoutRequest(row, ctx)
+        unsent.delete(row.idx)
         yield* Ref.set(ctx.sentAny, true)
         yield* client.payout(body).pipe(
           Effect.retry({ schedule: sendSchedule, while: resendable }),
@@ -185,6 +189,7 @@ export const makeSubmitter = (ctx: RunContext) =>
       if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* ctx.safeguards.paused) !== undefined) return Option.none()
       const excludeOperators = [...(yield* ctx.safeguards.openCircuits).keys()]
       const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators }).pipe(Effect.orDie)
+      for (const r of rows) unsent.add(r.idx)
       return rows.length === 0 ? Option.none() : Option.some(rows)
     })
 
@@ -201,5 +206,12 @@ export const makeSubmitter = (ctx: RunContext) =>
     const resend = (rows: ReadonlyArray<Row>) =>
       Effect.forEach(rows, submitOne, { concurrency: ctx.settings.concurrency, discard: true })
 
-    return { submitAll, resend, awaitInFlight } as const
+    /** Puts back every claimed row whose POST never started (validated again). */
+    const releaseUnsent = Effect.suspend(() => {
+      const idxs = [...unsent]
+      unsent.clear()
+      return idxs.length === 0 ? Effect.void : store.releaseRows(accountId, batchId, idxs, "runner stopped before sending").pipe(Effect.asVoid)
+    })
+
+    return { submitAll, resend, awaitInFlight, releaseUnsent } as const
   })

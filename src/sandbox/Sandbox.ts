@@ -3,7 +3,7 @@
  * clock, admin endpoints under /__sandbox, fault injection and a money journal. Closing the scope
  * stops the server, the processor and pending webhooks.
  */
-import { HttpRouter } from "@effect/platform"
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Data, Duration, Effect, Either, FiberSet, Option, Random, type Scope } from "effect"
 import * as Http from "node:http"
@@ -179,7 +179,11 @@ export const launchSandbox = (
       Effect.catchTag("RouteNotFound", (e) =>
         Effect.succeed(envelopeA(404, "Not found", { path: [`No endpoint ${e.request.method} ${e.request.url.split("?")[0]}`] }))
       ),
-      gate(ctx)
+      gate(ctx),
+      // The Date header tells the service's own (virtual) time, as a real server's clock would.
+      Effect.flatMap((response) =>
+        Effect.map(ctx.clock.now, (now) => HttpServerResponse.setHeader(response, "date", new Date(now).toUTCString()))
+      )
     )
     const nodeServer = Http.createServer()
     const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" }).pipe(

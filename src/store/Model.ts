@@ -13,7 +13,8 @@ export const EventSource = Schema.Literal(
   "webhook",
   "reconcile",
   "preflight",
-  "operator"
+  "operator",
+  "prescan"
 )
 export type EventSource = typeof EventSource.Type
 
@@ -62,7 +63,17 @@ export const Row = Schema.Struct({
   intentAt: Schema.NullOr(Millis),
   submittedAt: Schema.NullOr(Millis),
   updatedAt: Millis,
-  finalAt: Schema.NullOr(Millis)
+  finalAt: Schema.NullOr(Millis),
+  /** When the ambiguous POST was known to have ended (the row became `unknown`): the grace counts from here. */
+  endedAt: Schema.NullOr(Millis),
+  /** Automatic resends so far (at most one, DESIGN 7 rule 6). */
+  resends: Schema.Int,
+  /** Why a person must decide for this row; null when no alarm. */
+  alarm: Schema.NullOr(Schema.String),
+  /** References of the payouts that may be this row's, shown with the alarm. */
+  candidates: Schema.NullOr(Schema.parseJson(Schema.Array(Schema.String))),
+  /** The runner (lease owner) that wrote the current intent; null once it released it cleanly. */
+  intentOwner: Schema.NullOr(Schema.String)
 })
 export type Row = typeof Row.Type
 

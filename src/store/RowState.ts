@@ -17,7 +17,8 @@ export const ROW_STATES = [
   "refunded",
   "rejected",
   "skipped",
-  "unknown"
+  "unknown",
+  "abandoned"
 ] as const
 
 export const RowState = Schema.Literal(...ROW_STATES)
@@ -30,7 +31,8 @@ export const FINAL_ROW_STATES: ReadonlyArray<RowState> = [
   "expired",
   "refunded",
   "rejected",
-  "skipped"
+  "skipped",
+  "abandoned"
 ]
 
 /** Rows whose payout may exist although we hold no reference: they go through reconciliation. */
@@ -44,14 +46,16 @@ const NEXT: { readonly [S in RowState]: ReadonlyArray<RowState> } = {
   submitted: ["pending", "processing", ...OUTCOMES],
   pending: ["processing", ...OUTCOMES],
   processing: OUTCOMES,
-  unknown: ["submitting", "submitted", "pending", "processing", ...OUTCOMES],
+  // abandoned: a person declared the payout not made (payouts resolve); never retried automatically.
+  unknown: ["submitting", "submitted", "pending", "processing", ...OUTCOMES, "abandoned"],
   completed: ["refunded"],
   failed: [],
   cancelled: [],
   expired: [],
   refunded: [],
   rejected: [],
-  skipped: []
+  skipped: [],
+  abandoned: []
 }
 
 export const isFinal = (state: RowState): boolean => FINAL_ROW_STATES.includes(state)

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { type Duration, Effect, Layer } from "effect"
 import type { StoreError } from "./Model.js"
 import { makeBatches } from "./Sqlite/Batches.js"
+import { makeMirror } from "./Sqlite/Mirror.js"
 import { runMigrations } from "./Sqlite/Migrations.js"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.js"
 import { makeRows } from "./Sqlite/Rows.js"
@@ -17,7 +18,7 @@ export const make = (options: { readonly lockTimeout?: Duration.DurationInput } 
     const sql = yield* SqlClient.SqlClient
     const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds")
     yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
-    return StateStore.of({ ...makeBatches(sql, write), ...makeRows(sql, write) })
+    return StateStore.of({ ...makeBatches(sql, write), ...makeRows(sql, write), ...makeMirror(sql, write) })
   })
 
 export const layer = (options: SqliteOptions): Layer.Layer<StateStore, StoreError> =>

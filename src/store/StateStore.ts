@@ -16,6 +16,7 @@ import type {
   StoreError,
   Transition
 } from "./Model.js"
+import type { AccountAlarm, DayRead, KnownPayout, MirrorDay, MirroredPayout } from "./MirrorModel.js"
 import type { RowState, StateCounts } from "./RowState.js"
 
 export interface CurrencyTotal {
@@ -164,6 +165,41 @@ export interface StateStoreShape {
     batchId: string,
     idx?: number
   ) => Effect.Effect<ReadonlyArray<RowEvent>, StoreError>
+
+  // The listing mirror (DESIGN 7): GET /wallet/transactions?type=payout kept by UTC day.
+  /** What the store knows of these days' reads (days never read are absent). */
+  readonly mirrorDays: (accountId: string, days: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MirrorDay>, StoreError>
+  /** Keeps one complete read of a day; the day closes when `closeIfSame` and it matches the last read. */
+  readonly saveDayRead: (accountId: string, read: DayRead) => Effect.Effect<void, StoreError>
+  readonly mirrorByTokens: (accountId: string, tokens: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MirroredPayout>, StoreError>
+  readonly mirrorByReferences: (
+    accountId: string,
+    references: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<MirroredPayout>, StoreError>
+  /** Every mirrored payout of these days (inclusive, YYYY-MM-DD). */
+  readonly mirrorOfDays: (accountId: string, fromDay: string, toDay: string) => Stream.Stream<MirroredPayout, StoreError>
+  /** Payouts of the account whose reference reached us since `since` (epoch ms), with when the mirror listed them. */
+  readonly knownPayouts: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<KnownPayout>, StoreError>
+
+  /** The open account alarm (the listing cannot prove absence), if any. */
+  readonly accountAlarm: (accountId: string) => Effect.Effect<Option.Option<AccountAlarm>, StoreError>
+  readonly raiseAccountAlarm: (accountId: string, reason: string, at: number) => Effect.Effect<void, StoreError>
+  /** Clears every open account alarm; returns how many. */
+  readonly clearAccountAlarm: (accountId: string, by: string, why: string, at: number) => Effect.Effect<number, StoreError>
+  /** Sets (or with null clears) a row's alarm and the references that may be its payout. */
+  readonly setRowAlarm: (
+    accountId: string,
+    batchId: string,
+    idx: number,
+    alarm: string | null,
+    candidates: ReadonlyArray<string>
+  ) => Effect.Effect<void, StoreError>
+  /** Rows of the batch under alarm or already resent automatically (watched for a second payout). */
+  readonly flaggedRows: (accountId: string, batchId: string) => Effect.Effect<ReadonlyArray<Row>, StoreError>
+  /** A runner leaving cleanly: its ended, unknown intents no longer need its word (rule 5). */
+  readonly releaseIntents: (accountId: string, batchId: string, owner: string) => Effect.Effect<void, StoreError>
+  /** Intents of an owner proven dead pass to the runner that took the batch over. */
+  readonly adoptIntents: (accountId: string, batchId: string, from: string, to: string) => Effect.Effect<void, StoreError>
 }
 
 export class StateStore extends Context.Tag("store/StateStore")<StateStore, StateStoreShape>() {}

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, type Sandbox, writeCsv } from "../orchestrator/support.ts"
 
 const BIN = resolve("bin/payouts.js")
-const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--settle", "0s", "--scan-every", "200ms", "--concurrency", "2"]
+const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--lease-ttl", "1s", "--request-timeout", "3s", "--settle", "0s", "--scan-every", "200ms", "--concurrency", "2"]
 
 interface Proc {
   readonly child: ChildProcess

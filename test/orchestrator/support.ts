@@ -42,6 +42,9 @@ export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
   pollMaxMs: 400,
   trackTimeoutMs: 120_000,
   reconcileGraceMs: 1_500,
+  reconcileDeadlineMs: 120_000,
+  leaseTtlMs: 1_000,
+  requestTimeoutMs: 3_000,
   feePercent: 2,
   onInsufficient: "abort",
   callbackUrl: "http://localhost/payouts/webhooks",
@@ -71,7 +74,7 @@ export const run = (sandbox: Sandbox, setup: RunSetup) => {
   const request: RunRequest = {
     accountId: accountId(sandbox.baseUrl, connection.apiKey),
     file: setup.file,
-    settings: settings(setup.settings),
+    settings: settings({ ...(setup.requestTimeout === undefined ? {} : { requestTimeoutMs: Duration.toMillis(Duration.decode(setup.requestTimeout)) }), ...setup.settings }),
     skipInvalid: false,
     allowRepeats: false,
     repeatWindow: Duration.hours(24),

@@ -67,8 +67,61 @@ const initial = Effect.gen(function* () {
   yield* sql`CREATE INDEX row_events_by_row ON row_events (account_id, batch_id, idx, seq)`
 })
 
+/**
+ * Reconciliation that never guesses (DESIGN 7): the listing mirror by UTC day, account alarms, and per
+ * row what a resend decision needs (when the ambiguous POST ended, automatic resends, the alarm and its
+ * candidates, which runner wrote the intent).
+ */
+const mirror = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE rows ADD COLUMN ended_at INTEGER`
+  yield* sql`ALTER TABLE rows ADD COLUMN resends INTEGER NOT NULL DEFAULT 0`
+  yield* sql`ALTER TABLE rows ADD COLUMN alarm TEXT`
+  yield* sql`ALTER TABLE rows ADD COLUMN candidates TEXT`
+  yield* sql`ALTER TABLE rows ADD COLUMN intent_owner TEXT`
+  yield* sql`CREATE INDEX rows_by_submitted ON rows (account_id, submitted_at) WHERE reference IS NOT NULL`
+  yield* sql`CREATE TABLE listing (
+    account_id TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    day TEXT NOT NULL,
+    token TEXT,
+    description TEXT,
+    amount_minor INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    status TEXT NOT NULL,
+    fee_minor INTEGER,
+    created_at TEXT,
+    first_seen_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, reference)
+  )`
+  yield* sql`CREATE INDEX listing_by_token ON listing (account_id, token) WHERE token IS NOT NULL`
+  yield* sql`CREATE INDEX listing_by_day ON listing (account_id, day)`
+  yield* sql`CREATE TABLE listing_days (
+    account_id TEXT NOT NULL,
+    day TEXT NOT NULL,
+    closed INTEGER NOT NULL DEFAULT 0,
+    hash TEXT NOT NULL,
+    payouts INTEGER NOT NULL,
+    max_total INTEGER NOT NULL,
+    reads INTEGER NOT NULL,
+    read_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, day)
+  )`
+  yield* sql`CREATE TABLE account_alarms (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    cleared_at INTEGER,
+    cleared_by TEXT,
+    cleared_why TEXT
+  )`
+})
+
 export const loader = Migrator.fromRecord({
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_mirror": mirror
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"

@@ -6,7 +6,8 @@ import { RowState } from "../RowState.js"
 
 export const ROW_COLUMNS = `account_id, batch_id, idx, line, row_id, token, repeat_key, operator, currency,
   amount_minor, phone, name, email, description, details_json AS details, state, reference, fee_minor,
-  attempts, error, intent_at, submitted_at, updated_at, final_at`
+  attempts, error, intent_at, submitted_at, updated_at, final_at, ended_at, resends, alarm, candidates,
+  intent_owner`
 
 export const BATCH_COLUMNS = `account_id, batch_id, file_name, created_at, updated_at, state, pause_reason,
   lease_owner, lease_expires_at, options_json AS options, approved_by, approved_at`

@@ -54,7 +54,10 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
 
   const byIdx = (idxs: ReadonlyArray<number>) => chunksOf(idxs, IN_CHUNK).map((chunk) => sql`idx IN ${sql.in(chunk)}`)
 
-  const intent = (now: number) => sql`attempts = attempts + 1, intent_at = ${now}`
+  // The intent names the runner that holds the lease now: a row taken over from another owner is
+  // never resent automatically unless that owner released it or is proven dead (DESIGN 7, rule 5).
+  const intent = (now: number) => sql`attempts = attempts + 1, intent_at = ${now}, ended_at = NULL,
+    intent_owner = (SELECT lease_owner FROM batches b WHERE b.account_id = rows.account_id AND b.batch_id = rows.batch_id)`
 
   const claimRows: StateStoreShape["claimRows"] = (accountId, batchId, selection: ClaimSelection) =>
     write(
@@ -74,7 +77,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   const claimForResend: StateStoreShape["claimForResend"] = (accountId, batchId, idxs, detail) =>
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const move: Move = { from: "unknown", to: "submitting", set: intent(now), source: "reconcile", detail }
+        const move: Move = { from: "unknown", to: "submitting", set: sql`${intent(now)}, resends = resends + 1, alarm = NULL`, source: "reconcile", detail }
         return moveRows(accountId, batchId, move, byIdx(idxs), now)
       })
     ).pipe(Effect.withSpan("StateStore.claimForResend"))

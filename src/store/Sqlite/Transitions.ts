@@ -53,6 +53,7 @@ export const applyTransition = (
         intent_at = ${resend ? at : row.intentAt},
         submitted_at = ${row.submittedAt ?? (reference === null ? null : at)},
         final_at = ${row.finalAt ?? (isFinal(t.to) ? at : null)},
+        ended_at = ${t.to === "unknown" ? sql`${at}` : sql`ended_at`},
         updated_at = ${at}
       WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${t.idx}`
     yield* insertEvents(sql, [
@@ -122,6 +123,7 @@ export const applyTransitions = (
           intent_at = ${next.intentAt},
           submitted_at = ${next.submittedAt},
           final_at = ${next.finalAt},
+          ended_at = ${t.to === "unknown" ? sql`${at}` : sql`ended_at`},
           updated_at = ${at}
         WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${t.idx}`
       current.set(t.idx, next)

@@ -1,0 +1,150 @@
+/**
+ * The listing mirror (DESIGN 7): the account's payout listing kept in the store by UTC day, so that
+ * reconciliation, the pre-scan and `payouts reconcile --account` read local data after a sync.
+ *
+ * A day is read with `from_date` = `to_date` = that day until a short page, and the read counts as
+ * complete only when it holds at least as many distinct references as every `pagination.total` the
+ * service reported: `total_pages`, `links.next` and an empty page are not trusted on their own (a
+ * service may lie about any one of them). A day older than the observed lag that reads the same twice
+ * is closed and never read again, so a sync costs the open days only.
+ */
+import { Clock, Console, Effect } from "effect"
+import { createHash } from "node:crypto"
+import { PaymentClient, type TransactionsPage } from "../api/Client.ts"
+import type { ClientError } from "../api/Errors.ts"
+import { fromWire } from "../domain/Money.ts"
+import { type DayRead, leadingToken } from "../store/MirrorModel.ts"
+import { StateStore } from "../store/StateStore.ts"
+
+export const DAY_MS = 24 * 60 * 60 * 1000
+/** The service keeps 90 days of history. */
+export const HISTORY_DAYS = 90
+export const PAGE_LIMIT = 100
+
+export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`)
+
+/** Every UTC day from the one holding `fromMs` to the one holding `toMs`, oldest first. */
+export const daysBetween = (fromMs: number, toMs: number): ReadonlyArray<string> => {
+  const days: Array<string> = []
+  for (let t = dayStart(dayOf(fromMs)); t <= toMs; t += DAY_MS) days.push(dayOf(t))
+  return days
+}
+
+export type DayPayout = DayRead["payouts"][number]
+
+export interface DayReadResult {
+  readonly complete: boolean
+  readonly payouts: ReadonlyArray<DayPayout>
+  readonly maxTotal: number
+  readonly pages: number
+  readonly why?: string
+}
+
+/**
+ * Reads one day to completeness. `fetch(page)` asks for one page of `limit` rows. Pages are asked by
+ * number (links are not followed), repeated references count once, and reading goes on past a short or
+ * empty page while fewer distinct payouts were seen than the largest `total` reported, up to a bound.
+ */
+export const readDay = <E, R>(
+  fetch: (page: number) => Effect.Effect<TransactionsPage, E, R>,
+  limit = PAGE_LIMIT
+): Effect.Effect<DayReadResult, E, R> =>
+  Effect.gen(function* () {
+    const seen = new Map<string, DayPayout>()
+    let maxTotal = 0
+    for (let page = 1; ; page++) {
+      const answer = yield* fetch(page)
+      maxTotal = Math.max(maxTotal, answer.pagination.total)
+      for (const t of answer.transactions) {
+        if (t.type !== "payout") continue
+        seen.set(t.reference, {
+          reference: t.reference,
+          token: leadingToken(t.description),
+          description: t.description ?? null,
+          amountMinor: fromWire(t.amount, t.currency),
+          currency: t.currency,
+          status: t.status,
+          feeMinor: fromWire(t.fee, t.currency),
+          createdAt: t.created_at
+        })
+      }
+      const short = answer.transactions.length < limit
+      if (short && seen.size >= maxTotal) return { complete: true, payouts: [...seen.values()], maxTotal, pages: page }
+      // Enough pages for every reported total, twice over (repeats shift rows to later pages), plus slack.
+      const bound = 2 * Math.ceil(maxTotal / limit) + 3
+      if (page >= bound) {
+        return {
+          complete: false,
+          payouts: [...seen.values()],
+          maxTotal,
+          pages: page,
+          why: `${seen.size} distinct payouts read where the service reported ${maxTotal}`
+        }
+      }
+    }
+  })
+
+const hashOf = (payouts: ReadonlyArray<DayPayout>): string =>
+  createHash("sha256").update(payouts.map((p) => `${p.reference}|${p.description}|${p.amountMinor}|${p.currency}`).sort().join("\n")).digest("hex")
+
+export interface SyncResult {
+  /** When the sync began: a payout it did not see may still have been created before. */
+  readonly at: number
+  /** Days that are complete in the mirror after this sync (closed, or read completely now). */
+  readonly complete: ReadonlySet<string>
+  /** Days that could not be read completely, with why. */
+  readonly incomplete: ReadonlyMap<string, string>
+}
+
+export interface SyncOptions {
+  /** A day ending longer ago than this may close (read twice the same, then never again). */
+  readonly closeAfterMs: number
+  /** Log progress (a first sync of a busy account can take many pages). */
+  readonly progress?: boolean
+}
+
+/** Syncs the mirror for these days (oldest first); a day that cannot be read is left incomplete. */
+export const syncDays = (accountId: string, days: ReadonlyArray<string>, options: SyncOptions) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const client = yield* PaymentClient
+    const at = yield* Clock.currentTimeMillis
+    const known = new Map((yield* store.mirrorDays(accountId, days).pipe(Effect.orDie)).map((d) => [d.day, d]))
+    const complete = new Set<string>()
+    const incomplete = new Map<string, string>()
+    const open = days.filter((day) => {
+      if (known.get(day)?.closed === true) complete.add(day)
+      return !complete.has(day)
+    })
+    let done = 0
+    for (const day of open) {
+      const fetch = (page: number): Effect.Effect<TransactionsPage, ClientError> =>
+        client.transactions({ type: "payout", from_date: day, to_date: day, page, limit: PAGE_LIMIT })
+      const read = yield* readDay(fetch).pipe(Effect.either)
+      done++
+      if (read._tag === "Left") {
+        incomplete.set(day, `the listing could not be read: ${read.left.message}`)
+        continue
+      }
+      const result = read.right
+      if (!result.complete) {
+        incomplete.set(day, result.why ?? "incomplete")
+        continue
+      }
+      const now = yield* Clock.currentTimeMillis
+      yield* store.saveDayRead(accountId, {
+        day,
+        payouts: result.payouts,
+        hash: hashOf(result.payouts),
+        maxTotal: result.maxTotal,
+        closeIfSame: dayStart(day) + DAY_MS + options.closeAfterMs < now,
+        at: now
+      }).pipe(Effect.orDie)
+      complete.add(day)
+      if (options.progress === true && (result.pages > 1 || done % 10 === 0 || done === open.length)) {
+        yield* Console.error(`listing sync: ${done}/${open.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
+      }
+    }
+    return { at, complete, incomplete } satisfies SyncResult
+  })

@@ -1,0 +1,170 @@
+/**
+ * The resend decision of DESIGN 7, pure so that every branch is unit- and property-tested. A row whose
+ * POST outcome is unknown is adopted when exactly one listed payout carries its `[token]`, amount and
+ * currency; it is resent only when all seven rules hold; otherwise it waits, and a person decides once
+ * nothing more can be proven. "I cannot see it" never becomes "it does not exist" by itself.
+ */
+import type { KnownPayout, MirroredPayout } from "../store/MirrorModel.ts"
+import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingMirror.ts"
+
+export const tokenPrefix = (token: string): string => `[${token}]`
+
+export const describe = (token: string, description: string): string => `${tokenPrefix(token)} ${description}`
+
+export interface UnknownRow {
+  readonly idx: number
+  readonly token: string
+  readonly amountMinor: number
+  readonly currency: string
+  /** When the intent was written, before the POST (epoch ms). */
+  readonly intentAt: number
+  /** When the ambiguous POST was known to have ended (epoch ms). */
+  readonly endedAt: number
+  /** Automatic resends already made for the row. */
+  readonly resends: number
+  /** Rule 5: the intent was written under this runner's lease, released by its owner, or its owner is dead. */
+  readonly ownedHere: boolean
+  /** Times of complete syncs (after endedAt) that did not list the token, oldest first. */
+  readonly misses: ReadonlyArray<number>
+}
+
+export interface Evidence {
+  readonly now: number
+  /** Days the latest sync holds completely (read now, or closed). */
+  readonly completeDays: ReadonlySet<string>
+  /** Mirrored payouts carrying one of the rows' tokens (any amount), by token. */
+  readonly byToken: ReadonlyMap<string, ReadonlyArray<MirroredPayout>>
+  /** Payouts known to us by reference, answered since the earliest intent's day began. */
+  readonly known: ReadonlyArray<KnownPayout>
+  /** Mirrored payouts of those known references, by reference. */
+  readonly listed: ReadonlyMap<string, MirroredPayout>
+  /** The effective grace (already raised to its floor). */
+  readonly graceMs: number
+  readonly deadlineMs: number
+  /** The service's clock minus ours, when known. */
+  readonly skewMs: number | undefined
+  readonly resendUnknown: "after" | "never"
+}
+
+export type Decision =
+  | { readonly _tag: "Adopt"; readonly idx: number; readonly payout: MirroredPayout; readonly evidence: string }
+  | { readonly _tag: "Alarm"; readonly idx: number; readonly reason: string; readonly references: ReadonlyArray<string> }
+  | { readonly _tag: "AccountAlarm"; readonly idx: number; readonly reason: string; readonly references: ReadonlyArray<string> }
+  | { readonly _tag: "Resend"; readonly idx: number; readonly evidence: string }
+  | { readonly _tag: "Wait"; readonly idx: number; readonly reason: string; readonly until?: number }
+
+export const MIN_WITNESSES = 3
+export const MAX_INTENT_AGE_MS = DAY_MS
+export const MAX_SKEW_MS = 60_000
+
+/** Whether a listed payout shows exactly what we sent: `[token]` at the start, amount, currency. */
+export const faithful = (listed: MirroredPayout, token: string, amountMinor: number | null, currency: string): boolean =>
+  listed.description !== null &&
+  listed.description.startsWith(tokenPrefix(token)) &&
+  listed.currency === currency &&
+  (amountMinor === null || listed.amountMinor === amountMinor)
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * The days a decision for the row must see completely: the intent's day (and the one before) to today,
+ * with the one-minute clock tolerance of rule 7 on the service's side.
+ */
+export const daysNeeded = (row: Pick<UnknownRow, "intentAt">, now: number): ReadonlyArray<string> =>
+  daysBetween(row.intentAt - DAY_MS, now + MAX_SKEW_MS)
+
+export const decide = (row: UnknownRow, e: Evidence): Decision => {
+  const carrying = e.byToken.get(row.token) ?? []
+  const matches = carrying.filter((p) => p.description?.startsWith(tokenPrefix(row.token)) === true)
+  const exact = matches.filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
+  const refs = (ps: ReadonlyArray<MirroredPayout>) => ps.map((p) => p.reference)
+  if (exact.length > 1) {
+    return { _tag: "Alarm", idx: row.idx, reason: `${exact.length} payouts carry this row's token`, references: refs(exact) }
+  }
+  if (matches.length > exact.length) {
+    return { _tag: "Alarm", idx: row.idx, reason: "a payout carries this row's token with another amount or currency", references: refs(matches) }
+  }
+  if (exact.length === 1) {
+    const p = exact[0]
+    return { _tag: "Adopt", idx: row.idx, payout: p, evidence: `listed ${p.reference} on ${p.day} carries [${row.token}], ${p.amountMinor} ${p.currency}` }
+  }
+  const wait = (reason: string, until?: number): Decision => ({ _tag: "Wait", idx: row.idx, reason, ...(until === undefined ? {} : { until }) })
+  if (e.now - row.endedAt > e.deadlineMs) {
+    return { _tag: "Alarm", idx: row.idx, reason: `no proof either way ${e.deadlineMs >= 300_000 ? `${Math.round(e.deadlineMs / 60_000)} min` : `${Math.round(e.deadlineMs / 1000)} s`} after the request ended (--reconcile-deadline)`, references: [] }
+  }
+  // Rule 7: an old intent, or clocks that disagree, cannot be reasoned about by elapsed time.
+  if (e.now - row.intentAt >= MAX_INTENT_AGE_MS) {
+    return { _tag: "Alarm", idx: row.idx, reason: "the intent is over 24 hours old", references: [] }
+  }
+  if (e.skewMs === undefined) return wait("the service's clock is not known yet (no Date header)")
+  if (Math.abs(e.skewMs) > MAX_SKEW_MS) return wait(`the service's clock differs from ours by ${Math.round(e.skewMs / 1000)} s`)
+  // Rule 5: a stalled runner that wrote the intent may still send it.
+  if (!row.ownedHere) return wait("its intent was written by another runner that may still send it")
+  // Rule 1: complete days.
+  const missing = daysNeeded(row, e.now).filter((d) => !e.completeDays.has(d))
+  if (missing.length > 0) return wait(`the listing of ${missing.join(", ")} could not be read completely`)
+  // Rule 2: witnesses.
+  const windowStart = dayStart(dayOf(row.intentAt))
+  const witnesses = e.known.filter((k) => k.answeredAt >= windowStart && k.token !== row.token)
+  const altered: Array<string> = []
+  let listedCount = 0
+  let listedAfter = 0
+  const lagging: Array<string> = []
+  for (const k of witnesses) {
+    const listed = e.listed.get(k.reference)
+    if (listed === undefined) {
+      if (k.answeredAt <= row.endedAt) lagging.push(k.reference)
+      continue
+    }
+    if (!faithful(listed, k.token, k.amountMinor, k.currency)) {
+      altered.push(k.reference)
+      continue
+    }
+    listedCount++
+    if (k.answeredAt > row.endedAt) listedAfter++
+  }
+  if (altered.length > 0) {
+    return {
+      _tag: "AccountAlarm",
+      idx: row.idx,
+      reason: `the listing shows ${altered.length} of our payouts altered (description, amount or currency): it cannot prove a payout absent`,
+      references: altered.slice(0, 10)
+    }
+  }
+  if (lagging.length > 0) return wait(`${lagging.length} of our earlier payouts are not listed yet (e.g. ${lagging[0]}): the listing lags`)
+  if (listedCount < MIN_WITNESSES) return wait(`${listedCount} of ${MIN_WITNESSES} witness payouts listed`)
+  if (listedAfter === 0) return wait("no payout of ours answered after this request ended is listed yet")
+  // Rule 3: the grace, from the end of the POST.
+  if (e.now - row.endedAt < e.graceMs) return wait("within the reconcile grace", row.endedAt + e.graceMs)
+  // Rule 4: two syncs at least half the grace apart both missed the token.
+  const misses = row.misses.filter((t) => t >= row.endedAt)
+  if (misses.length < 2 || misses[misses.length - 1] - misses[0] < e.graceMs / 2) {
+    return wait("waiting for a second listing sync half a grace after the first", (misses[0] ?? e.now) + e.graceMs / 2)
+  }
+  const evidence =
+    `not listed in complete reads of ${daysNeeded(row, e.now).join(", ")} at ${iso(misses[0])} and ${iso(misses[misses.length - 1])} (${misses.length} syncs); ` +
+    `${listedCount} witnesses listed faithfully (${listedAfter} answered after the request ended at ${iso(row.endedAt)}); ` +
+    `grace ${Math.round(e.graceMs / 1000)} s`
+  // Rule 6: at most one automatic resend; a second would be a guess about the first.
+  if (row.resends >= 1) {
+    return { _tag: "Alarm", idx: row.idx, reason: `resent once already and its outcome is unknown again; a person decides (${evidence})`, references: [] }
+  }
+  if (e.resendUnknown === "never") {
+    return { _tag: "Alarm", idx: row.idx, reason: `provably not listed, but --resend-unknown never leaves the resend to a person (${evidence})`, references: [] }
+  }
+  return { _tag: "Resend", idx: row.idx, evidence }
+}
+
+/** The 99th percentile of the listing lag (first seen in a sync minus our answer), capped; unlisted payouts count as lagging until now. */
+export const p99Lag = (known: ReadonlyArray<KnownPayout>, now: number, capMs: number): number => {
+  if (known.length === 0) return 0
+  const lags = known.map((k) => Math.max(0, (k.listedAt ?? now) - k.answeredAt)).sort((a, b) => a - b)
+  const at = Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)
+  return Math.min(capMs, lags[at])
+}
+
+export const LAG_CAP_MS = 6 * 60 * 60 * 1000
+
+/** Rule 3's floor: request timeout + lease time + twice the p99 listing lag. */
+export const graceFloor = (requestTimeoutMs: number, leaseTtlMs: number, lagMs: number): number =>
+  requestTimeoutMs + leaseTtlMs + 2 * lagMs

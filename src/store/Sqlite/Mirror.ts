@@ -1,0 +1,189 @@
+/** The listing mirror, account alarms and row alarms, for the SQLite adapter. */
+import type { SqlClient } from "@effect/sql"
+import { Chunk, Effect, Option, Schema, Stream } from "effect"
+import { AccountAlarm, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.js"
+import type { StateStoreShape } from "../StateStore.js"
+import { chunksOf, decodeRows, ROW_COLUMNS } from "./Queries.js"
+import { catchSql, type WriteTransaction } from "./Transaction.js"
+
+const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknown(Schema.Array(schema))
+  return (rows: ReadonlyArray<unknown>) => Effect.orDie(decode(rows))
+}
+const decodePayouts = decoder(MirroredPayout)
+const decodeDays = decoder(MirrorDay)
+const decodeKnown = decoder(KnownPayout)
+const decodeAlarms = decoder(AccountAlarm)
+
+const PAYOUT_COLUMNS = `reference, day, token, description, amount_minor, currency, status, fee_minor, created_at, first_seen_at`
+
+export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
+  const mirrorDays: StateStoreShape["mirrorDays"] = (accountId, days) =>
+    days.length === 0
+      ? Effect.succeed([])
+      : catchSql(
+          Effect.flatMap(
+            Effect.forEach(chunksOf(days, 500), (chunk) =>
+              sql`SELECT day, closed, hash, payouts, max_total, reads, read_at FROM listing_days
+                WHERE account_id = ${accountId} AND day IN ${sql.in(chunk)}`
+            ),
+            (rows) => decodeDays(rows.flat())
+          )
+        )
+
+  const saveDayRead: StateStoreShape["saveDayRead"] = (accountId, read) =>
+    write(
+      Effect.gen(function* () {
+        for (const chunk of chunksOf(read.payouts, 200)) {
+          yield* sql`INSERT INTO listing ${sql.insert(
+            chunk.map((p) => ({
+              account_id: accountId,
+              reference: p.reference,
+              day: read.day,
+              token: p.token,
+              description: p.description,
+              amount_minor: p.amountMinor,
+              currency: p.currency,
+              status: p.status,
+              fee_minor: p.feeMinor,
+              created_at: p.createdAt,
+              first_seen_at: read.at,
+              last_seen_at: read.at
+            }))
+          )} ON CONFLICT (account_id, reference) DO UPDATE SET
+              day = excluded.day, token = excluded.token, description = excluded.description,
+              amount_minor = excluded.amount_minor, currency = excluded.currency, status = excluded.status,
+              fee_minor = excluded.fee_minor, last_seen_at = excluded.last_seen_at`
+        }
+        const previous = yield* sql`SELECT hash, max_total, reads FROM listing_days
+          WHERE account_id = ${accountId} AND day = ${read.day}`
+        const before = previous[0] as { hash: string; maxTotal: number; reads: number } | undefined
+        const closed = read.closeIfSame && before !== undefined && before.hash === read.hash ? 1 : 0
+        yield* sql`INSERT INTO listing_days ${sql.insert({
+          account_id: accountId,
+          day: read.day,
+          closed,
+          hash: read.hash,
+          payouts: read.payouts.length,
+          max_total: Math.max(read.maxTotal, before?.maxTotal ?? 0),
+          reads: (before?.reads ?? 0) + 1,
+          read_at: read.at
+        })} ON CONFLICT (account_id, day) DO UPDATE SET closed = excluded.closed, hash = excluded.hash,
+            payouts = excluded.payouts, max_total = excluded.max_total, reads = excluded.reads, read_at = excluded.read_at`
+      })
+    ).pipe(Effect.withSpan("StateStore.saveDayRead"))
+
+  const mirrorByTokens: StateStoreShape["mirrorByTokens"] = (accountId, tokens) =>
+    tokens.length === 0
+      ? Effect.succeed([])
+      : catchSql(
+          Effect.flatMap(
+            Effect.forEach(chunksOf([...new Set(tokens)], 500), (chunk) =>
+              sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing
+                WHERE account_id = ${accountId} AND token IN ${sql.in(chunk)}`
+            ),
+            (rows) => decodePayouts(rows.flat())
+          )
+        )
+
+  const mirrorByReferences: StateStoreShape["mirrorByReferences"] = (accountId, references) =>
+    references.length === 0
+      ? Effect.succeed([])
+      : catchSql(
+          Effect.flatMap(
+            Effect.forEach(chunksOf([...new Set(references)], 500), (chunk) =>
+              sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing
+                WHERE account_id = ${accountId} AND reference IN ${sql.in(chunk)}`
+            ),
+            (rows) => decodePayouts(rows.flat())
+          )
+        )
+
+  const mirrorOfDays: StateStoreShape["mirrorOfDays"] = (accountId, fromDay, toDay) =>
+    Stream.paginateChunkEffect("", (after: string) =>
+      catchSql(
+        sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing WHERE account_id = ${accountId}
+          AND day >= ${fromDay} AND day <= ${toDay} AND reference > ${after} ORDER BY reference LIMIT 1000`.pipe(
+          Effect.flatMap(decodePayouts)
+        )
+      ).pipe(
+        Effect.map((rows) => [
+          Chunk.fromIterable(rows),
+          rows.length < 1000 ? Option.none<string>() : Option.some(rows[rows.length - 1].reference)
+        ] as const)
+      )
+    )
+
+  const knownPayouts: StateStoreShape["knownPayouts"] = (accountId, since) =>
+    catchSql(
+      sql`SELECT r.reference AS reference, r.token AS token, r.amount_minor AS amount_minor, r.currency AS currency,
+          r.submitted_at AS answered_at, l.first_seen_at AS listed_at
+        FROM rows r LEFT JOIN listing l ON l.account_id = r.account_id AND l.reference = r.reference
+        WHERE r.account_id = ${accountId} AND r.reference IS NOT NULL AND r.submitted_at >= ${since}`.pipe(
+        Effect.flatMap(decodeKnown)
+      )
+    )
+
+  const accountAlarm: StateStoreShape["accountAlarm"] = (accountId) =>
+    catchSql(
+      sql`SELECT seq, at, reason FROM account_alarms WHERE account_id = ${accountId} AND cleared_at IS NULL
+        ORDER BY seq LIMIT 1`.pipe(Effect.flatMap(decodeAlarms), Effect.map((rows) => Option.fromNullable(rows[0])))
+    )
+
+  const raiseAccountAlarm: StateStoreShape["raiseAccountAlarm"] = (accountId, reason, at) =>
+    write(
+      Effect.gen(function* () {
+        const open = yield* sql`SELECT seq FROM account_alarms WHERE account_id = ${accountId} AND cleared_at IS NULL LIMIT 1`
+        if (open.length === 0) yield* sql`INSERT INTO account_alarms ${sql.insert({ account_id: accountId, at, reason })}`
+      })
+    )
+
+  const clearAccountAlarm: StateStoreShape["clearAccountAlarm"] = (accountId, by, why, at) =>
+    write(
+      Effect.map(
+        sql`UPDATE account_alarms SET cleared_at = ${at}, cleared_by = ${by}, cleared_why = ${why}
+          WHERE account_id = ${accountId} AND cleared_at IS NULL RETURNING seq`,
+        (rows) => rows.length
+      )
+    )
+
+  const setRowAlarm: StateStoreShape["setRowAlarm"] = (accountId, batchId, idx, alarm, candidates) =>
+    write(
+      sql`UPDATE rows SET alarm = ${alarm}, candidates = ${alarm === null ? null : JSON.stringify(candidates)}
+        WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${idx}`
+    ).pipe(Effect.asVoid)
+
+  const releaseIntents: StateStoreShape["releaseIntents"] = (accountId, batchId, owner) =>
+    write(
+      sql`UPDATE rows SET intent_owner = NULL WHERE account_id = ${accountId} AND batch_id = ${batchId}
+        AND intent_owner = ${owner} AND state = 'unknown' AND ended_at IS NOT NULL`
+    ).pipe(Effect.asVoid)
+
+  const adoptIntents: StateStoreShape["adoptIntents"] = (accountId, batchId, from, to) =>
+    write(
+      sql`UPDATE rows SET intent_owner = ${to} WHERE account_id = ${accountId} AND batch_id = ${batchId}
+        AND intent_owner = ${from} AND state IN ('unknown', 'submitting')`
+    ).pipe(Effect.asVoid)
+
+  const flaggedRows: StateStoreShape["flaggedRows"] = (accountId, batchId) =>
+    catchSql(
+      sql`SELECT ${sql.literal(ROW_COLUMNS)} FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}
+        AND (alarm IS NOT NULL OR resends > 0) ORDER BY idx`.pipe(Effect.flatMap(decodeRows))
+    )
+
+  return {
+    flaggedRows,
+    mirrorDays,
+    saveDayRead,
+    mirrorByTokens,
+    mirrorByReferences,
+    mirrorOfDays,
+    knownPayouts,
+    accountAlarm,
+    raiseAccountAlarm,
+    clearAccountAlarm,
+    setRowAlarm,
+    releaseIntents,
+    adoptIntents
+  } satisfies Partial<StateStoreShape>
+}

@@ -1,0 +1,166 @@
+/**
+ * Reconciliation against a legal but unkind service (issue 10, DESIGN 7): cut descriptions,
+ * out-of-order visibility, late commits, lying pagination, a listing lag longer than the grace, and a
+ * listing that never catches up. Every run is real HTTP against the sandbox in real time (time scale 1,
+ * so its Date header agrees with our clock) and a real SQLite store. Nobody may be paid twice.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { type Duration, Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { admin, countByToken, ordinaryPhone, run, type Sandbox, startSandbox, tempDir, writeCsv } from "./support.ts"
+
+const sellers = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(i) }))
+
+/** Faults whose payout exists although the client saw no answer. */
+const AMBIGUOUS = "payout.error_after=0.12,payout.reset_after=0.08,payout.hold_after=0.05"
+
+const realTime = (faults: string) => startSandbox({ timeScale: 1, payoutDelaySeconds: 1, faults })
+
+const hostileRun = (
+  sandbox: Sandbox,
+  name: string,
+  rows: number,
+  over: { grace?: number; deadline?: number; timeout?: Duration.DurationInput; lease?: number } = {}
+) =>
+  Effect.gen(function* () {
+    const dir = tempDir("payouts-hostile-")
+    const file = writeCsv(dir, `${name}.csv`, sellers(rows, name))
+    const result = yield* run(sandbox, {
+      file,
+      state: join(dir, "state.db"),
+      requestTimeout: over.timeout ?? "700 millis",
+      settings: {
+        concurrency: 6,
+        reconcileGraceMs: over.grace ?? 1_000,
+        reconcileDeadlineMs: over.deadline ?? 90_000,
+        leaseTtlMs: over.lease ?? 1_000
+      }
+    })
+    const payouts = yield* admin(sandbox).payouts
+    const counts = countByToken(payouts)
+    const summary = JSON.parse(readFileSync(join(dir, `${name}.summary.json`), "utf8"))
+    return { result, counts, payouts, summary, dir }
+  })
+
+/** Never paid twice; with `all`, every row paid exactly once. */
+const expectNoDuplicates = (counts: ReadonlyMap<string, number>, all?: number) => {
+  expect([...counts.entries()].filter(([, n]) => n > 1)).toEqual([])
+  if (all !== undefined) expect(counts.size).toBe(all)
+}
+
+describe("reconciliation against a hostile listing", () => {
+  it.scopedLive(
+    "1. descriptions cut or stripped in the listing: an account alarm (exit 5), nothing paid twice",
+    () =>
+      Effect.gen(function* () {
+        for (const mangle of ["cut=13", "strip"]) {
+          const sandbox = yield* realTime(`${AMBIGUOUS},payout.error_before=0.05,transactions.desc_mangle=${mangle},seed=21`)
+          const { counts, result, summary } = yield* hostileRun(sandbox, `mangled${mangle === "strip" ? "s" : "c"}`, 60)
+          expectNoDuplicates(counts)
+          expect(result.exitCode).toBe(5)
+          expect(summary.exit_code).toBe(5)
+          expect(String(summary.account_alarm)).toContain("altered")
+          expect((yield* admin(sandbox).invariants).ok).toBe(true)
+        }
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "2. payouts listed 0-4 s late in any order: no resend on a later payout's sight; every row final, paid once",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* realTime(`${AMBIGUOUS},transactions.list_jitter=0s-4s,transactions.list_order=shuffle,seed=22`)
+        const { counts, result } = yield* hostileRun(sandbox, "jitter", 60)
+        expectNoDuplicates(counts, 60)
+        expect(result.exitCode).toBe(0)
+        expect((yield* admin(sandbox).invariants).ok).toBe(true)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "3. late commit: the service creates the payout seconds after our timeout; it is adopted, not resent",
+    () =>
+      Effect.gen(function* () {
+        // Held 3 s, our timeout 1.5 s: the payout appears 1.5 s after the request ended, within the
+        // grace floor (timeout + lease time + twice the lag).
+        const sandbox = yield* realTime("payout.commit_delay=0.25:3s,seed=23")
+        const { counts, result, summary } = yield* hostileRun(sandbox, "late", 40, { timeout: "1500 millis", lease: 2_000 })
+        expectNoDuplicates(counts, 40)
+        expect(result.exitCode).toBe(0)
+        expect(summary.counts.completed).toBe(40)
+        expect((yield* admin(sandbox).invariants).ok).toBe(true)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "4. lying pagination (total_pages 1, an empty middle page, repeated rows) over 200 payouts: every row final, paid once",
+    () =>
+      Effect.gen(function* () {
+        const outcomes = yield* Effect.forEach(
+          ["one", "emptymid", "dupref"],
+          (lie) =>
+            Effect.gen(function* () {
+              const sandbox = yield* realTime(`${AMBIGUOUS},transactions.pages_lie=${lie},seed=24`)
+              const outcome = yield* hostileRun(sandbox, `pages${lie}`, 200)
+              return { lie, ...outcome, invariant: (yield* admin(sandbox).invariants).ok }
+            }),
+          { concurrency: 3 }
+        )
+        for (const o of outcomes) {
+          expectNoDuplicates(o.counts, 200)
+          expect({ lie: o.lie, exit: o.result.exitCode }).toEqual({ lie: o.lie, exit: 0 })
+          expect(o.invariant).toBe(true)
+        }
+      }),
+    180_000
+  )
+
+  it.scopedLive(
+    "5. a listing lag (5 s) longer than the grace (1 s): the run waits for our earlier payouts to be listed, then adopts",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* realTime(`${AMBIGUOUS},transactions.list_lag=5s,seed=25`)
+        const { counts, result } = yield* hostileRun(sandbox, "lag", 60)
+        expectNoDuplicates(counts, 60)
+        expect(result.exitCode).toBe(0)
+        expect((yield* admin(sandbox).invariants).ok).toBe(true)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a listing that never catches up ends in an alarm at the deadline (exit 5), not in a run that never ends",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* realTime("payout.error_before=0.2,transactions.list_lag=1h,seed=26")
+        const { counts, result, summary } = yield* hostileRun(sandbox, "stuck", 20, { deadline: 4_000 })
+        expectNoDuplicates(counts)
+        expect(result.exitCode).toBe(5)
+        expect(summary.alarms.length).toBeGreaterThan(0)
+        for (const alarm of summary.alarms) expect(alarm.reason).toContain("reconcile-deadline")
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a payout never created is resent once, with its evidence recorded, once the listing proves it absent",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* realTime("payout.error_before=0.1,seed=27")
+        const { counts, result, summary } = yield* hostileRun(sandbox, "absent", 40, { deadline: 10_000 })
+        expectNoDuplicates(counts)
+        // Every row is paid exactly once, or (a resend that met the fault again, or nothing sent after
+        // it to witness the listing) waits for a person: at most one automatic resend.
+        expect(counts.size + summary.alarms.length).toBe(40)
+        expect([0, 5]).toContain(result.exitCode)
+        for (const alarm of summary.alarms) expect(alarm.reason).toMatch(/resent once already|reconcile-deadline/)
+        expect(summary.counts.completed).toBe(counts.size)
+      }),
+    120_000
+  )
+})
