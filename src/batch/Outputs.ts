@@ -23,7 +23,11 @@ export const ledgerRow = (row: Row): LedgerRow => ({
   reference: row.reference,
   feeMinor: row.feeMinor,
   attempts: row.attempts,
-  error: row.error,
+  // An alarmed row names why and every payout that may be its own, so finance sees it in the ledger.
+  error:
+    row.alarm === null
+      ? row.error
+      : `ALARM: ${row.alarm}${row.candidates !== null && row.candidates.length > 0 ? `; candidates: ${row.candidates.join(" ")}` : ""}${row.error === null ? "" : ` (last error: ${row.error})`}`,
   submittedAt: row.submittedAt,
   updatedAt: row.updatedAt
 })

@@ -26,15 +26,15 @@ export const stateOfStatus = (status: string): RowState =>
     ? (status as RowState)
     : "submitted"
 
-export const payoutRequest = (row: Row, ctx: RunContext): PayoutRequest =>
+export const payoutRequest = (row: Row, settings: Pick<RunContext["settings"], "returnUrl" | "cancelUrl" | "callbackUrl">): PayoutRequest =>
   new PayoutRequest({
     amount: toWire(row.amountMinor ?? 0, row.currency),
     currency: row.currency,
     operator: row.operator,
     phoneNumber: row.phone,
-    return_url: ctx.settings.returnUrl,
-    cancel_url: ctx.settings.cancelUrl,
-    callback_url: ctx.settings.callbackUrl ?? DEFAULT_CALLBACK_URL,
+    return_url: settings.returnUrl,
+    cancel_url: settings.cancelUrl,
+    callback_url: settings.callbackUrl ?? DEFAULT_CALLBACK_URL,
     description: describe(row.token, row.description),
     customer: new Customer({ name: row.name, phone: row.phone, email: row.email }),
     payout_details: { ...row.details, token: row.token, ...(row.rowId === null ? {} : { id: row.rowId }) }
@@ -163,7 +163,7 @@ export const makeSubmitter = (ctx: RunContext) =>
         if (yield* ctx.safeguards.holds(row.operator)) {
           return yield* store.releaseRows(accountId, batchId, [row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid)
         }
-        const body = payoutRequest(row, ctx)
+        const body = payoutRequest(row, ctx.settings)
         unsent.delete(row.idx)
         yield* Ref.set(ctx.sentAny, true)
         yield* client.payout(body).pipe(

@@ -10,13 +10,14 @@ import { walletCommand } from "./commands/Wallet.js"
 import { approveCommand, rejectCommand } from "./commands/Approve.js"
 import { batchesCommand } from "./commands/Batches.js"
 import { reconcileCommand } from "./commands/Reconcile.js"
+import { resolveCommand } from "./commands/Resolve.js"
 import { resumeCommand } from "./commands/Resume.js"
 import { watchCommand } from "./commands/Watch.js"
 import { report, teardown } from "./Failure.js"
 
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
-  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand])
+  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand, resolveCommand])
 )
 
 const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })

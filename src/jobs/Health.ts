@@ -17,6 +17,8 @@ export interface HealthState {
   readonly rejected: number
   readonly awaitingApproval: number
   readonly incomplete: number
+  /** Batches moved to attention/: a person must act (payouts resolve). */
+  readonly attention: number
   readonly nextScheduledAt: number | undefined
 }
 
@@ -31,6 +33,7 @@ export const makeHealth = Effect.flatMap(Clock.currentTimeMillis, (now) =>
     rejected: 0,
     awaitingApproval: 0,
     incomplete: 0,
+    attention: 0,
     nextScheduledAt: undefined
   })
 )

@@ -6,7 +6,7 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, DateTime, Effect, Option } from "effect"
 import { basename } from "node:path"
-import { EXIT_FINISHED_WITH_FAILURES, EXIT_OK, EXIT_REFUSED } from "../batch/ExitCode.ts"
+import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_OK, EXIT_REFUSED } from "../batch/ExitCode.ts"
 import { fileBatchId } from "../batch/Intake.ts"
 import { writeSummary } from "../batch/Ledger.ts"
 import type { RunResult } from "../batch/Runner.ts"
@@ -31,6 +31,7 @@ export type JobOutcome =
   | { readonly _tag: "Awaiting"; readonly file: string; readonly batchId: string }
   | { readonly _tag: "Held"; readonly batchId: string; readonly reason: string }
   | { readonly _tag: "Incomplete"; readonly batchId: string; readonly exitCode: number; readonly outcome: string }
+  | { readonly _tag: "Attention"; readonly file: string; readonly batchId: string; readonly reasons: ReadonlyArray<string> }
 
 const outcomeOf = (result: RunResult) => (typeof result.summary.outcome === "string" ? result.summary.outcome : "")
 
@@ -73,6 +74,31 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
     return { _tag: "Awaiting", file: moved, batchId } satisfies JobOutcome
   })
 
+/** A batch only a person can settle (exit 5) goes to `attention/` with its outputs and a note of what to resolve. */
+const needsPerson = (csv: string, folder: JobFolder, batchId: string, result: RunResult) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const alarms = (Array.isArray(result.summary.alarms) ? result.summary.alarms : []) as ReadonlyArray<{ line?: number; reason?: string; references?: ReadonlyArray<string> }>
+    const account = typeof result.summary.account_alarm === "string" ? [`account: ${result.summary.account_alarm}`] : []
+    const reasons = [
+      ...account,
+      ...alarms.map((a) => `line ${a.line}: ${a.reason ?? "alarm"}${a.references !== undefined && a.references.length > 0 ? ` (${a.references.join(", ")})` : ""}`)
+    ]
+    const note = [
+      `Batch ${batchId} (${basename(csv)}) needs a person: its remaining rows cannot be settled automatically.`,
+      ...reasons.map((r) => `  ${r}`),
+      "",
+      `See the evidence:   payouts resolve ${batchId} --by NAME`,
+      `Then decide a row:  payouts resolve ${batchId} --line N --by NAME (--adopt REFERENCE | --resend | --abandon) --reason TEXT`,
+      `After checking the listing by hand: payouts resolve ${batchId} --listing-ok --by NAME --reason TEXT`,
+      "Move the file back into the jobs folder's processing/ (or run it with payouts run) to finish the batch."
+    ].join("\n")
+    yield* fs.writeFileString(outputOf(csv, ".attention.txt"), `${note}\n`, { mode: 0o600 })
+    const moved = yield* moveBatch(csv, folder.processing, folder.attention)
+    yield* pointSummaryAt(moved)
+    return { _tag: "Attention", file: moved, batchId, reasons } satisfies JobOutcome as JobOutcome
+  })
+
 export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
@@ -88,6 +114,7 @@ export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv:
 
     const result = yield* run(csv, false)
     const outcome = outcomeOf(result)
+    if (result.exitCode === EXIT_ATTENTION) return yield* needsPerson(csv, folder, batchId, result)
     const finished = result.exitCode === EXIT_OK || result.exitCode === EXIT_FINISHED_WITH_FAILURES
     const refused = result.exitCode === EXIT_REFUSED && outcome.startsWith("refused")
     if (!finished && !refused) return { _tag: "Incomplete", batchId, exitCode: result.exitCode, outcome } satisfies JobOutcome

@@ -12,6 +12,8 @@ export interface JobFolder {
   readonly done: string
   readonly rejected: string
   readonly awaiting: string
+  /** Batches that need a person (exit 5): `payouts resolve` says what and why. */
+  readonly attention: string
   readonly examples: string
 }
 
@@ -21,6 +23,7 @@ export const jobFolder = (root: string): JobFolder => ({
   done: join(root, "done"),
   rejected: join(root, "rejected"),
   awaiting: join(root, "awaiting-approval"),
+  attention: join(root, "attention"),
   examples: join(root, "examples")
 })
 
@@ -29,7 +32,7 @@ export const defaultStateFile = (root: string) => join(root, ".state", "payouts.
 
 export const ensureFolders = (folder: JobFolder) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    Effect.forEach([folder.processing, folder.done, folder.rejected, folder.awaiting], (dir) => fs.makeDirectory(dir, { recursive: true }), {
+    Effect.forEach([folder.processing, folder.done, folder.rejected, folder.awaiting, folder.attention], (dir) => fs.makeDirectory(dir, { recursive: true }), {
       discard: true
     })
   )
@@ -39,7 +42,7 @@ export const isBatchFile = (name: string) => !name.startsWith(".") && name.toLow
 
 export const stemOf = (name: string) => basename(name).replace(/\.csv$/i, "")
 
-export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json"] as const
+export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json", ".attention.txt"] as const
 
 /** The batch files (not outputs) directly in `dir`, in name order. */
 export const batchFilesIn = (dir: string) =>
@@ -74,7 +77,7 @@ export const freeStem = (stem: string, dirs: ReadonlyArray<string>) =>
 export const claim = (folder: JobFolder, name: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const stem = yield* freeStem(stemOf(name), [folder.processing, folder.done, folder.rejected, folder.awaiting])
+    const stem = yield* freeStem(stemOf(name), [folder.processing, folder.done, folder.rejected, folder.awaiting, folder.attention])
     const target = join(folder.processing, `${stem}.csv`)
     if (yield* exists(fs, target)) return Option.none<string>()
     return yield* fs.rename(join(folder.root, name), target).pipe(

@@ -7,7 +7,7 @@
 import { Chunk, Clock, DateTime, Effect, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
-import { scanFromDate } from "../batch/ReconcilePlan.ts"
+import { DAY_MS, dayOf, daysBetween, syncDays } from "../batch/ListingMirror.ts"
 import { stateOfStatus } from "../batch/Submitter.ts"
 import type { Row } from "../store/Model.ts"
 import { canMove, type RowState } from "../store/RowState.ts"
@@ -40,8 +40,6 @@ export interface ReconcileReport {
   readonly ok: boolean
 }
 
-const tokenOf = (description: string | null | undefined) => (description == null ? undefined : /^\[([^\]]+)\]/.exec(description)?.[1])
-
 interface Sums {
   completed: number
   amount: number
@@ -61,18 +59,19 @@ export const reconcileBatch = (accountId: string, batchId: string) =>
     const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(accountId, batchId)))
     const byToken = new Map(rows.map((r) => [r.token, r]))
     const intents = rows.flatMap((r) => (r.intentAt === null ? [] : [DateTime.toEpochMillis(r.intentAt)]))
-    const fromDate = intents.length === 0 ? null : scanFromDate(Math.min(...intents))
-    const listing =
-      fromDate === null
-        ? []
-        : Chunk.toReadonlyArray(yield* Stream.runCollect(client.transactionStream({ type: "payout", from_date: fromDate, limit: 100 })))
+    const now = yield* Clock.currentTimeMillis
+    const fromDate = intents.length === 0 ? null : dayOf(Math.min(...intents) - DAY_MS)
+    // The listing mirror, synced over the batch's days: complete reads only (DESIGN 7).
+    const sync =
+      intents.length === 0
+        ? undefined
+        : yield* syncDays(accountId, daysBetween(Math.min(...intents) - DAY_MS, now + 60_000), { closeAfterMs: 6 * 60 * 60 * 1000 })
     const listed = new Map<string, Array<string>>()
-    for (const t of listing) {
-      const token = tokenOf(t.description)
-      if (token === undefined || !byToken.has(token)) continue
-      const refs = listed.get(token) ?? []
-      if (!refs.includes(t.reference)) refs.push(t.reference)
-      listed.set(token, refs)
+    for (const p of yield* store.mirrorByTokens(accountId, [...byToken.keys()])) {
+      if (p.token === null || p.description === null || !p.description.startsWith(`[${p.token}]`)) continue
+      const refs = listed.get(p.token) ?? []
+      if (!refs.includes(p.reference)) refs.push(p.reference)
+      listed.set(p.token, refs)
     }
 
     const findings: Array<Finding> = []
@@ -144,6 +143,7 @@ export const reconcileBatch = (accountId: string, batchId: string) =>
         return [c, { ours: side(o, c), service: side(t, c), agree: o.amount === t.amount && o.fees === t.fees && o.completed === t.completed }]
       })
     )
+    for (const [day, why] of sync?.incomplete ?? []) findings.push({ kind: "unreachable", line: 0, token: "", detail: `listing of ${day} incomplete: ${why}`, references: [] })
     findings.sort((a, b) => a.line - b.line)
     return {
       batch_id: batchId,

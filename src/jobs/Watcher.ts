@@ -52,7 +52,8 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>) =
         done: h.done + (outcome._tag === "Done" ? 1 : 0),
         rejected: h.rejected + (outcome._tag === "Rejected" ? 1 : 0),
         awaitingApproval: h.awaitingApproval + (outcome._tag === "Awaiting" ? 1 : 0),
-        incomplete: h.incomplete + (outcome._tag === "Incomplete" ? 1 : 0)
+        incomplete: h.incomplete + (outcome._tag === "Incomplete" ? 1 : 0),
+        attention: h.attention + (outcome._tag === "Attention" ? 1 : 0)
       }))
 
     const report = (csv: string, outcome: JobOutcome) =>
@@ -70,6 +71,10 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>) =
             held.set(csv, outcome.reason)
             retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
             return
+          case "Attention":
+            return yield* Effect.logError(
+              `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId} --by NAME`
+            )
           case "Incomplete":
             retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
             return yield* Effect.logWarning(`incomplete (exit ${outcome.exitCode}, ${outcome.outcome}): kept in processing/, tried again later`)

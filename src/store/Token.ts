@@ -24,3 +24,6 @@ export const rowToken = (batchId: string, idx: number): string => {
   }
   return out
 }
+
+/** What a token of ours looks like (so `reconcile --account` ignores other tools' bracketed prefixes). */
+export const TOKEN_PATTERN = /^[a-z2-7]{12}$/

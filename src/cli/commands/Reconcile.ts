@@ -3,7 +3,10 @@
  * the store, rewrites the ledger, summary and report it finds in the job folder (or `--ledger`), and
  * exits 1 on any disagreement.
  */
-import { Command, Options } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
+import { checkAccount, describeAccountReport } from "../../batch/AccountCheck.ts"
+import { EXIT_ATTENTION } from "../../batch/ExitCode.ts"
+import { UsageError } from "../Errors.ts"
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
 import { join } from "node:path"
@@ -38,17 +41,28 @@ const findSummary = (jobs: string, batchId: string) =>
 export const reconcileCommand = Command.make(
   "reconcile",
   {
-    batch: batchArg,
+    batch: batchArg.pipe(Args.optional),
+    account: Options.boolean("account").pipe(
+      Options.withDescription("Check the whole account instead of one batch: every listed payout carrying one of our tokens matches exactly one row (exit 5 otherwise).")
+    ),
     jobs: jobsOption,
     state: jobsStateOption,
     connection: connectionOptions,
     ledger: Options.file("ledger").pipe(Options.withDescription("The batch's ledger to rewrite (default: found through its summary in the job folder)."), Options.optional),
     json: jsonOption
   },
-  ({ batch, connection, jobs, json, ledger, state }) =>
+  ({ account: wholeAccount, batch: batchOption, connection, jobs, json, ledger, state }) =>
     Effect.gen(function* () {
       const store = yield* StateStore
       const account = yield* accountOf(connection)
+      if (wholeAccount) {
+        const report = yield* checkAccount(account)
+        yield* json ? printJson(report) : Console.log(describeAccountReport(report))
+        if (!report.ok) return yield* new Exiting({ code: EXIT_ATTENTION })
+        return
+      }
+      if (Option.isNone(batchOption)) return yield* new UsageError({ reason: "give a BATCH id, or --account to check the whole account" })
+      const batch = batchOption.value
       const found = yield* findBatch(account, batch)
       const report = yield* reconcileBatch(account, found.batchId)
       const summaryPath = Option.isSome(ledger)
@@ -71,4 +85,4 @@ export const reconcileCommand = Command.make(
       yield* json ? printJson(report) : Console.log(describeReport(report))
       if (!report.ok) return yield* new Exiting({ code: 1 })
     }).pipe(withClient(connection), Effect.provide(SqliteStateStore.layer({ filename: stateFileFor(jobs, state) })))
-).pipe(Command.withDescription("Check a batch against the service: missing or duplicate payouts, unrecorded ones, changed statuses, totals; exit 1 on any disagreement."))
+).pipe(Command.withDescription("Check a batch against the service (exit 1 on any disagreement), or with --account every payout carrying one of our tokens (exit 5 when anything is off)."))

@@ -3,8 +3,8 @@
  * in src/jobs (Watcher, Job) over src/batch's runner.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Duration, Effect, Option } from "effect"
-import { EXIT_INCOMPLETE } from "../../batch/ExitCode.ts"
+import { Console, Duration, Effect, Option, Ref } from "effect"
+import { EXIT_ATTENTION, EXIT_INCOMPLETE } from "../../batch/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
 import { makeCronGate } from "../../jobs/CronGate.ts"
 import { logHealth, serveHealth } from "../../jobs/Health.ts"
@@ -84,7 +84,12 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
       yield* Effect.logInfo(`health endpoint at ${url}`)
     }
     if (args.once) {
+      const attentionBefore = (yield* Ref.get(watcher.health)).attention
       yield* watchOnce(watcher)
+      if ((yield* Ref.get(watcher.health)).attention > attentionBefore) {
+        yield* Effect.logError("a batch needs a person: see attention/ and payouts resolve")
+        return yield* new Exiting({ code: EXIT_ATTENTION })
+      }
       const left = yield* watcher.leftInProcessing
       if (left > 0) {
         yield* Effect.logWarning(`${left} batch file(s) left in processing/ (incomplete or paused); run again to resume`)

@@ -1,0 +1,95 @@
+/**
+ * `payouts reconcile --account`: the daily check a finance team runs from cron. After a sync of the
+ * listing mirror over the service's 90 days, every mirrored payout carrying one of our tokens must
+ * match exactly one row of one batch, with its amount and currency; duplicates, payouts matching no
+ * row, mismatches and days that could not be read completely are listed.
+ */
+import { Clock, Effect, Stream } from "effect"
+import { TOKEN_PATTERN } from "../store/Token.ts"
+import type { MirroredPayout } from "../store/MirrorModel.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { DAY_MS, dayOf, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
+
+export interface AccountFinding {
+  readonly kind: "duplicate" | "unmatched" | "mismatch" | "unrecorded" | "incomplete" | "alarm"
+  readonly token: string
+  readonly batchId: string | null
+  readonly line: number | null
+  readonly detail: string
+  readonly references: ReadonlyArray<string>
+}
+
+export interface AccountReport {
+  readonly from: string
+  readonly to: string
+  readonly payouts: number
+  readonly tokened: number
+  readonly findings: ReadonlyArray<AccountFinding>
+  readonly ok: boolean
+}
+
+export const checkAccount = (accountId: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const now = yield* Clock.currentTimeMillis
+    const days = daysBetween(now - HISTORY_DAYS * DAY_MS, now + 60_000)
+    const sync = yield* syncDays(accountId, days, { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
+    const byToken = new Map<string, Array<MirroredPayout>>()
+    let payouts = 0
+    yield* store.mirrorOfDays(accountId, days[0], days[days.length - 1]).pipe(
+      Stream.runForEach((p) =>
+        Effect.sync(() => {
+          payouts++
+          if (p.token === null || !TOKEN_PATTERN.test(p.token)) return
+          const bucket = byToken.get(p.token)
+          if (bucket === undefined) byToken.set(p.token, [p])
+          else bucket.push(p)
+        })
+      )
+    )
+    const findings: Array<AccountFinding> = []
+    for (const [day, why] of sync.incomplete) {
+      findings.push({ kind: "incomplete", token: "", batchId: null, line: null, detail: `listing of ${day} could not be read completely: ${why}`, references: [] })
+    }
+    const alarm = yield* store.accountAlarm(accountId)
+    if (alarm._tag === "Some") findings.push({ kind: "alarm", token: "", batchId: null, line: null, detail: `account alarm: ${alarm.value.reason}`, references: [] })
+    let tokened = 0
+    for (const [token, listed] of byToken) {
+      tokened += listed.length
+      const refs = listed.map((p) => p.reference)
+      const found = yield* store.findRowByToken(accountId, token)
+      if (found._tag === "None") {
+        findings.push({ kind: "unmatched", token, batchId: null, line: null, detail: `${listed.length} payout(s) carry a token no row of this account has`, references: refs })
+        continue
+      }
+      const row = found.value
+      const where = { token, batchId: row.batchId, line: row.line }
+      if (listed.length > 1) findings.push({ kind: "duplicate", ...where, detail: `${listed.length} payouts carry this row's token`, references: refs })
+      for (const p of listed) {
+        if (p.amountMinor !== row.amountMinor || p.currency !== row.currency) {
+          findings.push({ kind: "mismatch", ...where, detail: `${p.reference} is ${p.amountMinor} ${p.currency} (minor units); the row is ${row.amountMinor} ${row.currency}`, references: [p.reference] })
+        }
+      }
+      if (listed.length === 1 && row.reference !== listed[0].reference) {
+        findings.push({ kind: "unrecorded", ...where, detail: `${listed[0].reference} is not the reference the store records (${row.reference ?? "none"}, row ${row.state})`, references: refs })
+      }
+    }
+    return {
+      from: days[0],
+      to: dayOf(now),
+      payouts,
+      tokened,
+      findings,
+      ok: findings.length === 0
+    } satisfies AccountReport
+  })
+
+export const describeAccountReport = (r: AccountReport): string => {
+  const lines = [`Account check ${r.from} to ${r.to}: ${r.payouts} payouts listed, ${r.tokened} carrying a token of ours.`]
+  for (const f of r.findings) {
+    const where = f.batchId === null ? "" : ` batch ${f.batchId} line ${f.line}`
+    lines.push(`  ${f.kind}${f.token === "" ? "" : ` [${f.token}]`}${where}: ${f.detail}${f.references.length > 0 ? ` (${f.references.join(", ")})` : ""}`)
+  }
+  lines.push(r.ok ? "Every payout carrying one of our tokens matches exactly one row." : "Something is off: a person should look (payouts resolve).")
+  return lines.join("\n")
+}
