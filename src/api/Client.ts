@@ -50,7 +50,12 @@ export interface PaymentClientApi {
   readonly transactionStream: (filters?: TransactionFilters) => Stream.Stream<WalletTransaction, ClientError>
   readonly summary: () => Effect.Effect<WalletSummary, ClientError>
   readonly status: (reference: string) => Effect.Effect<StatusRecord, ClientError>
-  readonly payout: (body: PayoutRequest) => Effect.Effect<PayoutResponse, ClientError>
+  /**
+   * `mayStillSend`, when given, is asked after the rate gate, right before the request leaves: false
+   * fails it as NotSent (fenced) without sending. A runner that lost its lease while it waited (a
+   * paused process, a queue behind the rate limit) thus never sends what it no longer owns.
+   */
+  readonly payout: (body: PayoutRequest, mayStillSend?: Effect.Effect<boolean>) => Effect.Effect<PayoutResponse, ClientError>
   readonly payinMobileMoney: (body: MobileMoneyPayinRequest) => Effect.Effect<MobileMoneyPayinResponse, ClientError>
   readonly payinCard: (body: CardPayinRequest) => Effect.Effect<CardPayinResponse, ClientError>
   /**
@@ -81,6 +86,9 @@ const finalOf = (t: Transient): ClientError =>
     ? new NotSent({ reason: t.reason })
     : new Unavailable({ reason: t.reason, status: t.status })
 
+/** The NotSent reason of a request its runner was no longer entitled to send. */
+export const FENCED = "not sent: the batch lease is no longer this runner's"
+
 export const make = Effect.gen(function*() {
   const settings = yield* PaymentClientConfig
   const gate = yield* RequestGate
@@ -106,10 +114,14 @@ export const make = Effect.gen(function*() {
     endpoint: Endpoint,
     request: HttpClientRequest.HttpClientRequest,
     success: (json: unknown) => Option.Option<A>,
-    reference?: string
+    reference?: string,
+    mayStillSend?: Effect.Effect<boolean>
   ): Effect.Effect<A, ClientError | Transient> =>
     Effect.gen(function*() {
       yield* gate.take
+      if (mayStillSend !== undefined && !(yield* mayStillSend)) {
+        return yield* new NotSent({ reason: FENCED })
+      }
       const answer = yield* http.execute(request).pipe(
         Effect.flatMap((response) =>
           Effect.map(response.text, (body) => ({
@@ -150,14 +162,15 @@ export const make = Effect.gen(function*() {
     endpoint: Endpoint,
     path: string,
     body: unknown,
-    success: (json: unknown) => Option.Option<A>
+    success: (json: unknown) => Option.Option<A>,
+    mayStillSend?: Effect.Effect<boolean>
   ): Effect.Effect<A, ClientError> => {
     const request = HttpClientRequest.post(`${base}${path}`).pipe(
       HttpClientRequest.setHeaders(headers),
       HttpClientRequest.bodyUnsafeJson(body)
     )
     // Never retried here: once sent, only reconciliation can tell whether it happened.
-    return attempt("POST", endpoint, request, success).pipe(
+    return attempt("POST", endpoint, request, success, undefined, mayStillSend).pipe(
       Effect.catchIf((e): e is Transient => e._tag === "Transient", (t) => Effect.fail(finalOf(t)))
     )
   }
@@ -241,8 +254,8 @@ export const make = Effect.gen(function*() {
     return response.data
   })
 
-  const payout = Effect.fn("PaymentClient.payout")(function*(body: PayoutRequest) {
-    return yield* postJson("payout", "/payments/payout/mobile-money", yield* encodePayout(body), decodePayout)
+  const payout = Effect.fn("PaymentClient.payout")(function*(body: PayoutRequest, mayStillSend?: Effect.Effect<boolean>) {
+    return yield* postJson("payout", "/payments/payout/mobile-money", yield* encodePayout(body), decodePayout, mayStillSend)
   })
 
   const payinMobileMoney = Effect.fn("PaymentClient.payinMobileMoney")(function*(body: MobileMoneyPayinRequest) {

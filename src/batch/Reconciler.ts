@@ -201,7 +201,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
         yield* writer.flush
         const claimed: Array<Row> = []
         for (const idx of toResend) {
-          const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`).pipe(Effect.orDie)
+          const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`, ctx.owner).pipe(Effect.orDie)
           claimed.push(...rows)
         }
         for (const r of claimed) {

@@ -155,10 +155,16 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
   return { _tag: "Resend", idx: row.idx, evidence }
 }
 
-/** The 99th percentile of the listing lag (first seen in a sync minus our answer), capped; unlisted payouts count as lagging until now. */
+/**
+ * The 99th percentile of the listing lag, capped. A sample is an upper bound: first seen in a sync
+ * minus our answer; an unlisted payout counts as lagging until now. A payout first seen in its day's
+ * very first read says nothing about when it became visible, so it is no sample (otherwise the lag
+ * would measure how late we started syncing, not the service).
+ */
 export const p99Lag = (known: ReadonlyArray<KnownPayout>, now: number, capMs: number): number => {
-  if (known.length === 0) return 0
-  const lags = known.map((k) => Math.max(0, (k.listedAt ?? now) - k.answeredAt)).sort((a, b) => a - b)
+  const samples = known.filter((k) => k.listedAt === null || k.listedPrevRead !== null)
+  if (samples.length === 0) return 0
+  const lags = samples.map((k) => Math.max(0, (k.listedAt ?? now) - k.answeredAt)).sort((a, b) => a - b)
   const at = Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)
   return Math.min(capMs, lags[at])
 }

@@ -156,7 +156,7 @@ export const resolve = (request: ResolveRequest) =>
             if (evidence.carrying.length > 0) {
               return yield* fail(`line ${row.line}: refused, ${evidence.carrying.map((p) => p.reference).join(", ")} carries its token; adopt it instead`)
             }
-            const claimed = yield* store.claimForResend(accountId, batchId, [row.idx], `resend ${who}`)
+            const claimed = yield* store.claimForResend(accountId, batchId, [row.idx], `resend ${who}`, owner)
             if (claimed.length === 0) return yield* fail(`line ${row.line} changed meanwhile; look again`)
             const sent = yield* client.payout(payoutRequest(claimed[0], request.urls)).pipe(Effect.either)
             if (sent._tag === "Right") {

@@ -1,5 +1,5 @@
 /** What every part of one run shares: where it is, how it was asked to behave, and its live state. */
-import { Effect, Ref } from "effect"
+import { Clock, Effect, Ref } from "effect"
 import type { OnInsufficient } from "./Preflight.ts"
 import { PollQueue } from "./PollQueue.ts"
 import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeguards.ts"
@@ -56,6 +56,8 @@ export interface RunContext {
   readonly accountAlarm: Ref.Ref<string | undefined>
   /** This runner's lease owner name: intents it wrote are its own to resend (rule 5). */
   readonly owner: string
+  /** Until when (local clock, epoch ms) the lease is surely ours: its last renewal's start + TTL. */
+  readonly leaseUntil: Ref.Ref<number>
   /** Stop rule and per-operator circuit breaker; fed by every outcome `writer` records. */
   readonly safeguards: Safeguards
 }
@@ -64,6 +66,18 @@ export interface RowAlarm {
   readonly reason: string
   readonly references: ReadonlyArray<string>
 }
+
+/**
+ * Whether this runner may still send (DESIGN 7, fencing): the lease, as last renewed, outlives now by
+ * a margin. Checked by the local clock in the same tick as each send, so a process that was paused
+ * past its lease (Ctrl-Z, a closed lid, a paused VM) sends nothing when it wakes.
+ */
+export const leaseValid = (ctx: RunContext): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const ttl = ctx.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
+    const margin = Math.min(5_000, ttl / 4)
+    return (yield* Ref.get(ctx.leaseUntil)) - margin > (yield* Clock.currentTimeMillis)
+  })
 
 export const DEFAULT_RECONCILE_DEADLINE_MS = 2 * 60 * 60 * 1000
 export const DEFAULT_LEASE_TTL_MS = 30_000
@@ -90,6 +104,7 @@ export const makeRunContext = (
       alarms: yield* Ref.make<ReadonlyMap<number, RowAlarm>>(new Map()),
       accountAlarm: yield* Ref.make<string | undefined>(undefined),
       owner,
+      leaseUntil: yield* Ref.make(Number.POSITIVE_INFINITY),
       safeguards
     }
   })

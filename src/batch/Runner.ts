@@ -253,6 +253,7 @@ export const runBatch = (request: RunRequest) =>
           })
 
         const leaseTtl = Duration.millis(settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS)
+        const leaseStart = yield* Clock.currentTimeMillis
         if (!request.dryRun && !(yield* acquireLease(accountId, batchId, owner, leaseTtl))) {
           const batch = yield* store.getBatch(accountId, batchId)
           const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
@@ -266,9 +267,18 @@ export const runBatch = (request: RunRequest) =>
           Effect.zipRight(store.releaseIntents(accountId, batchId, owner), store.releaseLease(accountId, batchId, owner)).pipe(Effect.ignore)
         )
         if (!request.dryRun) yield* loadAlarms(ctx)
+        // The lease is ours until the start of its last successful renewal + TTL (local clock); a
+        // runner that cannot renew lets it lapse and stops sending (leaseValid), one that finds it
+        // taken stops at once.
+        if (!request.dryRun) yield* Ref.set(ctx.leaseUntil, leaseStart + Duration.toMillis(leaseTtl))
+        const renew = Effect.gen(function* () {
+          const start = yield* Clock.currentTimeMillis
+          const ok = yield* store.renewLease(accountId, batchId, owner, leaseTtl)
+          if (ok) yield* Ref.set(ctx.leaseUntil, start + Duration.toMillis(leaseTtl))
+          else yield* Ref.set(ctx.stop, { _tag: "LeaseLost" })
+        })
         yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(leaseTtl) / 3))).pipe(
-          Effect.zipRight(store.renewLease(accountId, batchId, owner, leaseTtl)),
-          Effect.flatMap((ok) => (ok ? Effect.void : Ref.set(ctx.stop, { _tag: "LeaseLost" }))),
+          Effect.zipRight(renew),
           Effect.ignore,
           Effect.forever,
           Effect.forkScoped

@@ -4,7 +4,7 @@
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
 import { Clock, Effect, Fiber, Option, Ref, Schedule, Stream } from "effect"
-import { PaymentClient } from "../api/Client.ts"
+import { FENCED, PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { Customer, PayoutRequest, type PayoutResponse } from "../api/Schemas.ts"
 import { fromWire, toWire } from "../domain/Money.ts"
@@ -13,7 +13,7 @@ import type { RowState } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { estimateFee } from "./Preflight.ts"
 import { describe } from "./ResendRules.ts"
-import type { RunContext } from "./RunContext.ts"
+import { leaseValid, type RunContext } from "./RunContext.ts"
 
 /** The API requires a callback_url; without a receiver nobody listens there and polling does the work. */
 export const DEFAULT_CALLBACK_URL = "http://localhost/payouts/webhooks"
@@ -39,6 +39,9 @@ export const payoutRequest = (row: Row, settings: Pick<RunContext["settings"], "
     customer: new Customer({ name: row.name, phone: row.phone, email: row.email }),
     payout_details: { ...row.details, token: row.token, ...(row.rowId === null ? {} : { id: row.rowId }) }
   })
+
+/** The runner lost its lease before the request left: it must not be sent by anyone but the new owner. */
+const fenced = (e: ClientError) => e._tag === "NotSent" && e.reason === FENCED
 
 /** Safe to send again: the request never reached the service, or it was refused by rate (429). */
 const resendable = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited"
@@ -136,6 +139,15 @@ export const makeSubmitter = (ctx: RunContext) =>
             store.releaseRows(accountId, batchId, [row.idx], "credentials refused").pipe(Effect.orDie, Effect.asVoid)
           )
         case "NotSent":
+          if (fenced(error)) {
+            // Never sent: back to validated. Renewal decides whether this runner goes on (renewed)
+            // or stops (the lease was taken: LeaseLost).
+            return store.releaseRows(accountId, batchId, [row.idx], "not sent: the lease may have lapsed", ctx.owner).pipe(Effect.orDie, Effect.asVoid)
+          }
+          return Effect.zipRight(
+            Ref.set(ctx.stop, { _tag: "Unreachable", message: error.message }),
+            store.releaseRows(accountId, batchId, [row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
+          )
         case "RateLimited":
           return Effect.zipRight(
             Ref.set(ctx.stop, { _tag: "Unreachable", message: error.message }),
@@ -166,8 +178,8 @@ export const makeSubmitter = (ctx: RunContext) =>
         const body = payoutRequest(row, ctx.settings)
         unsent.delete(row.idx)
         yield* Ref.set(ctx.sentAny, true)
-        yield* client.payout(body).pipe(
-          Effect.retry({ schedule: sendSchedule, while: resendable }),
+        yield* client.payout(body, leaseValid(ctx)).pipe(
+          Effect.retry({ schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }),
           Effect.matchEffect({ onFailure: (e) => refused(row, e), onSuccess: (r) => accepted(row, r) })
         )
       })
@@ -188,7 +200,9 @@ export const makeSubmitter = (ctx: RunContext) =>
     const claimGroup = Effect.gen(function* () {
       if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* ctx.safeguards.paused) !== undefined) return Option.none()
       const excludeOperators = [...(yield* ctx.safeguards.openCircuits).keys()]
-      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators }).pipe(Effect.orDie)
+      // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
+      if (!(yield* leaseValid(ctx))) return Option.none()
+      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators, owner: ctx.owner }).pipe(Effect.orDie)
       for (const r of rows) unsent.add(r.idx)
       return rows.length === 0 ? Option.none() : Option.some(rows)
     })
@@ -210,7 +224,7 @@ export const makeSubmitter = (ctx: RunContext) =>
     const releaseUnsent = Effect.suspend(() => {
       const idxs = [...unsent]
       unsent.clear()
-      return idxs.length === 0 ? Effect.void : store.releaseRows(accountId, batchId, idxs, "runner stopped before sending").pipe(Effect.asVoid)
+      return idxs.length === 0 ? Effect.void : store.releaseRows(accountId, batchId, idxs, "runner stopped before sending", ctx.owner).pipe(Effect.asVoid)
     })
 
     return { submitAll, resend, awaitInFlight, releaseUnsent } as const

@@ -49,7 +49,9 @@ export const KnownPayout = Schema.Struct({
   /** When its answer (the reference) reached us. */
   answeredAt: Schema.Number,
   /** When the mirror first listed it; null while it is not listed. */
-  listedAt: Schema.NullOr(Schema.Number)
+  listedAt: Schema.NullOr(Schema.Number),
+  /** The read of its day before the one that first listed it; null when that was the day's first read. */
+  listedPrevRead: Schema.NullOr(Schema.Number)
 })
 export type KnownPayout = typeof KnownPayout.Type
 

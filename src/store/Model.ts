@@ -142,8 +142,14 @@ export interface Transition {
 }
 
 export type ClaimSelection =
-  | { readonly idxs: ReadonlyArray<number> }
-  | { readonly limit: number; readonly currency?: string; readonly excludeOperators?: ReadonlyArray<string> }
+  | { readonly idxs: ReadonlyArray<number>; readonly owner?: string }
+  | {
+    readonly limit: number
+    readonly currency?: string
+    readonly excludeOperators?: ReadonlyArray<string>
+    /** Fencing: claim only while this owner holds the unexpired lease. */
+    readonly owner?: string
+  }
 
 export interface Page {
   readonly afterIdx?: number

@@ -47,6 +47,8 @@ const NEXT: { readonly [S in RowState]: ReadonlyArray<RowState> } = {
   pending: ["processing", ...OUTCOMES],
   processing: OUTCOMES,
   // abandoned: a person declared the payout not made (payouts resolve); never retried automatically.
+  // unknown -> validated only through releaseRows by the runner that wrote the intent and knows it
+  // never sent it (a stalled runner waking up after another took its batch over).
   unknown: ["submitting", "submitted", "pending", "processing", ...OUTCOMES, "abandoned"],
   completed: ["refunded"],
   failed: [],

@@ -91,14 +91,20 @@ export interface StateStoreShape {
     accountId: string,
     batchId: string,
     idxs: ReadonlyArray<number>,
-    detail?: string
+    detail?: string,
+    /** Fencing: claim only while this owner holds the unexpired lease. */
+    owner?: string
   ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
-  /** submitting -> validated, only for rows whose POST was provably never sent. */
+  /**
+   * submitting -> validated, only for rows whose POST was provably never sent. With `owner`, also
+   * unknown -> validated for rows whose intent that owner wrote (it knows it never sent them).
+   */
   readonly releaseRows: (
     accountId: string,
     batchId: string,
     idxs: ReadonlyArray<number>,
-    detail?: string
+    detail?: string,
+    owner?: string
   ) => Effect.Effect<ReadonlyArray<number>, StoreError>
   /** Conditional forward move plus its event; false when not applied. NotFound for a missing row. */
   readonly recordTransition: (

@@ -25,7 +25,7 @@ const cli = (sandbox: Sandbox, state: string, args: ReadonlyArray<string>) =>
     return { code: Number(code), stdout, stderr }
   }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
 
-const FAST = ["--poll-interval", "100ms", "--poll-max", "300ms", "--reconcile-grace", "1s", "--lease-ttl", "1s", "--request-timeout", "800ms", "--concurrency", "4"]
+const FAST = ["--poll-interval", "100ms", "--poll-max", "300ms", "--reconcile-grace", "1s", "--lease-ttl", "3s", "--request-timeout", "800ms", "--concurrency", "4"]
 
 const sellers = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(2000 + i), phone: ordinaryPhone(200 + i) }))

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, type Sandbox, writeCsv } from "../orchestrator/support.ts"
 
 const BIN = resolve("bin/payouts.js")
-const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--lease-ttl", "1s", "--request-timeout", "3s", "--settle", "0s", "--scan-every", "200ms", "--concurrency", "2"]
+const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--lease-ttl", "3s", "--request-timeout", "2s", "--settle", "0s", "--scan-every", "200ms", "--concurrency", "2"]
 
 interface Proc {
   readonly child: ChildProcess
@@ -56,7 +56,7 @@ const sellers = (n: number, prefix: string, offset: number) =>
 describe("payouts watch as a daemon", () => {
   it.scopedLive("SIGKILL mid-batch then restart: the batch finishes with no double payment; SIGTERM shuts down gracefully; health and JSON logs", () =>
     Effect.gen(function* () {
-      const sandbox = yield* startSandbox({ faults: "payout.latency=40ms-70ms" })
+      const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1, faults: "payout.latency=40ms-70ms" })
       const root = join(tempDir("payouts-daemon-"), "jobs")
       mkdirSync(root, { recursive: true })
       const sent = Effect.map(admin(sandbox).payouts, (p) => p.length)
@@ -74,7 +74,7 @@ describe("payouts watch as a daemon", () => {
       // 2. The daemon: resumes processing/, answers /health, logs JSON; SIGTERM mid-batch exits 0.
       const port = yield* freePort
       const daemon = yield* payouts(sandbox, ["watch", root, ...FAST, "--log-format", "json", "--health", `127.0.0.1:${port}`, "--health-every", "500ms"])
-      yield* until("the first batch done", Effect.sync(() => existsSync(join(root, "done", "first.summary.json"))))
+      yield* until("the first batch done", Effect.sync(() => existsSync(join(root, "done", "first.summary.json"))), 120_000)
       const health = Effect.promise(() => fetch(`http://127.0.0.1:${port}/health`).then(async (r) => ({ status: r.status, body: await r.json() })))
       // The files reach done/ a moment before the watcher counts the batch done.
       yield* until("health counting the batch done", Effect.map(health, (h) => h.body.done === 1))

@@ -35,7 +35,7 @@ const hostileRun = (
         concurrency: 6,
         reconcileGraceMs: over.grace ?? 1_000,
         reconcileDeadlineMs: over.deadline ?? 90_000,
-        leaseTtlMs: over.lease ?? 1_000
+        leaseTtlMs: over.lease ?? 3_000
       }
     })
     const payouts = yield* admin(sandbox).payouts
@@ -88,7 +88,7 @@ describe("reconciliation against a hostile listing", () => {
         // Held 3 s, our timeout 1.5 s: the payout appears 1.5 s after the request ended, within the
         // grace floor (timeout + lease time + twice the lag).
         const sandbox = yield* realTime("payout.commit_delay=0.25:3s,seed=23")
-        const { counts, result, summary } = yield* hostileRun(sandbox, "late", 40, { timeout: "1500 millis", lease: 2_000 })
+        const { counts, result, summary } = yield* hostileRun(sandbox, "late", 40, { timeout: "1500 millis" })
         expectNoDuplicates(counts, 40)
         expect(result.exitCode).toBe(0)
         expect(summary.counts.completed).toBe(40)

@@ -131,20 +131,28 @@ describe("payouts run, end to end against the sandbox", () => {
 
   it.scopedLive("exactly once under 5xx-after-commit, resets, held responses and 429s", () =>
     Effect.gen(function* () {
+      // Real time: the sandbox's Date header then agrees with our clock, so a proven absence may be resent.
       const sandbox = yield* startSandbox({
+        timeScale: 1,
+        payoutDelaySeconds: 1,
         faults: "payout.error_after=0.15,payout.reset_after=0.1,payout.hold_after=0.05,payout.error_before=0.1,rate=200,seed=11"
       })
       const dir = tempDir()
       const file = writeCsv(dir, "faults.csv", clean(40))
-      const result = yield* run(sandbox, { file, state: join(dir, "state.db"), requestTimeout: "700 millis" })
-      expect(result.exitCode).toBe(0)
-      expectPaidOnce(yield* admin(sandbox).payouts, 40)
+      const result = yield* run(sandbox, { file, state: join(dir, "state.db"), requestTimeout: "700 millis", settings: { reconcileDeadlineMs: 15_000 } })
+      const payouts = yield* admin(sandbox).payouts
+      const counts = countByToken(payouts)
+      expect([...counts.values()].every((n) => n === 1)).toBe(true)
+      // A resend that meets a fault again, or has no later payout to witness the listing, waits for a person.
+      const alarms = ((result.summary as Record<string, unknown>).alarms ?? []) as Array<{ line: number; reason: string }>
+      expect(counts.size + alarms.length).toBe(40)
+      expect(result.exitCode).toBe(alarms.length === 0 ? 0 : 5)
       const ledger = readLedger(join(dir, "faults.ledger.csv"))
-      const sandboxStatus = new Map((yield* admin(sandbox).payouts).map((p) => [p.reference, p.status]))
-      for (const row of ledger) expect(sandboxStatus.get(row.reference)).toBe(row.status)
+      const sandboxStatus = new Map(payouts.map((p) => [p.reference, p.status]))
+      for (const row of ledger) if (row.reference !== "") expect(sandboxStatus.get(row.reference)).toBe(row.status)
       expect((yield* admin(sandbox).invariants).ok).toBe(true)
     })
-  )
+  , 120_000)
 
   it.scopedLive("two runners on the same batch at once: every row is sent once", () =>
     Effect.gen(function* () {

@@ -43,7 +43,7 @@ export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
   trackTimeoutMs: 120_000,
   reconcileGraceMs: 1_500,
   reconcileDeadlineMs: 120_000,
-  leaseTtlMs: 1_000,
+  leaseTtlMs: 3_000,
   requestTimeoutMs: 3_000,
   feePercent: 2,
   onInsufficient: "abort",

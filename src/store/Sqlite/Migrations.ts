@@ -92,6 +92,7 @@ const mirror = Effect.gen(function* () {
     fee_minor INTEGER,
     created_at TEXT,
     first_seen_at INTEGER NOT NULL,
+    first_seen_prev_read INTEGER,
     last_seen_at INTEGER NOT NULL,
     PRIMARY KEY (account_id, reference)
   )`

@@ -34,6 +34,9 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
   const saveDayRead: StateStoreShape["saveDayRead"] = (accountId, read) =>
     write(
       Effect.gen(function* () {
+        const previous = yield* sql`SELECT hash, max_total, reads, read_at FROM listing_days
+          WHERE account_id = ${accountId} AND day = ${read.day}`
+        const before = previous[0] as { hash: string; maxTotal: number; reads: number; readAt: number } | undefined
         for (const chunk of chunksOf(read.payouts, 200)) {
           yield* sql`INSERT INTO listing ${sql.insert(
             chunk.map((p) => ({
@@ -48,6 +51,8 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
               fee_minor: p.feeMinor,
               created_at: p.createdAt,
               first_seen_at: read.at,
+              // The day's previous read: a payout not in it was not visible then (the lag's evidence).
+              first_seen_prev_read: before?.readAt ?? null,
               last_seen_at: read.at
             }))
           )} ON CONFLICT (account_id, reference) DO UPDATE SET
@@ -55,9 +60,6 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
               amount_minor = excluded.amount_minor, currency = excluded.currency, status = excluded.status,
               fee_minor = excluded.fee_minor, last_seen_at = excluded.last_seen_at`
         }
-        const previous = yield* sql`SELECT hash, max_total, reads FROM listing_days
-          WHERE account_id = ${accountId} AND day = ${read.day}`
-        const before = previous[0] as { hash: string; maxTotal: number; reads: number } | undefined
         const closed = read.closeIfSame && before !== undefined && before.hash === read.hash ? 1 : 0
         yield* sql`INSERT INTO listing_days ${sql.insert({
           account_id: accountId,
@@ -117,7 +119,7 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
   const knownPayouts: StateStoreShape["knownPayouts"] = (accountId, since) =>
     catchSql(
       sql`SELECT r.reference AS reference, r.token AS token, r.amount_minor AS amount_minor, r.currency AS currency,
-          r.submitted_at AS answered_at, l.first_seen_at AS listed_at
+          r.submitted_at AS answered_at, l.first_seen_at AS listed_at, l.first_seen_prev_read AS listed_prev_read
         FROM rows r LEFT JOIN listing l ON l.account_id = r.account_id AND l.reference = r.reference
         WHERE r.account_id = ${accountId} AND r.reference IS NOT NULL AND r.submitted_at >= ${since}`.pipe(
         Effect.flatMap(decodeKnown)
@@ -156,7 +158,7 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
   const releaseIntents: StateStoreShape["releaseIntents"] = (accountId, batchId, owner) =>
     write(
       sql`UPDATE rows SET intent_owner = NULL WHERE account_id = ${accountId} AND batch_id = ${batchId}
-        AND intent_owner = ${owner} AND state = 'unknown' AND ended_at IS NOT NULL`
+        AND intent_owner = ${owner} AND state IN ('unknown', 'submitting')`
     ).pipe(Effect.asVoid)
 
   const adoptIntents: StateStoreShape["adoptIntents"] = (accountId, batchId, from, to) =>

@@ -59,10 +59,24 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   const intent = (now: number) => sql`attempts = attempts + 1, intent_at = ${now}, ended_at = NULL,
     intent_owner = (SELECT lease_owner FROM batches b WHERE b.account_id = rows.account_id AND b.batch_id = rows.batch_id)`
 
+  /**
+   * Fencing (DESIGN 7): a claim by `owner` applies only while `owner` holds the unexpired lease, checked
+   * in the same statement (the same transaction) as the claim.
+   */
+  const holding = (accountId: string, batchId: string, owner: string | undefined, now: number) =>
+    owner === undefined
+      ? []
+      : [sql`EXISTS (SELECT 1 FROM batches b WHERE b.account_id = ${accountId} AND b.batch_id = ${batchId}
+          AND b.lease_owner = ${owner} AND b.lease_expires_at > ${now})`]
+
+  const withFence = (which: ReadonlyArray<Fragment>, fence: ReadonlyArray<Fragment>) =>
+    fence.length === 0 ? which : which.map((where) => sql`${where} AND ${fence[0]}`)
+
   const claimRows: StateStoreShape["claimRows"] = (accountId, batchId, selection: ClaimSelection) =>
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const move: Move = { from: "validated", to: "submitting", set: intent(now), source: "claim" }
+        const owner = "owner" in selection ? selection.owner : undefined
         const which = "idxs" in selection
           ? byIdx(selection.idxs)
           : [sql`idx IN (
@@ -70,24 +84,31 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
                 ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
                 ${(selection.excludeOperators ?? []).length === 0 ? sql`` : sql`AND operator NOT IN ${sql.in(selection.excludeOperators ?? [])}`}
               ORDER BY idx LIMIT ${Math.max(0, selection.limit)})`]
-        return moveRows(accountId, batchId, move, which, now)
+        return moveRows(accountId, batchId, move, withFence(which, holding(accountId, batchId, owner, now)), now)
       })
     ).pipe(Effect.withSpan("StateStore.claimRows"))
 
-  const claimForResend: StateStoreShape["claimForResend"] = (accountId, batchId, idxs, detail) =>
+  const claimForResend: StateStoreShape["claimForResend"] = (accountId, batchId, idxs, detail, owner) =>
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const move: Move = { from: "unknown", to: "submitting", set: sql`${intent(now)}, resends = resends + 1, alarm = NULL`, source: "reconcile", detail }
-        return moveRows(accountId, batchId, move, byIdx(idxs), now)
+        return moveRows(accountId, batchId, move, withFence(byIdx(idxs), holding(accountId, batchId, owner, now)), now)
       })
     ).pipe(Effect.withSpan("StateStore.claimForResend"))
 
-  const releaseRows: StateStoreShape["releaseRows"] = (accountId, batchId, idxs, detail) =>
+  const releaseRows: StateStoreShape["releaseRows"] = (accountId, batchId, idxs, detail, owner) =>
     write(
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const set = sql`attempts = MAX(attempts - 1, 0)`
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const set = sql`attempts = MAX(attempts - 1, 0), intent_owner = NULL, ended_at = NULL, alarm = NULL, candidates = NULL`
         const move: Move = { from: "submitting", to: "validated", set, source: "release", detail }
-        return moveRows(accountId, batchId, move, byIdx(idxs), now)
+        const released = yield* moveRows(accountId, batchId, move, byIdx(idxs), now)
+        if (owner === undefined) return released
+        // The owner itself knows these were never sent, even if another runner has since found them
+        // in submitting and made them unknown: they go back to validated, to be paid once.
+        const mine = byIdx(idxs).map((where) => sql`${where} AND intent_owner = ${owner}`)
+        const more = yield* moveRows(accountId, batchId, { ...move, from: "unknown" }, mine, now)
+        return [...released, ...more]
       })
     ).pipe(
       Effect.map((rows) => rows.map((row) => row.idx)),
