@@ -118,33 +118,39 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
       return !complete.has(day)
     })
     let done = 0
-    for (const day of open) {
-      const fetch = (page: number): Effect.Effect<TransactionsPage, ClientError> =>
-        client.transactions({ type: "payout", from_date: day, to_date: day, page, limit: PAGE_LIMIT })
-      const read = yield* readDay(fetch).pipe(Effect.either)
-      done++
-      if (read._tag === "Left") {
-        incomplete.set(day, `the listing could not be read: ${read.left.message}`)
-        continue
-      }
-      const result = read.right
-      if (!result.complete) {
-        incomplete.set(day, result.why ?? "incomplete")
-        continue
-      }
-      const now = yield* Clock.currentTimeMillis
-      yield* store.saveDayRead(accountId, {
-        day,
-        payouts: result.payouts,
-        hash: hashOf(result.payouts),
-        maxTotal: result.maxTotal,
-        closeIfSame: dayStart(day) + DAY_MS + options.closeAfterMs < now,
-        at: now
-      }).pipe(Effect.orDie)
-      complete.add(day)
-      if (options.progress === true && (result.pages > 1 || done % 10 === 0 || done === open.length)) {
-        yield* Console.error(`listing sync: ${done}/${open.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
-      }
-    }
+    // A few days at a time: the shared request gate still holds the account's rate.
+    yield* Effect.forEach(
+      open,
+      (day) =>
+        Effect.gen(function* () {
+          const fetch = (page: number): Effect.Effect<TransactionsPage, ClientError> =>
+            client.transactions({ type: "payout", from_date: day, to_date: day, page, limit: PAGE_LIMIT })
+          const read = yield* readDay(fetch).pipe(Effect.either)
+          done++
+          if (read._tag === "Left") {
+            incomplete.set(day, `the listing could not be read: ${read.left.message}`)
+            return
+          }
+          const result = read.right
+          if (!result.complete) {
+            incomplete.set(day, result.why ?? "incomplete")
+            return
+          }
+          const now = yield* Clock.currentTimeMillis
+          yield* store.saveDayRead(accountId, {
+            day,
+            payouts: result.payouts,
+            hash: hashOf(result.payouts),
+            maxTotal: result.maxTotal,
+            closeIfSame: dayStart(day) + DAY_MS + options.closeAfterMs < now,
+            at: now
+          }).pipe(Effect.orDie)
+          complete.add(day)
+          if (options.progress === true && open.length > 3 && (result.pages > 1 || done % 30 === 0 || done === open.length)) {
+            yield* Console.error(`listing sync: ${done}/${open.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
+          }
+        }),
+      { concurrency: 4, discard: true }
+    )
     return { at, complete, incomplete } satisfies SyncResult
   })

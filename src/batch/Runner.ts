@@ -18,6 +18,7 @@ import { reportPath, writeReport } from "./Report.ts"
 import { concludeSafeguards } from "./Safeguards.ts"
 import { makeSummary, totalsByCurrency, writeErrors, writeLedgerFromStore, writeSummaryFile } from "./Outputs.ts"
 import { type PreflightResult, preflight } from "./Preflight.ts"
+import { preScan } from "./PreScan.ts"
 import { makeReconciler } from "./Reconciler.ts"
 import { DEFAULT_LEASE_TTL_MS, makeRunContext, type RunContext, type RunSettings } from "./RunContext.ts"
 import { makeSubmitter } from "./Submitter.ts"
@@ -202,6 +203,7 @@ export const runBatch = (request: RunRequest) =>
 
         // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
         const ledgerLock = yield* Effect.makeSemaphore(1)
+        let prescanAdopted = 0
         const finish = (outcome: string, forced?: number) =>
           Effect.gen(function* () {
             yield* writer.flush
@@ -236,6 +238,7 @@ export const runBatch = (request: RunRequest) =>
                 ledger: paths.ledger,
                 report: reportPath(paths),
                 ...(accountAlarm === undefined ? {} : { account_alarm: accountAlarm }),
+                ...(prescanAdopted > 0 ? { already_paid_adopted: prescanAdopted } : {}),
                 ...guarded.extra
               }
             })
@@ -283,6 +286,12 @@ export const runBatch = (request: RunRequest) =>
           Effect.forever,
           Effect.forkScoped
         )
+
+        // Before any row is claimed: is any of it already paid (a lost, deleted or second store)?
+        if (!request.dryRun) {
+          const found = yield* preScan(ctx)
+          prescanAdopted = found.adopted
+        }
 
         const counts0 = yield* store.countByState(accountId, batchId)
         const everSent = Object.entries(counts0).some(([s, n]) => n > 0 && !["validated", "rejected", "skipped"].includes(s))

@@ -41,7 +41,8 @@ export const IN_DOUBT_STATES: ReadonlyArray<RowState> = ["submitting", "unknown"
 const OUTCOMES: ReadonlyArray<RowState> = ["completed", "failed", "cancelled", "expired", "refunded"]
 
 const NEXT: { readonly [S in RowState]: ReadonlyArray<RowState> } = {
-  validated: ["submitting", "rejected", "skipped"],
+  // validated -> a payout's state: the pre-scan found the row already paid (a lost or second store).
+  validated: ["submitting", "rejected", "skipped", "submitted", "pending", "processing", ...OUTCOMES],
   submitting: ["submitted", "pending", "processing", ...OUTCOMES, "unknown", "rejected", "skipped"],
   submitted: ["pending", "processing", ...OUTCOMES],
   pending: ["processing", ...OUTCOMES],

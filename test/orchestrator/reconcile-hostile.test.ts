@@ -164,3 +164,27 @@ describe("reconciliation against a hostile listing", () => {
     120_000
   )
 })
+
+describe("the same file meets the tool twice (issue 11: another store, another working directory)", () => {
+  it.scopedLive(
+    "a second state store pays nothing again: the pre-scan adopts every row from the listing, loudly",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* realTime("")
+        const dir = tempDir("payouts-twice-")
+        const file = writeCsv(dir, "twice.csv", sellers(30, "T"))
+        const first = yield* run(sandbox, { file, state: join(dir, "first.db") })
+        expect(first.exitCode).toBe(0)
+        expect((yield* admin(sandbox).payouts).length).toBe(30)
+        // Another store (or the default store of another working directory): no memory of the batch.
+        const second = yield* run(sandbox, { file, state: join(dir, "other.db") })
+        expect(second.exitCode).toBe(0)
+        const counts = countByToken(yield* admin(sandbox).payouts)
+        expectNoDuplicates(counts, 30)
+        const summary = JSON.parse(readFileSync(join(dir, "twice.summary.json"), "utf8"))
+        expect(summary.already_paid_adopted).toBe(30)
+        expect(summary.counts.completed).toBe(30)
+      }),
+    120_000
+  )
+})

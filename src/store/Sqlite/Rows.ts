@@ -78,9 +78,9 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
         const move: Move = { from: "validated", to: "submitting", set: intent(now), source: "claim" }
         const owner = "owner" in selection ? selection.owner : undefined
         const which = "idxs" in selection
-          ? byIdx(selection.idxs)
+          ? byIdx(selection.idxs).map((where) => sql`${where} AND alarm IS NULL`)
           : [sql`idx IN (
-              SELECT idx FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = 'validated'
+              SELECT idx FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = 'validated' AND alarm IS NULL
                 ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
                 ${(selection.excludeOperators ?? []).length === 0 ? sql`` : sql`AND operator NOT IN ${sql.in(selection.excludeOperators ?? [])}`}
               ORDER BY idx LIMIT ${Math.max(0, selection.limit)})`]

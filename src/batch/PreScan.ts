@@ -1,0 +1,99 @@
+/**
+ * The pre-scan (DESIGN 7): at every start and resume, before any `validated` row is claimed, the
+ * listing mirror is synced over the service's 90 days and the batch's tokens are looked for. A token
+ * found means the payout was already made (by a lost or second store, another working directory, an
+ * earlier install): the row adopts it, loudly, and is not paid again. A token listed with another
+ * amount or currency is an alarm for the row. Runs that follow each other are then safe whatever
+ * store they use; runs at the same moment need a shared store (DESIGN 12).
+ */
+import { Chunk, Clock, Console, Effect, Option, Ref, Stream } from "effect"
+import { PaymentClient } from "../api/Client.ts"
+import type { MirroredPayout } from "../store/MirrorModel.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { DAY_MS, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
+import { MAX_SKEW_MS, tokenPrefix } from "./ResendRules.ts"
+import type { RunContext } from "./RunContext.ts"
+import { stateOfStatus } from "./Submitter.ts"
+
+export interface PreScanResult {
+  readonly adopted: number
+  readonly alarms: number
+  readonly incompleteDays: number
+}
+
+const CHUNK = 2_000
+
+export const preScan = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const client = yield* PaymentClient
+    const { accountId, batchId, writer } = ctx
+    const first = yield* store.rowsInStates(accountId, batchId, ["validated"], { limit: 1 })
+    if (first.length === 0) return { adopted: 0, alarms: 0, incompleteDays: 0 } satisfies PreScanResult
+    // The service's days: its clock may differ from ours (learnt from the Date header of any answer).
+    const now = yield* Clock.currentTimeMillis
+    const shift = Option.getOrElse(yield* client.serverSkew, () => 0)
+    const days = daysBetween(Math.min(now, now + shift) - HISTORY_DAYS * DAY_MS, Math.max(now, now + shift) + MAX_SKEW_MS)
+    const sync = yield* syncDays(accountId, days, { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
+    if (sync.incomplete.size > 0) {
+      yield* Console.error(
+        `Pre-scan: the listing of ${sync.incomplete.size} day(s) could not be read completely (${[...sync.incomplete.keys()].slice(0, 3).join(", ")}...): tokens there may be missed.`
+      )
+    }
+    let adopted = 0
+    let alarms = 0
+    yield* store.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
+      Stream.grouped(CHUNK),
+      Stream.runForEach((chunk) =>
+        Effect.gen(function* () {
+          const rows = Chunk.toReadonlyArray(chunk)
+          const listed = yield* store.mirrorByTokens(accountId, rows.map((r) => r.token))
+          if (listed.length === 0) return
+          const byToken = new Map<string, Array<MirroredPayout>>()
+          for (const p of listed) {
+            if (p.token === null || p.description?.startsWith(tokenPrefix(p.token)) !== true) continue
+            byToken.set(p.token, [...(byToken.get(p.token) ?? []), p])
+          }
+          for (const row of rows) {
+            const carrying = byToken.get(row.token) ?? []
+            if (carrying.length === 0) continue
+            const exact = carrying.filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
+            if (exact.length === 1 && carrying.length === 1) {
+              const p = exact[0]
+              adopted++
+              yield* writer.record({
+                idx: row.idx,
+                from: ["validated"],
+                to: stateOfStatus(p.status),
+                reference: p.reference,
+                ...(p.feeMinor === null ? {} : { feeMinor: p.feeMinor }),
+                source: "prescan",
+                detail: `already paid: ${p.reference} (${p.status}, listed on ${p.day}) carries [${row.token}]; adopted, not paid again`
+              })
+              const state = stateOfStatus(p.status)
+              if (["submitted", "pending", "processing"].includes(state)) {
+                ctx.polls.push({ idx: row.idx, reference: p.reference, dueAt: now, interval: ctx.settings.pollIntervalMs, since: now })
+              }
+              continue
+            }
+            alarms++
+            const reason =
+              exact.length > 1
+                ? `before sending, ${exact.length} listed payouts already carry this row's token`
+                : "before sending, a listed payout carries this row's token with another amount or currency"
+            const references = carrying.map((p) => p.reference)
+            yield* store.setRowAlarm(accountId, batchId, row.idx, reason, references)
+            yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
+            yield* Console.error(`ALARM line ${row.line}: ${reason} (${references.join(", ")}); it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+          }
+        })
+      )
+    )
+    yield* writer.flush
+    if (adopted > 0) {
+      yield* Console.error(
+        `PRE-SCAN: ${adopted} row(s) of this file were ALREADY PAID (their tokens are in the service's listing, e.g. by another state store or an earlier install): adopted, NOT paid again.`
+      )
+    }
+    return { adopted, alarms, incompleteDays: sync.incomplete.size } satisfies PreScanResult
+  })
