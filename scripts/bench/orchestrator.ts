@@ -2,7 +2,8 @@
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { DateTime, Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { accountId, PaymentClientConfig } from "../../src/api/ClientConfig.ts"
+import { resolveAccount } from "../../src/api/Account.ts"
+import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
 import type { RunSettings } from "../../src/batch/RunContext.ts"
 import { runBatch } from "../../src/batch/Runner.ts"
@@ -57,12 +58,12 @@ export const runOrchestrator = (run: OrchestratorRun): Promise<OrchestratorTimes
     Layer.provide(RequestGate.layer(run.rate === undefined ? {} : { ratePerSecond: run.rate })),
     Layer.provide(NodeHttpClient.layerUndici)
   )
-  const account = accountId(sandbox.baseUrl, connection.apiKey)
   const settings = defaultSettings({
     callbackUrl: run.listen === undefined ? sandbox.sinkUrl : `http://${run.listen.host}:${run.listen.port}/webhooks`,
     ...run.settings
   })
   const program = Effect.gen(function* () {
+    const account = yield* resolveAccount(sandbox.baseUrl)
     const startedAt = Date.now()
     const result = yield* runBatch({
       accountId: account,

@@ -86,6 +86,12 @@ export class PaymentClientConfig extends Context.Tag("api/PaymentClientConfig")<
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
-/** Scope of everything the state store keeps: (base URL, hash of the API key), 16 hex chars. */
-export const accountId = (baseUrl: string, apiKey: Redacted.Redacted<string>): string =>
-  sha256(`${trimSlash(baseUrl)}\n${sha256(Redacted.value(apiKey))}`).slice(0, 16)
+/**
+ * Scope of everything the state store keeps (DESIGN 7): the service's host plus the ids of its
+ * wallets, 16 hex chars. Not the API key: a rotated key keeps the account's history, ids and tokens,
+ * and two keys of one account can be used side by side during a rotation.
+ */
+export const serviceAccountId = (baseUrl: string, walletIds: ReadonlyArray<string>): string => {
+  const host = URL.canParse(baseUrl) ? new URL(baseUrl).host.toLowerCase() : trimSlash(baseUrl)
+  return sha256(`${host}\n${[...new Set(walletIds)].sort().join(",")}`).slice(0, 16)
+}

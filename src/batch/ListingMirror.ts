@@ -102,6 +102,12 @@ export interface SyncOptions {
   readonly closeAfterMs: number
   /** Log progress (a first sync of a busy account can take many pages). */
   readonly progress?: boolean
+  /**
+   * A closed day is trusted only if it closed at or after this time (epoch ms); one closed earlier is
+   * read again. A resend needs the days read after the payout could have become visible (the end of
+   * the ambiguous request plus the grace), whatever rule closed them.
+   */
+  readonly trustClosedAfter?: number
 }
 
 /** Syncs the mirror for these days (oldest first); a day that cannot be read is left incomplete. */
@@ -114,7 +120,8 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
     const complete = new Set<string>()
     const incomplete = new Map<string, string>()
     const open = days.filter((day) => {
-      if (known.get(day)?.closed === true) complete.add(day)
+      const read = known.get(day)
+      if (read?.closed === true && read.readAt >= (options.trustClosedAfter ?? 0)) complete.add(day)
       return !complete.has(day)
     })
     let done = 0

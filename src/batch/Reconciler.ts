@@ -11,7 +11,7 @@ import type { Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, daysBetween } from "./ListingMirror.ts"
 import { syncDays } from "./ListingMirror.ts"
-import { decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag } from "./ResendRules.ts"
+import { daysNeeded, decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag } from "./ResendRules.ts"
 import {
   DEFAULT_LEASE_TTL_MS,
   DEFAULT_RECONCILE_DEADLINE_MS,
@@ -109,8 +109,13 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       const shift = Option.getOrElse(skew, () => 0)
       const syncFrom = Math.min(earliest, earliest + shift) - DAY_MS
       const syncTo = Math.max(now, now + shift) + MAX_SKEW_MS
+      const endOf = (r: Row) => (r.endedAt === null ? DateTime.toEpochMillis(r.updatedAt) : DateTime.toEpochMillis(r.endedAt))
+      const latestEnd = Math.max(...[...unknown, ...watched].map(endOf))
       const sync = yield* syncDays(accountId, daysBetween(syncFrom, syncTo), {
-        closeAfterMs: Math.max(floor, 60 * 60 * 1000),
+        // A day may close an hour (or a grace) after it ends, but a resend trusts only days closed
+        // after its payout could have become visible: the request's end plus the grace.
+        closeAfterMs: Math.max(graceMs + requestTimeoutMs + MAX_SKEW_MS, 60 * 60 * 1000),
+        trustClosedAfter: latestEnd + graceMs,
         progress: syncTo - syncFrom > 4 * DAY_MS
       }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
       const tokens = [...unknown, ...watched].map((r) => r.token)
@@ -139,10 +144,11 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       let adopted = 0
       let waiting = 0
       for (const row of unknown) {
-        const endedAt = row.endedAt === null ? DateTime.toEpochMillis(row.updatedAt) : DateTime.toEpochMillis(row.endedAt)
+        const endedAt = endOf(row)
         const seen = misses.get(row.idx) ?? []
         const tokenListed = (byToken.get(row.token) ?? []).length > 0
-        if (!tokenListed && sync.at >= endedAt) {
+        // A miss counts only for a sync that read every day the row needs completely (rule 4).
+        if (!tokenListed && sync.at >= endedAt && daysNeeded({ intentAt: intentOf(row) }, now).every((d) => sync.complete.has(d))) {
           seen.push(sync.at)
           misses.set(row.idx, seen)
         }

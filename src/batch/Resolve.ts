@@ -113,7 +113,7 @@ export const resolve = (request: ResolveRequest) =>
 
       const intents = open.flatMap((r) => (r.intentAt === null ? [] : [DateTime.toEpochMillis(r.intentAt)]))
       const from = intents.length === 0 ? now : Math.min(...intents)
-      const sync = yield* syncDays(accountId, daysBetween(from - DAY_MS, now + 60_000), { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
+      const sync = yield* syncDays(accountId, daysBetween(from - DAY_MS, now + 60_000), { closeAfterMs: 6 * 60 * 60 * 1000, progress: true, trustClosedAfter: now })
 
       let listingCleared = 0
       if (request.listingOk) {

@@ -5,11 +5,12 @@
 import { Args, Options } from "@effect/cli"
 import { Config, Effect, Option } from "effect"
 import { userInfo } from "node:os"
-import { accountId } from "../api/ClientConfig.ts"
+import { resolveAccount } from "../api/Account.ts"
+import { clientLayer } from "./Connect.ts"
 import { defaultStateFile } from "../jobs/JobFolder.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { UsageError } from "./Errors.ts"
-import { checkBaseUrl, type ConnectionOptions, required } from "./Settings.ts"
+import { type ConnectionOptions, resolveConnection } from "./Settings.ts"
 
 export const jobsOption = Options.directory("jobs").pipe(
   Options.withDescription("The job folder (default: jobs)."),
@@ -43,13 +44,9 @@ export const whoIs = (by: Option.Option<string>) =>
     }
   })
 
-/** The account the store scopes batches by: base URL and API key (the secret is not needed). */
+/** The account the store scopes batches by: the service's host plus its wallets' ids (asked of it). */
 export const accountOf = (connection: ConnectionOptions) =>
-  Effect.gen(function* () {
-    const baseUrl = yield* required(connection.baseUrl, "PAYOUTS_BASE_URL", "base-url").pipe(Effect.flatMap(checkBaseUrl))
-    const apiKey = yield* required(connection.apiKey, "PAYOUTS_API_KEY", "api-key")
-    return accountId(baseUrl, apiKey)
-  })
+  Effect.flatMap(resolveConnection(connection), (resolved) => Effect.provide(resolveAccount(resolved.baseUrl), clientLayer(resolved)))
 
 /** The one batch of the account whose id starts with `id`. */
 export const findBatch = (account: string, id: string) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Layer, Redacted } from "effect"
-import { accountId, checkBaseUrl, PaymentClientConfig } from "../../src/api/ClientConfig.js"
+import { checkBaseUrl, PaymentClientConfig, serviceAccountId } from "../../src/api/ClientConfig.js"
 
 const fromEnv = (env: Record<string, string>) =>
   Effect.flatMap(PaymentClientConfig, Effect.succeed).pipe(
@@ -36,12 +36,11 @@ describe("PaymentClientConfig", () => {
     expect(Either.isLeft(checkBaseUrl("not a url"))).toBe(true)
   })
 
-  it("accountId is short, stable, and differs by URL and key without containing the key", () => {
-    const key = Redacted.make("key-abcdef")
-    const id = accountId("https://api.example.com/v1", key)
+  it("the account is the service's host plus its wallet ids: short, stable, the same for any key", () => {
+    const id = serviceAccountId("https://api.example.com/v1", ["wal_xaf_1", "wal_xof_1"])
     expect(id).toMatch(/^[0-9a-f]{16}$/)
-    expect(accountId("https://api.example.com/v1/", Redacted.make("key-abcdef"))).toBe(id)
-    expect(accountId("http://127.0.0.1:9000/v1", key)).not.toBe(id)
-    expect(accountId("https://api.example.com/v1", Redacted.make("key-other"))).not.toBe(id)
+    expect(serviceAccountId("https://API.example.com/v1/", ["wal_xof_1", "wal_xaf_1"])).toBe(id)
+    expect(serviceAccountId("http://127.0.0.1:9000/v1", ["wal_xaf_1", "wal_xof_1"])).not.toBe(id)
+    expect(serviceAccountId("https://api.example.com/v1", ["wal_xaf_2", "wal_xof_1"])).not.toBe(id)
   })
 })

@@ -4,7 +4,7 @@ import { Duration, Effect, Layer, Redacted } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { accountId, PaymentClientConfig } from "../../src/api/ClientConfig.ts"
+import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
 import { type RunRequest, runBatch } from "../../src/batch/Runner.ts"
 import type { CronGate } from "../../src/jobs/CronGate.ts"
@@ -23,7 +23,8 @@ export const layersFor = (sandbox: Sandbox, state: string) => {
   return Layer.mergeAll(client, SqliteStateStore.layer({ filename: state }), NodeContext.layer)
 }
 
-export const accountOf = (sandbox: Sandbox) => accountId(sandbox.baseUrl, Redacted.make(sandbox.key))
+export { accountOf } from "../orchestrator/support.ts"
+import { accountOf } from "../orchestrator/support.ts"
 
 export interface WatchSetup {
   readonly root: string

@@ -11,11 +11,11 @@
  * their mirrored entries, grace = max(configured, graceFloor(timeout, lease, p99Lag))) for the real
  * `decide`. Rounds before E (for other rows) sync too, so our payouts' lag is measured as it is live.
  *
- * KNOWN BUG: Reconciler.ts lets syncDays close a day max(grace floor, 1 h) after it ends, so with a
- * configured grace over about an hour a day is closed before its ambiguous payout is listed within the
- * grace, and the row is resent (the `it.fails` case below; RESEND_CLOSE=reconciler runs the property
- * with today's rule and finds it, typically within a thousand runs). By default the property closes a
- * day only once the grace has passed (`closeAfterGrace`), so that it checks everything else.
+ * Day closing: Reconciler.ts lets a day close only max(grace + request timeout + 1 min, 1 h) after it
+ * ends, and trusts a closed day only if it closed after the request's end plus the grace
+ * (`closeAfterGrace` here). The earlier rule, max(grace floor, 1 h), closed a day before its ambiguous
+ * payout was listed within a grace over about an hour and resent the row: the regression case below
+ * (`oldCloseAfter`) keeps that counterexample, found by this property.
  *
  * The service: our payouts (token, amount, answered at, created a little before) with their own listing
  * lag each, any (or never listed); a few payouts that are not ours; the ambiguous payout created or not,
@@ -318,7 +318,7 @@ const hashOf = (payouts: ReadonlyArray<{ reference: string; description: string 
 /** How long after a day ends a sync may close it (syncDays' closeAfterMs). */
 type CloseAfter = (floorMs: number, graceMs: number, s: Scenario) => number
 /** What Reconciler.ts passes today: max(grace floor, 1 h). */
-const reconcilerCloseAfter: CloseAfter = (floorMs) => Math.max(floorMs, HOUR)
+const oldCloseAfter: CloseAfter = (floorMs) => Math.max(floorMs, HOUR)
 /**
  * Not before a payout created on the day can still appear under the grace: its intent is at most a
  * minute (clock skew) past the day's end, its POST ends within the request timeout, and it is visible
@@ -545,13 +545,11 @@ const closedTooEarly: Scenario = {
 }
 
 describe("resend rules against an adversarial, legal listing", () => {
-  // Today's Reconciler closes days too early for a grace over about an hour (the known bug below), so
-  // the property closes days only once the grace has passed; RESEND_CLOSE=reconciler runs it with the
-  // rule the reconciler uses today, and finds the bug.
-  const today = process.env.RESEND_CLOSE === "reconciler"
-  it(`never resends a payout the service holds (${RUNS} runs, days closed ${today ? "as Reconciler.ts does today" : "after the grace"})`, () => {
+  // RESEND_CLOSE=old runs the property with the earlier closing rule, and finds its bug.
+  const old = process.env.RESEND_CLOSE === "old"
+  it(`never resends a payout the service holds (${RUNS} runs, days closed ${old ? "by the old rule" : "as Reconciler.ts does: after the grace"})`, () => {
     const seen = newSeen()
-    fc.assert(property(today ? reconcilerCloseAfter : closeAfterGrace, seen), {
+    fc.assert(property(old ? oldCloseAfter : closeAfterGrace, seen), {
       numRuns: RUNS,
       ...(process.env.RESEND_SEED === undefined ? {} : { seed: Number(process.env.RESEND_SEED) }),
       ...(process.env.RESEND_PATH === undefined ? {} : { path: process.env.RESEND_PATH })
@@ -565,13 +563,6 @@ describe("resend rules against an adversarial, legal listing", () => {
     expect(seen.adopt).toBeGreaterThan(RUNS / 10)
   })
 
-  it.fails("KNOWN BUG (Reconciler.ts, closeAfterMs = max(floor, 1 h)): a day closed before its payout is listed within the grace; the row is resent", () => {
-    // Remove `.fails` once the reconciler keeps a day open until the grace has passed.
-    const o = replay(closedTooEarly, reconcilerCloseAfter)
-    expect(o.closedEarly).toBe(true)
-    expect(o.decision?._tag).not.toBe("Resend")
-  })
-
   it("the same case with the day kept open until the grace has passed: adopted", () => {
     const o = replay(closedTooEarly, closeAfterGrace)
     expect(o.closedEarly).toBe(false)
@@ -579,8 +570,8 @@ describe("resend rules against an adversarial, legal listing", () => {
     expect(o.steps.map((st) => st.decision._tag)).toEqual(["Wait", "Wait", "Wait", "Wait", "Wait", "Adopt"])
   })
 
-  it("the known-bug case, step by step with today's rule: every rule holds at 02:05, the day is closed", () => {
-    const o = replay(closedTooEarly, reconcilerCloseAfter)
+  it("regression: with the old rule (close after max(floor, 1 h)) the day closes early and every rule holds at 02:05", () => {
+    const o = replay(closedTooEarly, oldCloseAfter)
     expect(o.decision?._tag).toBe("Resend")
     const last = o.steps[o.steps.length - 1]
     expect(last.pHidden).toBe(true)

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { accountId, PaymentClientConfig } from "../../src/api/ClientConfig.ts"
+import { PaymentClientConfig, serviceAccountId } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
 import type { RunSettings } from "../../src/batch/RunContext.ts"
 import { type RunRequest, runBatch } from "../../src/batch/Runner.ts"
@@ -20,6 +20,10 @@ export const startSandbox = (options: SandboxOptions = {}) =>
   )
 
 export type Sandbox = Effect.Effect.Success<ReturnType<typeof startSandbox>>
+
+/** The sandbox's account as payouts names it: its host plus its wallets' ids. */
+export const accountOf = (sandbox: Pick<Sandbox, "baseUrl" | "state">) =>
+  serviceAccountId(sandbox.baseUrl, Object.values(sandbox.state.wallets).map((w) => w.id))
 
 export const admin = (sandbox: Sandbox) => {
   const headers = { "X-API-Key": sandbox.key, "X-API-Secret": sandbox.secret, Accept: "application/json", "Content-Type": "application/json" }
@@ -72,7 +76,7 @@ export const run = (sandbox: Sandbox, setup: RunSetup) => {
     Layer.provide(NodeHttpClient.layerUndici)
   )
   const request: RunRequest = {
-    accountId: accountId(sandbox.baseUrl, connection.apiKey),
+    accountId: accountOf(sandbox),
     file: setup.file,
     settings: settings({ ...(setup.requestTimeout === undefined ? {} : { requestTimeoutMs: Duration.toMillis(Duration.decode(setup.requestTimeout)) }), ...setup.settings }),
     skipInvalid: false,

@@ -17,7 +17,7 @@ import { readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { accountId, PaymentClientConfig } from "../../src/api/ClientConfig.ts"
+import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
 import type { RunSettings } from "../../src/batch/RunContext.ts"
 import { type RunResult, runBatch } from "../../src/batch/Runner.ts"
@@ -25,7 +25,7 @@ import { launchSandbox } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { rowToken } from "../../src/store/Token.ts"
-import { countByToken, ordinaryPhone, readLedger, settings, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { accountOf, countByToken, ordinaryPhone, readLedger, settings, tempDir, writeCsv } from "../orchestrator/support.ts"
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 200)
 const GRACE_MS = 150
@@ -249,7 +249,7 @@ const setup = async (rows: number, listen: boolean): Promise<Real> => {
     state: join(dir, "state.db"),
     rows,
     listen,
-    account: accountId(sandbox.baseUrl, Redacted.make(sandbox.key)),
+    account: accountOf(sandbox),
     batchId: createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16),
     running: undefined,
     log: []

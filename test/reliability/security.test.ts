@@ -11,13 +11,12 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { createServer } from "node:net"
 import { basename, dirname, join, relative, resolve } from "node:path"
 import Papa from "papaparse"
-import { accountId } from "../../src/api/ClientConfig.ts"
 import { fileBatchId } from "../../src/batch/Intake.ts"
 import { escapeCell, neutraliseFormula } from "../../src/batch/LedgerCsv.ts"
 import { outputPaths } from "../../src/batch/LedgerFile.ts"
 import { NodeContext } from "@effect/platform-node"
 import { openStore } from "../store/fixtures.ts"
-import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { accountOf, admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
 
 const ROOT = resolve(import.meta.dirname, "..", "..")
 const LEADING = ["=", "+", "-", "@", "\t", "\r", "\n", "\u0000"]
@@ -191,7 +190,7 @@ describe("webhook receiver", () => {
       const sandboxStatus = new Map((yield* admin(sandbox).payouts).map((p) => [p.reference, p.status]))
       expect([...sandboxStatus.values()].every((s) => s === "pending" || s === "processing")).toBe(true)
       const { close, store } = yield* openStore(state)
-      const account = accountId(sandbox.baseUrl, Redacted.make(sandbox.key))
+      const account = accountOf(sandbox)
       const batchId = yield* fileBatchId(file).pipe(Effect.provide(NodeContext.layer))
       const rows = yield* store.streamRows(account, batchId).pipe(Stream.runCollect)
       expect([...rows].map((r) => [r.state, sandboxStatus.get(r.reference ?? "")])).toEqual([...rows].map((r) => [r.state, r.state]))

@@ -7,7 +7,8 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { PaymentClient } from "../../api/Client.ts"
-import { accountId, PaymentClientConfig } from "../../api/ClientConfig.ts"
+import { resolveAccount } from "../../api/Account.ts"
+import { PaymentClientConfig } from "../../api/ClientConfig.ts"
 import { RequestGate } from "../../api/RequestGate.ts"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../batch/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
@@ -82,14 +83,14 @@ export const embeddedSandbox = (timeScale: number) =>
   })
 
 /** RunSettings and the rest of a RunRequest from the batch options (shared with `payouts watch`). */
-export const batchRequest = (args: BatchOptions, connection: Connection) =>
+export const batchRequest = (args: BatchOptions, accountId: string) =>
   Effect.gen(function* () {
     if (args.concurrency < 1) return yield* new UsageError({ reason: "--concurrency must be at least 1" })
     const redirects = yield* resolveRedirects(args.redirects)
     const feePercent = yield* parsePercent(args.feeEstimate)
     const safeguards = yield* safeguardSettings(args.safeguards)
     const request: Omit<RunRequest, "file" | "dryRun" | "listen"> = {
-      accountId: accountId(connection.baseUrl, connection.apiKey),
+      accountId,
       outDir: Option.getOrUndefined(args.out),
       settings: {
         concurrency: args.concurrency,
@@ -130,10 +131,11 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
     yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
     const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
     const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
-    const request: RunRequest = { ...(yield* batchRequest(args, connection)), file, listen: Option.getOrUndefined(listen), dryRun }
-    const result = yield* runBatch(request).pipe(
-      Effect.provide(Layer.merge(clientLayer(connection, args), SqliteStateStore.layer({ filename: args.state })))
-    )
+    const client = clientLayer(connection, args)
+    // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
+    const account = yield* Effect.provide(resolveAccount(connection.baseUrl), client)
+    const request: RunRequest = { ...(yield* batchRequest(args, account)), file, listen: Option.getOrUndefined(listen), dryRun }
+    const result = yield* runBatch(request).pipe(Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: args.state }))))
     const summary: Readonly<Record<string, unknown>> = result.summary
     if (args.json) yield* printJson(summary)
     else if (!dryRun && typeof summary.ledger === "string") {
