@@ -7,7 +7,6 @@ import { Config, Effect, Option } from "effect"
 import { userInfo } from "node:os"
 import { resolveAccount } from "../api/Account.ts"
 import { clientLayer } from "./Connect.ts"
-import { defaultStateFile } from "../jobs/JobFolder.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { UsageError } from "./Errors.ts"
 import { type ConnectionOptions, resolveConnection } from "./Settings.ts"
@@ -17,16 +16,13 @@ export const jobsOption = Options.directory("jobs").pipe(
   Options.withDefault("jobs")
 )
 
-/** `--state`, else `PAYOUTS_STATE`, else `<jobs>/.state/payouts.db`. */
+/** `--state`, else `PAYOUTS_STATE`, else the jobs folder's pinned store, else the per-user store. */
 export const jobsStateOption = Options.text("state").pipe(
   Options.withPseudoName("FILE"),
-  Options.withDescription("State store file (SQLite); default <jobs folder>/.state/payouts.db. Environment: PAYOUTS_STATE."),
+  Options.withDescription("State store file (SQLite); default: the jobs folder's store if it is watched, else ~/.local/state/payouts/payouts.db. Environment: PAYOUTS_STATE."),
   Options.withFallbackConfig(Config.string("PAYOUTS_STATE")),
   Options.optional
 )
-
-export const stateFileFor = (jobs: string, state: Option.Option<string>) =>
-  Option.getOrElse(Option.filter(state, (s) => s.trim() !== ""), () => defaultStateFile(jobs))
 
 export const batchArg = Args.text({ name: "BATCH" }).pipe(Args.withDescription("The batch id (or its first characters, at least 4)."))
 

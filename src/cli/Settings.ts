@@ -82,15 +82,12 @@ export const resolveConnection = (raw: ConnectionOptions): Effect.Effect<Connect
 
 // ---- Settings used by the batch commands ----------------------------------------------------
 
-export const DEFAULT_STATE = "jobs/.state/payouts.db"
-
+/** `--state`, else `PAYOUTS_STATE` (an empty one counts as unset), else the per-user store (StoreLocation). */
 export const stateOption = Options.text("state").pipe(
   Options.withPseudoName("FILE"),
-  Options.withDescription(described("PAYOUTS_STATE", "State store file (SQLite).")),
+  Options.withDescription(described("PAYOUTS_STATE", "State store file (SQLite); default ~/.local/state/payouts/payouts.db, or the store of the watched folder holding the file.")),
   Options.withFallbackConfig(Config.string("PAYOUTS_STATE")),
-  Options.withDefault(DEFAULT_STATE),
-  // An empty PAYOUTS_STATE counts as unset, like every other setting: never a throwaway store.
-  Options.map((file) => (file.trim() === "" ? DEFAULT_STATE : file))
+  Options.optional
 )
 
 export const redirectOptions = Options.all({

@@ -56,10 +56,10 @@ describe("Settings", () => {
       }
     }))
 
-  it.effect("PAYOUTS_STATE has a default; durations parse as options", () =>
+  it.effect("PAYOUTS_STATE is optional (the per-user store is the default); durations parse as options", () =>
     Effect.gen(function* () {
-      expect(yield* parse(stateOption, [], {})).toBe("jobs/.state/payouts.db")
-      expect(yield* parse(stateOption, [], { PAYOUTS_STATE: "/tmp/s.db" })).toBe("/tmp/s.db")
+      expect(yield* parse(stateOption, [], {})).toEqual(Option.none())
+      expect(yield* parse(stateOption, [], { PAYOUTS_STATE: "/tmp/s.db" })).toEqual(Option.some("/tmp/s.db"))
       const poll = yield* parse(durationOption("poll-interval").pipe(Options.optional), ["--poll-interval", "200ms"], {})
       expect(Option.map(poll, Duration.toMillis)).toEqual(Option.some(200))
       const bad = yield* Effect.either(parse(durationOption("poll-interval"), ["--poll-interval", "5"], {}))

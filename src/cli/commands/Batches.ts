@@ -3,7 +3,8 @@ import { Command } from "@effect/cli"
 import { Console, DateTime, Effect } from "effect"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { accountOf, jobsOption, jobsStateOption, stateFileFor } from "../Jobs.ts"
+import { accountOf, jobsOption, jobsStateOption } from "../Jobs.ts"
+import { storeLayer } from "../StoreLocation.ts"
 import { jsonOption, printJson } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
 import { type Column, renderTable } from "../Table.ts"
@@ -62,5 +63,5 @@ export const batchesCommand = Command.make(
         )
       )
       for (const v of views) if (v.pause_reason !== undefined) yield* Console.log(`${v.batch_id} paused: ${v.pause_reason} (payouts resume ${v.batch_id})`)
-    }).pipe(Effect.provide(SqliteStateStore.layer({ filename: stateFileFor(jobs, state) })))
+    }).pipe(Effect.provide(storeLayer(state, jobs)))
 ).pipe(Command.withDescription("List the account's batches with their state and row counts."))

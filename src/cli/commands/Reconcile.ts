@@ -19,7 +19,8 @@ import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { withClient } from "../Connect.ts"
 import { Exiting } from "../Failure.ts"
-import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption, stateFileFor } from "../Jobs.ts"
+import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption } from "../Jobs.ts"
+import { storeLayer } from "../StoreLocation.ts"
 import { jsonOption, printJson } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
 
@@ -84,5 +85,5 @@ export const reconcileCommand = Command.make(
       }
       yield* json ? printJson(report) : Console.log(describeReport(report))
       if (!report.ok) return yield* new Exiting({ code: 1 })
-    }).pipe(withClient(connection), Effect.provide(SqliteStateStore.layer({ filename: stateFileFor(jobs, state) })))
+    }).pipe(withClient(connection), Effect.provide(storeLayer(state, jobs)))
 ).pipe(Command.withDescription("Check a batch against the service (exit 1 on any disagreement), or with --account every payout carrying one of our tokens (exit 5 when anything is off)."))

@@ -11,7 +11,8 @@ import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { withClient } from "../Connect.ts"
 import { UsageError } from "../Errors.ts"
 import { Exiting } from "../Failure.ts"
-import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption, stateFileFor } from "../Jobs.ts"
+import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption } from "../Jobs.ts"
+import { storeLayer } from "../StoreLocation.ts"
 import { jsonOption, printJson } from "../Output.ts"
 import { connectionOptions, redirectOptions, resolveRedirects } from "../Settings.ts"
 
@@ -68,7 +69,7 @@ export const resolveCommand = Command.make(
       const open = outcome.rows.some((r) => r.state === "unknown" || r.alarm !== null) || outcome.accountAlarm !== undefined
       if (open) return yield* new Exiting({ code: EXIT_ATTENTION })
       if (!args.json) yield* Console.error(`Run the batch's file again (payouts run FILE) to finish it and rewrite its ledger.`)
-    }).pipe(withClient(args.connection), Effect.provide(SqliteStateStore.layer({ filename: stateFileFor(args.jobs, args.state) })))
+    }).pipe(withClient(args.connection), Effect.provide(storeLayer(args.state, args.jobs)))
 ).pipe(
   Command.withDescription(
     "Settle rows a run could not prove (exit 5): show the evidence; adopt a payout, resend, abandon, or clear an alarm, recording who and why."

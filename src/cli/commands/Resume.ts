@@ -3,7 +3,8 @@ import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption, stateFileFor } from "../Jobs.ts"
+import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption } from "../Jobs.ts"
+import { storeLayer } from "../StoreLocation.ts"
 import { connectionOptions } from "../Settings.ts"
 
 export const resumeCommand = Command.make(
@@ -22,5 +23,5 @@ export const resumeCommand = Command.make(
         `Batch ${found.batchId} (${found.fileName}) resumed (was paused: ${found.pauseReason ?? "no reason recorded"}). ` +
           `The watcher takes it up on its next pass; or run the file again with payouts run.`
       )
-    }).pipe(Effect.provide(SqliteStateStore.layer({ filename: stateFileFor(jobs, state) })))
+    }).pipe(Effect.provide(storeLayer(state, jobs)))
 ).pipe(Command.withDescription("Resume a paused batch: clears the pause so the next run or watch pass continues it."))

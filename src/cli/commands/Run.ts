@@ -14,6 +14,7 @@ import { EXIT_INCOMPLETE, EXIT_OK } from "../../batch/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
+import { announceStore, storeFor } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import { safeguardOptions, safeguardSettings } from "../SafeguardOptions.ts"
@@ -135,7 +136,9 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
     const account = yield* Effect.provide(resolveAccount(connection.baseUrl), client)
     const request: RunRequest = { ...(yield* batchRequest(args, account)), file, listen: Option.getOrUndefined(listen), dryRun }
-    const result = yield* runBatch(request).pipe(Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: args.state }))))
+    const store = yield* storeFor(args.state, file)
+    yield* announceStore(store)
+    const result = yield* runBatch(request).pipe(Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: store }))))
     const summary: Readonly<Record<string, unknown>> = result.summary
     if (args.json) yield* printJson(summary)
     else if (!dryRun && typeof summary.ledger === "string") {

@@ -3,7 +3,7 @@
  * in src/jobs (Watcher, Job) over src/batch's runner.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Duration, Effect, Option, Ref } from "effect"
+import { Console, Duration, Effect, Layer, Option, Ref } from "effect"
 import { EXIT_ATTENTION, EXIT_INCOMPLETE } from "../../batch/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
 import { makeCronGate } from "../../jobs/CronGate.ts"
@@ -13,11 +13,11 @@ import { withLogFormat } from "../../jobs/Logging.ts"
 import { makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
-import { stateFileFor } from "../Jobs.ts"
+import { storeForWatch } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { OptionValue } from "../Output.ts"
-import { DEFAULT_STATE, resolveConnection } from "../Settings.ts"
+import { resolveConnection } from "../Settings.ts"
 import { resolveAccount } from "../../api/Account.ts"
 import { batchOptions, batchRequest, clientLayer, embeddedSandbox } from "./Run.ts"
 
@@ -69,7 +69,16 @@ const watch = (dir: string, args: WatchOptions) =>
   }).pipe(
     Effect.scoped,
     // The store lives in the job folder unless --state / PAYOUTS_STATE names another (an empty one does not).
-    Effect.provide(SqliteStateStore.layer({ filename: stateFileFor(dir, Option.some(args.batch.state).pipe(Option.filter((s) => s.trim() !== "" && s !== DEFAULT_STATE))) })),
+    Effect.provide(
+      Layer.unwrapEffect(
+        Effect.gen(function* () {
+          // The folder's store is pinned in DIR/.state/store: run, resolve, batches... find it from the file.
+          const filename = yield* storeForWatch(args.batch.state, dir)
+          yield* Effect.logInfo(`state store: ${filename}`)
+          return SqliteStateStore.layer({ filename })
+        })
+      )
+    ),
     withLogFormat(args.logFormat)
   )
 
