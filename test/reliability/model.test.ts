@@ -265,7 +265,7 @@ const finish = async (real: Real) => {
   }
   await call(real, "PUT", "/__sandbox/faults", { faults: "" })
   await startRun(real, { reconcileDeadlineMs: 2_000 })
-  const exit = await Effect.runPromise(Fiber.join(real.running!.fiber).pipe(Effect.timeout("20 seconds"), Effect.exit))
+  const exit = await Effect.runPromise(Fiber.join(real.running!.fiber).pipe(Effect.timeout("60 seconds"), Effect.exit))
   await Effect.runPromise(Scope.close(real.running!.storeScope, Exit.void))
   real.running = undefined
   const trace = real.log.join(" -> ")
