@@ -124,10 +124,48 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
       if (read?.closed === true && read.readAt >= (options.trustClosedAfter ?? 0)) complete.add(day)
       return !complete.has(day)
     })
+    const save = (day: string, payouts: ReadonlyArray<DayPayout>, maxTotal: number) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        yield* store.saveDayRead(accountId, {
+          day,
+          payouts,
+          hash: hashOf(payouts),
+          maxTotal,
+          closeIfSame: dayStart(day) + DAY_MS + options.closeAfterMs < now,
+          at: now
+        }).pipe(Effect.orDie)
+        complete.add(day)
+      })
+
+    // Many open days (a first sync, the pre-scan's 90 days): one read of the whole span first. When it
+    // is complete, it holds every payout of every day inside it, each kept under its UTC day of
+    // creation; only when it is not do the days get read one by one.
+    let perDay = open
+    if (open.length > 3) {
+      const first = open[0]
+      const last = open[open.length - 1]
+      const span = yield* readDay((page: number) =>
+        client.transactions({ type: "payout", from_date: first, to_date: last, page, limit: PAGE_LIMIT })
+      ).pipe(Effect.either)
+      if (span._tag === "Right" && span.right.complete) {
+        const byDay = new Map<string, Array<DayPayout>>(open.map((d) => [d, []]))
+        for (const p of span.right.payouts) {
+          const created = p.createdAt === null ? NaN : Date.parse(p.createdAt)
+          const day = Number.isFinite(created) ? dayOf(created) : last
+          // A payout dated outside the open days (a closed day, a clock at the edge) is still kept.
+          ;(byDay.get(day) ?? byDay.get(day < first ? first : last))!.push(p)
+        }
+        for (const [day, payouts] of byDay) yield* save(day, payouts, payouts.length)
+        perDay = []
+        if (options.progress === true && span.right.pages > 1) yield* Console.error(`listing sync: ${open.length} days read at once (${span.right.payouts.length} payouts, ${span.right.pages} pages)`)
+      }
+    }
+
     let done = 0
     // A few days at a time: the shared request gate still holds the account's rate.
     yield* Effect.forEach(
-      open,
+      perDay,
       (day) =>
         Effect.gen(function* () {
           const fetch = (page: number): Effect.Effect<TransactionsPage, ClientError> =>
@@ -143,18 +181,9 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
             incomplete.set(day, result.why ?? "incomplete")
             return
           }
-          const now = yield* Clock.currentTimeMillis
-          yield* store.saveDayRead(accountId, {
-            day,
-            payouts: result.payouts,
-            hash: hashOf(result.payouts),
-            maxTotal: result.maxTotal,
-            closeIfSame: dayStart(day) + DAY_MS + options.closeAfterMs < now,
-            at: now
-          }).pipe(Effect.orDie)
-          complete.add(day)
-          if (options.progress === true && open.length > 3 && (result.pages > 1 || done % 30 === 0 || done === open.length)) {
-            yield* Console.error(`listing sync: ${done}/${open.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
+          yield* save(day, result.payouts, result.maxTotal)
+          if (options.progress === true && perDay.length > 3 && (result.pages > 1 || done % 30 === 0 || done === perDay.length)) {
+            yield* Console.error(`listing sync: ${done}/${perDay.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
           }
         }),
       { concurrency: 4, discard: true }

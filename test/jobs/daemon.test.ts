@@ -106,6 +106,6 @@ describe("payouts watch as a daemon", () => {
       expect([...counts.values()].every((n) => n === 1)).toBe(true)
       expect((yield* admin(sandbox).invariants).ok).toBe(true)
     }),
-    180_000
+    300_000
   )
 })
