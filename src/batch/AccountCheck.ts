@@ -5,7 +5,7 @@
  * row, mismatches and days that could not be read completely are listed.
  */
 import { Clock, Effect, Stream } from "effect"
-import { TOKEN_PATTERN } from "../store/Token.ts"
+import { TOKEN_PATTERN } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, dayOf, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"

@@ -7,6 +7,7 @@ import { FileSystem } from "@effect/platform"
 import { Chunk, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { basename } from "node:path"
+import { contentKeyOf, mintToken, rejectedRowToken } from "../domain/Token.ts"
 import type { Batch, RowInput } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
@@ -61,10 +62,11 @@ export const fileBatchId = (file: string) =>
 
 const GROUP = 500
 
-const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>): RowInput => {
+const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: string): RowInput => {
   if (row._tag === "ValidRow" && extra.length === 0) {
     return {
       idx: row.index,
+      token,
       line: row.line,
       rowId: row.id ?? null,
       repeatKey: row.repeatKey,
@@ -82,6 +84,7 @@ const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>): RowInput => {
   const cells = row._tag === "RejectedRow" ? row.cells : { operator: row.operator, currency: row.currency, phone: row.phone, name: row.name, email: row.email }
   return {
     idx: row.index,
+    token,
     line: row.line,
     rowId: row.id ?? null,
     repeatKey: null,
@@ -111,6 +114,17 @@ export const intake = (options: IntakeOptions) =>
     const errors: Array<RowError> = []
     let rows = 0
     const since = DateTime.subtractDuration(yield* DateTime.now, options.repeatWindow)
+
+    // Occurrences of each content among the file's rows without ids, in file order (the token's index).
+    const seenContent = new Map<string, number>()
+    const tokenOf = (row: CheckedRow, valid: boolean): string => {
+      if (!valid || row._tag !== "ValidRow") return rejectedRowToken(batchId, row.index)
+      if (row.id !== undefined) return mintToken(accountId, { _tag: "Id", id: row.id, generation: 0 })
+      const key = contentKeyOf(row.phone, row.amountMinor, row.currency, row.operator)
+      const occurrence = seenContent.get(key) ?? 0
+      seenContent.set(key, occurrence + 1)
+      return mintToken(accountId, { _tag: "Content", phone: row.phone, amountMinor: row.amountMinor, currency: row.currency, operator: row.operator, occurrence })
+    }
 
     /** Ids and repeats already used by the account's other batches. */
     const crossBatch = (group: ReadonlyArray<CheckedRow>) =>
@@ -142,7 +156,7 @@ export const intake = (options: IntakeOptions) =>
           const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
           errors.push(...rowErrors)
           rows++
-          return toInput(row, extra)
+          return toInput(row, extra, tokenOf(row, rowErrors.length === 0))
         })
       })
 

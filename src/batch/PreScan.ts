@@ -58,6 +58,17 @@ export const preScan = (ctx: RunContext) =>
             const carrying = byToken.get(row.token) ?? []
             if (carrying.length === 0) continue
             const exact = carrying.filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
+            // A payout our store records for another batch's row is that row's, not this one's: the same
+            // content without ids again (a repeat after the repeat window, or the file re-saved?).
+            const recorded = exact.length === 1 ? yield* store.findRowByReference(accountId, exact[0].reference) : Option.none()
+            if (Option.isSome(recorded) && recorded.value.batchId !== batchId) {
+              alarms++
+              const reason = `its token's payout ${exact[0].reference} is already the payout of batch ${recorded.value.batchId} line ${recorded.value.line} (the same row again: a repeat, or the same file re-saved?)`
+              yield* store.setRowAlarm(accountId, batchId, row.idx, reason, [exact[0].reference])
+              yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references: [exact[0].reference] }]]))
+              yield* Console.error(`ALARM line ${row.line}: ${reason}; it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+              continue
+            }
             if (exact.length === 1 && carrying.length === 1) {
               const p = exact[0]
               adopted++

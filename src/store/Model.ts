@@ -111,6 +111,8 @@ export interface NewBatch {
 
 export interface RowInput {
   readonly idx: number
+  /** The row's token (src/domain/Token.ts); a store given none derives a batch-local one. */
+  readonly token?: string
   readonly line: number
   readonly rowId: string | null
   readonly repeatKey: string | null

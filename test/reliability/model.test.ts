@@ -24,7 +24,7 @@ import { type RunResult, runBatch } from "../../src/batch/Runner.ts"
 import { launchSandbox } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { rowToken } from "../../src/store/Token.ts"
+import { mintToken } from "../../src/domain/Token.ts"
 import { accountOf, countByToken, ordinaryPhone, readLedger, settings, tempDir, writeCsv } from "../orchestrator/support.ts"
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 200)
@@ -88,7 +88,7 @@ const payouts = async (real: Real) => (await call(real, "GET", "/__sandbox/payou
 
 /** The invariant after every command: no row of the batch has two payouts, no stray payout exists. */
 const noDuplicates = async (real: Real) => {
-  const tokens = new Set(Array.from({ length: real.rows }, (_, i) => rowToken(real.batchId, i)))
+  const tokens = new Set(Array.from({ length: real.rows }, (_, i) => mintToken(real.account, { _tag: "Id", id: `M-${i}`, generation: 0 })))
   const counts = countByToken(await payouts(real))
   for (const [token, n] of counts) {
     expect(tokens.has(token), `stray payout token ${token}\n${real.log.join("\n")}`).toBe(true)

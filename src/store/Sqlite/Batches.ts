@@ -23,7 +23,7 @@ const toRecord = (batchId: string, accountId: string, now: number) => (row: RowI
   idx: row.idx,
   line: row.line,
   row_id: row.rowId,
-  token: rowToken(batchId, row.idx),
+  token: row.token ?? rowToken(batchId, row.idx),
   repeat_key: row.repeatKey,
   operator: row.operator,
   currency: row.currency,
