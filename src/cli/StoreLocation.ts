@@ -119,7 +119,7 @@ export const storeForWatch = (state: Option.Option<string>, dir: string) =>
     if (pinned !== undefined) {
       if (Option.isSome(explicit) && explicit.value !== pinned) {
         return yield* new UsageError({
-          reason: `${dir} is pinned to the store ${pinned} (${pinFile(dir)}); refusing to watch it with ${explicit.value}. To move the store, see the README ("Moving the state store").`
+          reason: `${dir} is pinned to the store ${pinned} (${pinFile(dir)}); refusing to watch it with ${explicit.value}. To move the store, see the README ("Moving an existing store").`
         })
       }
       return yield* checkLocal(pinned)
