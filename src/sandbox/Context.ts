@@ -8,6 +8,8 @@ import type { SandboxState, Txn } from "./State.js"
 export interface Settings {
   readonly key: string
   readonly secret: string
+  /** More credentials of the same account (a key rotation): each works like key and secret. */
+  readonly extraCredentials?: ReadonlyArray<{ readonly key: string; readonly secret: string }>
   readonly fees: FeeSchedule
   /** Virtual seconds from acceptance to the outcome of an ordinary payout. */
   readonly payoutDelaySeconds: number

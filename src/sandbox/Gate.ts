@@ -33,7 +33,8 @@ const isJson = (contentType: string | undefined): boolean =>
 
 const headerRefusal = (settings: Settings, request: HttpServerRequest.HttpServerRequest) => {
   const headers = request.headers
-  if (headers["x-api-key"] !== settings.key || headers["x-api-secret"] !== settings.secret) {
+  const known = [{ key: settings.key, secret: settings.secret }, ...(settings.extraCredentials ?? [])]
+  if (!known.some((c) => headers["x-api-key"] === c.key && headers["x-api-secret"] === c.secret)) {
     return envelopeA(401, "Invalid credentials", { authentication: ["The API key or secret is invalid."] })
   }
   if (!acceptsJson(headers["accept"])) {

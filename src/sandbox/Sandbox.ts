@@ -39,6 +39,8 @@ export interface SandboxOptions {
   readonly fund?: Readonly<Record<string, number>>
   readonly key?: string
   readonly secret?: string
+  /** More credentials of the same account, as during a key rotation. */
+  readonly extraCredentials?: ReadonlyArray<{ readonly key: string; readonly secret: string }>
   readonly faults?: string
   /** Virtual seconds from acceptance to the outcome of a payout (default 10). */
   readonly payoutDelaySeconds?: number
@@ -157,6 +159,7 @@ export const launchSandbox = (
       settings: {
         key: options.key ?? "sandbox-key",
         secret: options.secret ?? "sandbox-secret",
+        extraCredentials: options.extraCredentials ?? [],
         fees: options.fees ?? DEFAULT_FEES,
         payoutDelaySeconds: options.payoutDelaySeconds ?? 10,
         delayedPayoutSeconds: 30 * 60,

@@ -188,3 +188,28 @@ describe("the same file meets the tool twice (issue 11: another store, another w
     120_000
   )
 })
+
+describe("a key rotation (issue 11): the account is the host plus the wallet ids, not the key", () => {
+  it.scopedLive(
+    "a second key of the same wallets resumes the same batch and pays nothing again",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1, extraCredentials: [{ key: "rotated-key", secret: "rotated-secret" }] })
+        const dir = tempDir("payouts-rotate-")
+        const state = join(dir, "state.db")
+        const file = writeCsv(dir, "rotate.csv", sellers(12, "R"))
+        const first = yield* run(sandbox, { file, state })
+        expect(first.exitCode).toBe(0)
+        // The ids used by this batch stay used under the new key: a new file reusing one is refused.
+        const second = yield* run(sandbox, { file, state, key: "rotated-key", secret: "rotated-secret" })
+        expect(second.exitCode).toBe(0)
+        expect(second.summary.batch_id).toBe(first.summary.batch_id)
+        expectNoDuplicates(countByToken(yield* admin(sandbox).payouts), 12)
+        const reuse = writeCsv(dir, "reuse.csv", sellers(1, "R"))
+        const refused = yield* run(sandbox, { file: reuse, state, key: "rotated-key", secret: "rotated-secret" })
+        expect(refused.exitCode).toBe(2)
+        expect((yield* admin(sandbox).payouts).length).toBe(12)
+      }),
+    120_000
+  )
+})
