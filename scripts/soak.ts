@@ -20,10 +20,11 @@
  * Verdict: duplicates (a token paid more than once), lost (a row the service never paid and the run
  * did not put under alarm), mismatched (ledger against the sandbox) and the money invariant must all
  * be clean. Rows left under alarm (final exit 5, DESIGN 9) are counted apart as `alarmed=N`, each
- * printed with its reason and its trail in the runs' logs; they fail the soak only if also paid twice.
+ * printed with its reason, its cause (`alarmCause`, from its events in the state store and the soak's
+ * own kills) and its last events; they fail the soak only if also paid twice.
  */
 import { Effect, Exit, Scope } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -31,8 +32,9 @@ import { tmpdir } from "node:os"
 import { basename, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import Papa from "papaparse"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqliteClient } from "@effect/sql-sqlite-node"
 import { launchSandbox } from "../src/sandbox/Sandbox.ts"
-import { rowToken } from "../src/store/Token.ts"
 
 export interface SoakOptions {
   readonly rounds: number
@@ -62,6 +64,10 @@ export interface SoakAlarm {
   readonly paid: number
   /** The row's last error in the ledger (e.g. how its one resend was answered), if any. */
   readonly lastError: string | undefined
+  /** Why, from the row's events in the state store and the soak's own kills (see `alarmCause`). */
+  readonly cause: string
+  /** The row's events (time, transition, source, detail cut short), each with the run it happened in. */
+  readonly history: ReadonlyArray<string>
   /** The runs' stderr lines about this row (waits, resends, alarm), oldest first, as `run: text`. */
   readonly trail: ReadonlyArray<string>
 }
@@ -79,6 +85,8 @@ export interface SoakResult {
   /** Rows left under alarm for a person (final exit 5), paid or not; reported, not failed. */
   readonly alarmed: number
   readonly alarms: ReadonlyArray<SoakAlarm>
+  /** Alarmed rows by cause (see `alarmCause`). */
+  readonly alarmCauses: Readonly<Record<string, number>>
   readonly mismatched: number
   readonly invariantOk: boolean
   readonly finalExit: number | null
@@ -86,6 +94,8 @@ export interface SoakResult {
   readonly pagesLie: string
   readonly faultCounters: Readonly<Record<string, number>>
   readonly durationMs: number
+  /** The sources the children ran: the commit, `+dirty` when src/ had uncommitted changes. */
+  readonly source: string
   readonly dir: string
   /** Every file the runs wrote (ledger, summary, child stdout/stderr), for the secret check. */
   readonly outputs: ReadonlyArray<string>
@@ -189,6 +199,15 @@ interface Child {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
+/** The commit of the sources (and whether src/ differs from it), to tie figures to code. */
+const sourceStamp = (): string => {
+  const git = (...args: ReadonlyArray<string>) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" })
+  const head = git("rev-parse", "--short", "HEAD")
+  if (head.status !== 0) return "unknown"
+  const dirty = git("status", "--porcelain", "--", "src").stdout.trim() !== ""
+  return `${head.stdout.trim()}${dirty ? "+dirty" : ""}`
+}
+
 /**
  * The CLI (src/cli/main.ts, what bin/payouts.js runs through tsx) bundled once with esbuild, which tsx
  * ships: a child then loads in about half the time. Packages stay external, so the bundle lives under
@@ -240,6 +259,77 @@ const spawnRun = (entry: string, args: ReadonlyArray<string>, env: NodeJS.Proces
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms))
 
+/** One child run of the soak: when it ran and whether the soak SIGKILLed it. */
+export interface RunSpan {
+  readonly name: string
+  readonly start: number
+  end: number
+  killed: boolean
+}
+
+const runAt = (runs: ReadonlyArray<RunSpan>, at: number) => runs.find((r) => r.start <= at && at <= r.end)
+
+export interface RowEvent {
+  readonly idx: number
+  readonly at: number
+  readonly fromState: string | null
+  readonly toState: string
+  readonly source: string
+  readonly detail: string | null
+}
+
+/** One read-only query of the runs' state store (SQLite), after the runs have ended. */
+const queryStore = <A>(filename: string, query: (sql: SqliteClient.SqliteClient) => Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
+  Effect.runPromise(
+    Effect.scoped(Effect.flatMap(SqliteClient.make({ filename, readonly: true }), query)).pipe(Effect.provide(Reactivity.layer))
+  ) as Promise<ReadonlyArray<A>>
+
+/** The token of each row of the batch, by index. */
+const readRowTokens = (filename: string, batchId: string) =>
+  queryStore<{ idx: number; token: string }>(filename, (sql) => sql`SELECT idx, token FROM rows WHERE batch_id = ${batchId}`).then(
+    (rows) => new Map(rows.map((r) => [r.idx, r.token]))
+  )
+
+/** The row events (DESIGN 7: every status change, with its evidence) of some rows. */
+const readRowEvents = (filename: string, batchId: string, idxs: ReadonlyArray<number>) =>
+  queryStore<{ idx: number; at: number; from_state: string | null; to_state: string; source: string; detail: string | null }>(
+    filename,
+    (sql) => sql`SELECT idx, at, from_state, to_state, source, detail FROM row_events WHERE batch_id = ${batchId} AND ${sql.in("idx", idxs)} ORDER BY seq`
+  ).then((rows) => rows.map((r): RowEvent => ({ idx: r.idx, at: r.at, fromState: r.from_state, toState: r.to_state, source: r.source, detail: r.detail })))
+
+/**
+ * Why a row ended under alarm, from its events and the soak's kills. The causes the soak can show:
+ * - `resend cut by SIGKILL`: its one automatic resend (rule 6) was claimed by a run the soak then killed,
+ *   so whether its POST left is unknown again;
+ * - `resend released unsent, then cut by SIGKILL`: the resend was put back unsent (lease lapse), sent
+ *   again as an ordinary claim by a run the soak killed; the resend count stayed at one;
+ * - `resend answered ambiguously`: the resend met a fault again (5xx, reset, timeout);
+ * - `deadline`: no proof either way before `--reconcile-deadline`;
+ * - `duplicate`: several payouts carry the token (also counted in duplicates);
+ * - anything else is `unexplained`.
+ */
+export const alarmCause = (reason: string, events: ReadonlyArray<RowEvent>, runs: ReadonlyArray<RunSpan>): string => {
+  if (/payouts carry (this row's|its) token|duplicate/.test(reason)) return "duplicate"
+  if (reason.startsWith("no proof either way")) return "deadline"
+  if (!reason.startsWith("resent once already")) return "unexplained"
+  const resend = events.map((e) => e.detail?.startsWith("resend:") === true).lastIndexOf(true)
+  if (resend < 0) return "unexplained"
+  const after = events.slice(resend + 1)
+  const left = after.find((e) => e.fromState === "submitting")
+  if (left === undefined) return "unexplained"
+  const cutByKill = (e: RowEvent) => e.toState === "unknown" && e.source === "reconcile" && (e.detail ?? "").startsWith("found in submitting")
+  const killedRun = (at: number) => runAt(runs, at)?.killed === true
+  if (cutByKill(left)) return killedRun(events[resend].at) ? "resend cut by SIGKILL" : "unexplained"
+  if (left.toState === "unknown" && left.source === "response") return "resend answered ambiguously"
+  if (left.toState === "validated") {
+    const last = after.filter((e) => e.fromState === "submitting").at(-1)
+    const claim = after.filter((e) => e.toState === "submitting").at(-1)
+    if (last !== undefined && claim !== undefined && cutByKill(last) && killedRun(claim.at)) return "resend released unsent, then cut by SIGKILL"
+    if (last?.toState === "unknown" && last.source === "response") return "resend released unsent, then answered ambiguously"
+  }
+  return "unexplained"
+}
+
 export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const started = Date.now()
@@ -252,6 +342,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
   const batchId = createHash("sha256").update(csv).digest("hex").slice(0, 16)
   const key = `soak-key-${randomBytes(6).toString("hex")}`
   const secret = `soak-secret-${randomBytes(12).toString("hex")}`
+  const source = sourceStamp()
   const cli = options.tsx === true ? { entry: BIN, remove: () => {} } : await bundleCli()
   const scope = Effect.runSync(Scope.make())
   const sandbox = await Effect.runPromise(
@@ -301,6 +392,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       "--listen", listen
     ]
     const maxDelay = options.maxKillDelayMs ?? 5_000
+    const runs: Array<RunSpan> = []
     let kills = 0
     let killsAfterCommit = 0
     let attempt = 0
@@ -310,6 +402,8 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       const logBase = join(dir, `round-${attempt}`)
       outputs.push(`${logBase}.stdout.log`, `${logBase}.stderr.log`)
       const child = spawnRun(cli.entry, args(), env, logBase)
+      const span = { name: `round-${attempt}`, start: Date.now(), end: Infinity, killed: false }
+      runs.push(span)
       const afterCommit = random() < 0.5 || options.commitKillsOnly === true
       const delay = 300 + Math.floor(random() * maxDelay)
       // Spread the commit kills over the batch: a round sends about rows / (2 x rounds) payouts before its kill.
@@ -336,6 +430,8 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
         timer = setTimeout(() => kill(`${timeout} ms after it started`), timeout)
       })
       const exit = await child.exited
+      span.end = Date.now()
+      span.killed = exit.signal === "SIGKILL"
       clearTimeout(timer)
       onPayout = undefined
       if (exit.signal === "SIGKILL" && killedAt !== undefined) {
@@ -355,7 +451,10 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
     for (let i = 0; i < 6 && (finalExit === null || (finalExit > 1 && finalExit !== 5)); i++) {
       const logBase = join(dir, `final-${i + 1}`)
       outputs.push(`${logBase}.stdout.log`, `${logBase}.stderr.log`)
+      const span = { name: `final-${i + 1}`, start: Date.now(), end: Infinity, killed: false }
+      runs.push(span)
       const exit = await spawnRun(cli.entry, args(), env, logBase).exited
+      span.end = Date.now()
       finalExit = exit.code
       log(`final run ${i + 1}: exit ${exit.code ?? exit.signal}`)
       if (finalExit === 3) await sleep(1_000)
@@ -370,7 +469,13 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
     const invariants = (await get("/__sandbox/invariants")) as { ok: boolean; violations?: ReadonlyArray<string> }
     const faultCounters = ((await get("/__sandbox/faults")).counters ?? {}) as Record<string, number>
 
-    const expected = new Map(Array.from({ length: options.rows }, (_, idx) => [rowToken(batchId, idx), idx]))
+    // The tokens the runs gave the rows (DESIGN 7 mints them from the account and the row's id), as
+    // the store holds them: every payout must carry one, each at most once, and no two rows share one.
+    const tokenOf = await readRowTokens(state, batchId)
+    const rowToken = (idx: number) => tokenOf.get(idx) ?? `(row ${idx} not in the store)`
+    const expected = new Map(Array.from({ length: options.rows }, (_, idx) => [rowToken(idx), idx]))
+    if (tokenOf.size !== options.rows) problems.push(`the store holds ${tokenOf.size} rows of the batch, the input ${options.rows}`)
+    if (expected.size !== options.rows) problems.push(`${options.rows - expected.size} rows share a token with another row`)
     const byToken = new Map<string, Array<(typeof payouts)[number]>>()
     let duplicates = 0
     for (const payout of payouts) {
@@ -398,11 +503,29 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
     if (summary.account_alarm !== undefined) problems.push(`account alarm (the listing could not prove absence): ${summary.account_alarm}`)
     const logs = outputs.filter((f) => f.endsWith(".stderr.log") && existsSync(f)).map((f) => ({ run: basename(f, ".stderr.log"), text: readFileSync(f, "utf8") }))
     const alarms: Array<{ -readonly [K in keyof SoakAlarm]: SoakAlarm[K] }> = (summary.alarms ?? []).map((a) => {
-      const token = rowToken(batchId, a.line - 2)
+      const token = rowToken(a.line - 2)
       const about = new RegExp(`\\bline ${a.line}:`)
       const trail = logs.flatMap(({ run, text }) => text.split("\n").filter((l) => about.test(l)).map((l) => `${run}: ${l}`))
-      return { line: a.line, token, reason: a.reason ?? "", paid: byToken.get(token)?.length ?? 0, lastError: undefined, trail }
+      return { line: a.line, token, reason: a.reason ?? "", paid: byToken.get(token)?.length ?? 0, lastError: undefined, cause: "", history: [], trail }
     })
+    const events = alarms.length === 0 ? [] : await readRowEvents(state, batchId, alarms.map((a) => a.line - 2)).catch((error: unknown) => {
+      problems.push(`the state store's row events could not be read to explain the alarms: ${String(error)}`)
+      return []
+    })
+    for (const alarm of alarms) {
+      const mine = events.filter((e) => e.idx === alarm.line - 2)
+      alarm.cause = alarmCause(alarm.reason, mine, runs)
+      if (alarm.cause === "deadline") {
+        // What the row was still waiting for when the deadline came, from the runs' own words.
+        const waits = alarm.trail.map((t) => /outcome unknown, waiting: (.*?)(?: \(until [^)]*\))?; alarm at/.exec(t)?.[1]).filter((w) => w !== undefined)
+        const last = waits.at(-1)
+        if (last !== undefined) alarm.cause = `deadline, still waiting: ${last.replace(/\d+/g, "N").replace(/\(e\.g\. [^)]*\)/, "").trim()}`
+      }
+      alarm.history = mine.map((e) => {
+        const run = runAt(runs, e.at)
+        return `${new Date(e.at).toISOString().slice(11, 23)} ${e.fromState ?? ""}->${e.toState} (${e.source}${e.detail === null ? "" : `: ${e.detail.slice(0, 60)}`}) in ${run === undefined ? "?" : `${run.name}${run.killed ? " (SIGKILLed)" : ""}`}`
+      })
+    }
     const alarmedTokens = new Set(alarms.map((a) => a.token))
     alarmedAny = alarms.length > 0
     let lost = 0
@@ -428,7 +551,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
     }
     for (const row of ledger) {
       const idx = Number(row.line) - 2
-      const token = rowToken(batchId, idx)
+      const token = rowToken(idx)
       const paid = byToken.get(token) ?? []
       // An alarmed row waits for a person: its ledger line says ALARM, whatever the service holds (a
       // second payout is counted above as a duplicate).
@@ -457,12 +580,14 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       lost,
       alarmed: alarms.length,
       alarms,
+      alarmCauses: alarms.reduce<Record<string, number>>((m, a) => ({ ...m, [a.cause]: (m[a.cause] ?? 0) + 1 }), {}),
       mismatched,
       invariantOk: invariants.ok,
       finalExit,
       pagesLie: pagesLieOf(options.seed),
       faultCounters,
       durationMs: Date.now() - started,
+      source,
       dir,
       outputs,
       secret,
@@ -479,7 +604,8 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
 export const formatResult = (r: SoakResult) =>
   [
     `duplicates=${r.duplicates} lost=${r.lost} alarmed=${r.alarmed} mismatched=${r.mismatched} invariant=${r.invariantOk ? "ok" : "VIOLATED"}`,
-    `seed=${r.seed} rounds=${r.rounds} kills=${r.kills} kills_on_commit=${r.killsAfterCommit} rows=${r.rows} payouts=${r.payouts} final_exit=${r.finalExit} pages_lie=${r.pagesLie} duration=${(r.durationMs / 1000).toFixed(1)}s`,
+    ...(r.alarmed === 0 ? [] : [`alarmed by cause: ${Object.entries(r.alarmCauses).map(([k, v]) => `${k}=${v}`).join(", ")}`]),
+    `seed=${r.seed} rounds=${r.rounds} kills=${r.kills} kills_on_commit=${r.killsAfterCommit} rows=${r.rows} payouts=${r.payouts} final_exit=${r.finalExit} pages_lie=${r.pagesLie} duration=${(r.durationMs / 1000).toFixed(1)}s src=${r.source}`,
     `faults fired: ${Object.entries(r.faultCounters).filter(([k]) => k !== "requests").map(([k, v]) => `${k}=${v}`).join(" ")} (requests=${r.faultCounters.requests ?? 0})`
   ].join("\n")
 
@@ -488,9 +614,9 @@ export const formatAlarms = (r: SoakResult, trailLines = 4) =>
   r.alarms
     .map((a) =>
       [
-        `ALARMED line ${a.line} [${a.token}] (service holds ${a.paid} payout${a.paid === 1 ? "" : "s"} with its token): ${a.reason}`,
+        `ALARMED line ${a.line} [${a.token}] ${a.cause} (service holds ${a.paid} payout${a.paid === 1 ? "" : "s"} with its token): ${a.reason.slice(0, 160)}`,
         ...(a.lastError === undefined ? [] : [`    last error: ${a.lastError}`]),
-        ...a.trail.slice(-trailLines).map((t) => `    ${t}`)
+        ...a.history.slice(-trailLines).map((t) => `    ${t}`)
       ].join("\n")
     )
     .join("\n")
