@@ -205,16 +205,21 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       }
       if (toResend.length > 0) {
         yield* writer.flush
-        const claimed: Array<Row> = []
-        for (const idx of toResend) {
-          const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`, ctx.owner).pipe(Effect.orDie)
-          claimed.push(...rows)
+        // Claimed a few at a time, each group right before it is sent: a crash then cuts at most one
+        // group's resends (each of which counts as its row's one automatic resend).
+        const group = Math.max(1, settings.concurrency)
+        for (let i = 0; i < toResend.length; i += group) {
+          const claimed: Array<Row> = []
+          for (const idx of toResend.slice(i, i + group)) {
+            const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`, ctx.owner).pipe(Effect.orDie)
+            claimed.push(...rows)
+          }
+          for (const r of claimed) {
+            misses.delete(r.idx)
+            yield* Console.error(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
+          }
+          yield* resend(claimed)
         }
-        for (const r of claimed) {
-          misses.delete(r.idx)
-          yield* Console.error(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
-        }
-        yield* resend(claimed)
       }
       return { waiting, adopted, resent: toResend.length, alarms: (yield* Ref.get(ctx.alarms)).size }
     })

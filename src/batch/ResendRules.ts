@@ -156,13 +156,13 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
 }
 
 /**
- * The 99th percentile of the listing lag, capped. A sample is an upper bound: first seen in a sync
- * minus our answer; an unlisted payout counts as lagging until now. A payout first seen in its day's
- * very first read says nothing about when it became visible, so it is no sample (otherwise the lag
- * would measure how late we started syncing, not the service).
+ * The 99th percentile of the listing lag, capped. Evidence of lag is a payout of ours that a read of
+ * its day made after our answer did not list: its lag is taken as first seen minus our answer (an upper
+ * bound). A payout not listed yet counts as lagging until now. A payout listed by the first read after
+ * our answer is no sample: how late that read came measures our syncing, not the service.
  */
 export const p99Lag = (known: ReadonlyArray<KnownPayout>, now: number, capMs: number): number => {
-  const samples = known.filter((k) => k.listedAt === null || k.listedPrevRead !== null)
+  const samples = known.filter((k) => k.listedAt === null || (k.listedPrevRead !== null && k.listedPrevRead >= k.answeredAt))
   if (samples.length === 0) return 0
   const lags = samples.map((k) => Math.max(0, (k.listedAt ?? now) - k.answeredAt)).sort((a, b) => a - b)
   const at = Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)

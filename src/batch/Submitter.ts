@@ -218,7 +218,10 @@ export const makeSubmitter = (ctx: RunContext) =>
 
     /** Sends rows the reconciler cleared for a resend (unknown -> submitting, a new intent). */
     const resend = (rows: ReadonlyArray<Row>) =>
-      Effect.forEach(rows, submitOne, { concurrency: ctx.settings.concurrency, discard: true })
+      Effect.suspend(() => {
+        for (const r of rows) unsent.add(r.idx)
+        return Effect.forEach(rows, submitOne, { concurrency: ctx.settings.concurrency, discard: true })
+      })
 
     /** Puts back every claimed row whose POST never started (validated again). */
     const releaseUnsent = Effect.suspend(() => {

@@ -65,7 +65,12 @@ const watch = (dir: string, args: WatchOptions) =>
       : undefined
     yield* daemon(dir, args, {
       accountId: account, folder, requireApproval: args.requireApproval, feePercent, settleMs: Duration.toMillis(args.settle), retryEvery: args.retryEvery, once: args.once, schedule
-    }, base).pipe(Effect.provide(clientLayer(connection, b)))
+    }, base).pipe(
+      // The jobs (and their requests in flight) end before the client closes: a request cut by a closed
+      // client would be an unknown outcome for the next run to prove.
+      Effect.scoped,
+      Effect.provide(clientLayer(connection, b))
+    )
   }).pipe(
     Effect.scoped,
     // The store lives in the job folder unless --state / PAYOUTS_STATE names another (an empty one does not).

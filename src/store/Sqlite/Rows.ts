@@ -102,11 +102,21 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
         const now = yield* Clock.currentTimeMillis
         const set = sql`attempts = MAX(attempts - 1, 0), intent_owner = NULL, ended_at = NULL, alarm = NULL, candidates = NULL`
         const move: Move = { from: "submitting", to: "validated", set, source: "release", detail }
-        const released = yield* moveRows(accountId, batchId, move, byIdx(idxs), now)
+        // A resend never sent: the row goes back to unknown (the first request's outcome is still
+        // unproven), its one automatic resend not spent; the grace counts again from now.
+        const resent = byIdx(idxs).map((where) => sql`${where} AND resends > 0`)
+        const unsentResends = yield* moveRows(
+          accountId,
+          batchId,
+          { from: "submitting", to: "unknown", set: sql`attempts = MAX(attempts - 1, 0), resends = resends - 1, ended_at = ${now}`, source: "release", detail },
+          resent,
+          now
+        )
+        const released = [...unsentResends, ...(yield* moveRows(accountId, batchId, move, byIdx(idxs).map((where) => sql`${where} AND resends = 0`), now))]
         if (owner === undefined) return released
         // The owner itself knows these were never sent, even if another runner has since found them
         // in submitting and made them unknown: they go back to validated, to be paid once.
-        const mine = byIdx(idxs).map((where) => sql`${where} AND intent_owner = ${owner}`)
+        const mine = byIdx(idxs).map((where) => sql`${where} AND intent_owner = ${owner} AND resends = 0`)
         const more = yield* moveRows(accountId, batchId, { ...move, from: "unknown" }, mine, now)
         return [...released, ...more]
       })
