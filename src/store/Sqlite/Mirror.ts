@@ -75,31 +75,22 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
       })
     ).pipe(Effect.withSpan("StateStore.saveDayRead"))
 
-  const mirrorByTokens: StateStoreShape["mirrorByTokens"] = (accountId, tokens) =>
-    tokens.length === 0
+  /** Mirrored payouts whose `column` (token or reference) is one of `keys`, 500 keys a query. */
+  const mirrorBy = (column: "token" | "reference") => (accountId: string, keys: ReadonlyArray<string>) =>
+    keys.length === 0
       ? Effect.succeed([])
       : catchSql(
           Effect.flatMap(
-            Effect.forEach(chunksOf([...new Set(tokens)], 500), (chunk) =>
+            Effect.forEach(chunksOf([...new Set(keys)], 500), (chunk) =>
               sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing
-                WHERE account_id = ${accountId} AND token IN ${sql.in(chunk)}`
+                WHERE account_id = ${accountId} AND ${sql.literal(column)} IN ${sql.in(chunk)}`
             ),
             (rows) => decodePayouts(rows.flat())
           )
         )
 
-  const mirrorByReferences: StateStoreShape["mirrorByReferences"] = (accountId, references) =>
-    references.length === 0
-      ? Effect.succeed([])
-      : catchSql(
-          Effect.flatMap(
-            Effect.forEach(chunksOf([...new Set(references)], 500), (chunk) =>
-              sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing
-                WHERE account_id = ${accountId} AND reference IN ${sql.in(chunk)}`
-            ),
-            (rows) => decodePayouts(rows.flat())
-          )
-        )
+  const mirrorByTokens: StateStoreShape["mirrorByTokens"] = mirrorBy("token")
+  const mirrorByReferences: StateStoreShape["mirrorByReferences"] = mirrorBy("reference")
 
   const mirrorOfDays: StateStoreShape["mirrorOfDays"] = (accountId, fromDay, toDay) =>
     Stream.paginateChunkEffect("", (after: string) =>
