@@ -30,7 +30,8 @@ export const writeFileAtomic = <E, R>(
     const temp = tempPathFor(path)
     const write = Effect.scoped(
       Effect.gen(function* () {
-        const file = yield* fs.open(temp, { flag: "wx", mode: 0o644 })
+        // Ledgers, summaries, reports and errors hold names and phone numbers: owner-only.
+        const file = yield* fs.open(temp, { flag: "wx", mode: 0o600 })
         yield* content.pipe(
           Stream.rechunk(1024),
           Stream.runForEachChunk((chunk) => file.writeAll(encoder.encode(Array.from(chunk).join(""))))

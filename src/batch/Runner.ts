@@ -9,7 +9,7 @@ import { hostname } from "node:os"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
+import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
 import { formatRowErrors } from "./Errors.ts"
 import { type Intake, intake, type PendingColumns } from "./Intake.ts"
 import { acquireLease, isDeadLocalOwner } from "./Lease.ts"
@@ -242,6 +242,10 @@ export const runBatch = (request: RunRequest) =>
                 ...guarded.extra
               }
             })
+            // Every row final (exit 0 or 1): the batch is done, and `payouts batches` says so.
+            if (!request.dryRun && (exitCode === EXIT_OK || exitCode === EXIT_FINISHED_WITH_FAILURES) && guarded.paused === undefined) {
+              yield* store.setBatchState(accountId, batchId, "done")
+            }
             if (request.dryRun) {
               // A dry run leaves no trace, but never touches a batch an earlier run created.
               if (!loaded.resumed) yield* store.deleteBatch(accountId, batchId)

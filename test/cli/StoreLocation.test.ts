@@ -90,6 +90,8 @@ describe("where the state store lives", () => {
         expect(rerun.stderr).toContain(`State store: ${pinned}`)
         const batches = yield* cli(sandbox, a, env, ["batches", "--jobs", jobs, "--json"])
         expect(JSON.parse(batches.stdout).length).toBe(1)
+        // Every row final: the batch is listed done, not open.
+        expect(JSON.parse(batches.stdout)[0].state).toBe("done")
         const counts = countByToken(yield* admin(sandbox).payouts)
         expect(counts.size).toBe(11)
         expect([...counts.values()].every((n) => n === 1)).toBe(true)

@@ -124,7 +124,7 @@ describe("secrets", () => {
     })
   )
 
-  it.scopedLive("state files are owner-only: the folder 0700, the database and its WAL 0600", () =>
+  it.scopedLive("files holding personal data are owner-only: the state folder 0700, the database, its WAL, ledger, summary and report 0600", () =>
     Effect.gen(function* () {
       const sandbox = yield* startSandbox()
       const dir = tempDir("payouts-sec-")
@@ -135,6 +135,9 @@ describe("secrets", () => {
       const dbFiles = readdirSync(dirname(state)).map((f) => join(dirname(state), f))
       expect(dbFiles.length).toBeGreaterThan(0)
       for (const f of dbFiles) expect([f, statSync(f).mode & 0o077]).toEqual([f, 0])
+      for (const out of ["perm.ledger.csv", "perm.summary.json", "perm.report.html"]) {
+        expect([out, statSync(join(dir, out)).mode & 0o077]).toEqual([out, 0])
+      }
     })
   )
 })
