@@ -3,7 +3,7 @@
  * real `payouts run` child process) SIGKILLed at seeded random moments, then run to completion; checked
  * against the sandbox's own payout list. Prints `duplicates=0 lost=0 alarmed=N mismatched=0 ... seed=S`.
  *
- *   npx tsx scripts/soak.ts [--rounds 20] [--rows 300] [--seed S] [--keep] [--tsx]
+ *   npx tsx scripts/soak.ts [--rounds 20] [--rows 300] [--seed S] [--pause-rounds 0.33] [--keep] [--tsx]
  *
  * The sandbox runs in this driver process (never inside the killed one), in real time (time scale 1):
  * its `Date` header then agrees with our clock, so reconciliation may prove a payout absent and resend
@@ -17,6 +17,13 @@
  * commits the k-th new payout, i.e. between the POST and the moment its answer could reach the
  * orchestrator's store.
  *
+ * Pause rounds (issue 11, a share `--pause-rounds` drawn from the seed, default 1/3): the same two
+ * moments SIGSTOP the runner instead; after its lease TTL + 1 s a second runner is started on the same
+ * file and store and runs 2-8 s, then the first gets SIGCONT while the second still runs. The first
+ * must send no payout (a relay in front of the sandbox counts its POSTs after the SIGCONT:
+ * `sends_after_resume`) and should end with exit 3 within 20 s (else it is SIGKILLed and a problem is
+ * reported); the second is then SIGKILLed 0-3 s later unless it ended by itself.
+ *
  * Verdict: duplicates (a token paid more than once), lost (a row the service never paid and the run
  * did not put under alarm), mismatched (ledger against the sandbox) and the money invariant must all
  * be clean. Rows left under alarm (final exit 5, DESIGN 9) are counted apart as `alarmed=N`, each
@@ -26,8 +33,8 @@
 import { Effect, Exit, Scope } from "effect"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
+import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { basename, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -53,6 +60,13 @@ export interface SoakOptions {
    */
   readonly tsx?: boolean
   readonly log?: (line: string) => void
+  /**
+   * Share of rounds (0..1, drawn from the seed) that SIGSTOP the runner instead of killing it (issue
+   * 11): it is paused past its lease, a second runner is started on the same file and store, then the
+   * first is resumed and must send nothing (it should exit 3). Default 0 (the short soak); the CLI
+   * uses 1/3 (`--pause-rounds`).
+   */
+  readonly pauseShare?: number
 }
 
 /** A row the final run left under alarm, with what the service holds for it and the runs said about it. */
@@ -77,6 +91,12 @@ export interface SoakResult {
   readonly rounds: number
   readonly kills: number
   readonly killsAfterCommit: number
+  /** SIGSTOP/SIGCONT rounds (a second runner started while the first was paused past its lease). */
+  readonly pauses: number
+  /** Payout POSTs a paused runner sent after it was resumed (must be 0: it lost its lease). */
+  readonly sendsAfterResume: number
+  /** Exit of each paused runner after its SIGCONT (3 expected: lease lost), `killed` if the soak had to. */
+  readonly pauseExits: Readonly<Record<string, number>>
   readonly rows: number
   readonly payouts: number
   readonly duplicates: number
@@ -259,6 +279,79 @@ const spawnRun = (entry: string, args: ReadonlyArray<string>, env: NodeJS.Proces
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms))
 
+/** Whether the TCP connection whose local port (on 127.0.0.1) is `port` belongs to process `pid` (Linux /proc). */
+const connectionOwnedBy = (port: number, pid: number): boolean => {
+  try {
+    const hex = port.toString(16).toUpperCase().padStart(4, "0")
+    const inodes = new Set(
+      ["/proc/net/tcp", "/proc/net/tcp6"].filter(existsSync).flatMap((f) =>
+        readFileSync(f, "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((c) => c[1]?.endsWith(`:${hex}`)).map((c) => c[9])
+      )
+    )
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? "")
+      } catch {
+        return false
+      }
+    })
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A TCP relay in front of the sandbox that every child of the soak talks to (one fixed address, so
+ * every run names the same account): bytes pass unchanged both ways, a reset or close on one side
+ * destroys the other. `watch(pid)` counts, from then on, the payout POST request lines written on
+ * that process's connections: a paused runner whose lease was taken must write none after its SIGCONT.
+ */
+const countingRelay = async (origin: string) => {
+  const target = new URL(origin)
+  const sockets = new Set<Socket>()
+  const conns = new Set<{ client: Socket; owner: number | undefined }>()
+  let watched: number | undefined
+  let posts = 0
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname)
+    sockets.add(client).add(upstream)
+    const conn = { client, owner: undefined as number | undefined }
+    conns.add(conn)
+    if (watched !== undefined && connectionOwnedBy(client.remotePort ?? 0, watched)) conn.owner = watched
+    client.on("data", (chunk: Buffer) => {
+      if (watched !== undefined && conn.owner === watched) posts += (chunk.toString("latin1").match(/(^|\n)POST \/v1\/payments\/payout\//g) ?? []).length
+    })
+    client.pipe(upstream).pipe(client)
+    const end = () => {
+      client.destroy()
+      upstream.destroy()
+      sockets.delete(client)
+      sockets.delete(upstream)
+      conns.delete(conn)
+    }
+    client.on("error", end).on("close", end)
+    upstream.on("error", end).on("close", end)
+  })
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    watch: (pid: number | undefined) => {
+      watched = pid
+      if (pid !== undefined) for (const c of conns) if (connectionOwnedBy(c.client.remotePort ?? 0, pid)) c.owner = pid
+    },
+    posts: () => posts,
+    reset: () => {
+      posts = 0
+    },
+    close: () => {
+      for (const s of sockets) s.destroy()
+      server.close()
+    }
+  }
+}
+
 /** One child run of the soak: when it ran and whether the soak SIGKILLed it. */
 export interface RunSpan {
   readonly name: string
@@ -364,6 +457,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
   const outputs: Array<string> = []
   const problems: Array<string> = []
   let alarmedAny = false
+  let closeRelay = () => {}
   try {
     // Kill on commit: the sandbox's transaction table is watched for new payouts.
     let onPayout: (() => void) | undefined
@@ -380,27 +474,110 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       })
     )
     const listen = `127.0.0.1:${await freePort()}`
-    const env = { ...process.env, PAYOUTS_BASE_URL: sandbox.baseUrl, PAYOUTS_API_KEY: key, PAYOUTS_API_SECRET: secret, NO_COLOR: "1" }
-    const args = (): ReadonlyArray<string> => [
+    // Pause rounds need to tell the paused runner's requests apart: every child goes through one relay.
+    const relay = (options.pauseShare ?? 0) > 0 ? await countingRelay(sandbox.origin) : undefined
+    if (relay !== undefined) closeRelay = relay.close
+    const env = { ...process.env, PAYOUTS_BASE_URL: relay === undefined ? sandbox.baseUrl : `${relay.origin}/v1`, PAYOUTS_API_KEY: key, PAYOUTS_API_SECRET: secret, NO_COLOR: "1" }
+    const LEASE_TTL_MS = 1_000
+    const args = (listenAt = listen): ReadonlyArray<string> => [
       "run", file, "--state", state, "--concurrency", "8", "--poll-interval", "100ms", "--poll-max", "1s",
-      "--request-timeout", "1500ms", "--lease-ttl", "1s",
+      "--request-timeout", "1500ms", "--lease-ttl", `${LEASE_TTL_MS}ms`,
       // Raised by the run to request timeout + lease time + twice the p99 listing lag.
       "--reconcile-grace", "2s",
       // Long enough for the evidence of a proven absence (grace, two syncs half a grace apart, witnesses).
       "--reconcile-deadline", reconcileDeadline(Date.now() - started),
       "--ledger-every", "500ms", "--progress-every", "1h",
-      "--listen", listen
+      "--listen", listenAt
     ]
     const maxDelay = options.maxKillDelayMs ?? 5_000
+    /**
+     * The rest of a pause round, the first runner SIGSTOPped: wait past its lease, run a second runner
+     * on the same file and store (its own webhook port: the paused one still holds the fixed one) for
+     * a seeded while, SIGCONT the first with the second still running and wait for it to end (exit 3
+     * expected, nothing sent), then end the second with SIGKILL, as a kill round would, unless it ended
+     * by itself (`finished` when it finished the batch).
+     */
+    const pauseRound = async (p: { attempt: number; child: Child; relay: Awaited<ReturnType<typeof countingRelay>>; killedAt: string }) => {
+      const pausedAt = Date.now()
+      const pausedFor = LEASE_TTL_MS + 1_000
+      await sleep(pausedFor)
+      const secondListen = `127.0.0.1:${await freePort()}`
+      let second: Child | undefined
+      let secondSpan: RunSpan | undefined
+      let secondExit: { code: number | null; signal: NodeJS.Signals | null } | undefined
+      // A second runner that still finds the lease held (exit 3) is retried, up to 3 runners, 1 s apart.
+      for (let i = 1; i <= 3 && (i === 1 || secondExit?.code === 3); i++) {
+        if (secondExit !== undefined) await sleep(1_000)
+        const base = join(dir, `round-${p.attempt}-second-${i}`)
+        outputs.push(`${base}.stdout.log`, `${base}.stderr.log`)
+        second = spawnRun(cli.entry, args(secondListen), env, base)
+        secondSpan = { name: `round-${p.attempt}-second-${i}`, start: Date.now(), end: Infinity, killed: false }
+        runs.push(secondSpan)
+        await second.ready
+        const window = 2_000 + Math.floor(pauseRandom() * 6_000)
+        secondExit = await Promise.race([second.exited, sleep(window).then(() => undefined)])
+        if (secondExit !== undefined) {
+          secondSpan.end = Date.now()
+          log(`round ${p.attempt}: second runner ${i} exited by itself with ${secondExit.code ?? secondExit.signal} while the first was paused`)
+        }
+      }
+      // Resume the first: from here on, any payout POST it writes is a send by a runner that lost its lease.
+      p.relay.reset()
+      p.relay.watch(p.child.proc.pid)
+      const resumedAt = Date.now()
+      p.child.proc.kill("SIGCONT")
+      const bound = 20_000
+      const firstExit = await Promise.race([p.child.exited, sleep(bound).then(() => undefined)])
+      let firstEnd: string
+      if (firstExit === undefined) {
+        p.child.proc.kill("SIGKILL")
+        await p.child.exited
+        firstEnd = "killed"
+        problems.push(`round ${p.attempt}: the runner paused ${p.killedAt} did not end within ${bound / 1000} s of its SIGCONT; SIGKILLed (seed ${options.seed})`)
+      } else firstEnd = String(firstExit.code ?? firstExit.signal)
+      const sent = p.relay.posts()
+      p.relay.watch(undefined)
+      sendsAfterResume += sent
+      pauseExits[firstEnd] = (pauseExits[firstEnd] ?? 0) + 1
+      if (sent > 0) problems.push(`round ${p.attempt}: the runner paused ${p.killedAt} for ${((resumedAt - pausedAt) / 1000).toFixed(1)} s (lease ${LEASE_TTL_MS} ms) sent ${sent} payout POST(s) after its SIGCONT (seed ${options.seed})`)
+      const secondRunning = secondExit === undefined
+      if (firstEnd !== "3" && secondRunning) problems.push(`round ${p.attempt}: the runner paused ${p.killedAt} ended with ${firstEnd} after its SIGCONT while a second runner held the lease (3 expected) (seed ${options.seed})`)
+      log(`round ${p.attempt}: SIGSTOP ${p.killedAt}, second runner started ${pausedFor} ms later, SIGCONT after ${((resumedAt - pausedAt) / 1000).toFixed(1)} s; first ended with ${firstEnd} ${((Date.now() - resumedAt) / 1000).toFixed(1)} s after SIGCONT, sent ${sent} payout POSTs after it`)
+      let finishedBatch = false
+      if (second !== undefined && secondSpan !== undefined) {
+        if (secondRunning) {
+          const more = Math.floor(pauseRandom() * 3_000)
+          const late = await Promise.race([second.exited, sleep(more).then(() => undefined)])
+          if (late === undefined) {
+            second.proc.kill("SIGKILL")
+            await second.exited
+            secondSpan.killed = true
+            log(`round ${p.attempt}: second runner SIGKILLed ${more} ms after the first ended`)
+          } else {
+            log(`round ${p.attempt}: second runner exited by itself with ${late.code ?? late.signal}`)
+            finishedBatch = late.code === 0 || late.code === 1 || late.code === 5
+          }
+        } else finishedBatch = secondExit?.code === 0 || secondExit?.code === 1 || secondExit?.code === 5
+        secondSpan.end = Date.now()
+      }
+      return { finished: finishedBatch }
+    }
     const runs: Array<RunSpan> = []
     let kills = 0
     let killsAfterCommit = 0
+    let pauses = 0
+    let sendsAfterResume = 0
+    const pauseExits: Record<string, number> = {}
+    // Pause rounds are drawn from their own stream: the kill plan of a seed stays what it was.
+    const pauseRandom = prng(options.seed ^ 0x5a05e)
+    const pauseShare = options.pauseShare ?? 0
     let attempt = 0
     let finished = false
-    while (kills < options.rounds && attempt < options.rounds * 3) {
+    while (kills + pauses < options.rounds && attempt < options.rounds * 3) {
       attempt++
       const logBase = join(dir, `round-${attempt}`)
       outputs.push(`${logBase}.stdout.log`, `${logBase}.stderr.log`)
+      const pause = pauseShare > 0 && pauseRandom() < pauseShare
       const child = spawnRun(cli.entry, args(), env, logBase)
       const span = { name: `round-${attempt}`, start: Date.now(), end: Infinity, killed: false }
       runs.push(span)
@@ -409,10 +586,16 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       // Spread the commit kills over the batch: a round sends about rows / (2 x rounds) payouts before its kill.
       const nth = 1 + Math.floor(random() * Math.min(60, Math.max(1, options.rows / (2 * options.rounds))))
       let killedAt: string | undefined
+      let stopped: () => void = () => {}
+      const stop = new Promise<void>((ok) => (stopped = ok))
       const kill = (how: string) => {
         if (killedAt !== undefined || child.proc.exitCode !== null) return
         killedAt = how
-        child.proc.kill("SIGKILL")
+        if (pause) {
+          child.proc.kill("SIGSTOP")
+          onPayout = undefined
+          stopped()
+        } else child.proc.kill("SIGKILL")
       }
       let seen = 0
       if (afterCommit) {
@@ -429,6 +612,21 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       void child.ready.then(() => {
         timer = setTimeout(() => kill(`${timeout} ms after it started`), timeout)
       })
+      if (pause && relay !== undefined) {
+        const paused = await Promise.race([stop.then(() => true), child.exited.then(() => false)])
+        clearTimeout(timer)
+        onPayout = undefined
+        if (paused) {
+          pauses++
+          const ended = await pauseRound({ attempt, child, relay, killedAt: killedAt ?? "" })
+          span.end = Date.now()
+          if (ended.finished) {
+            finished = true
+            break
+          }
+          continue
+        }
+      }
       const exit = await child.exited
       span.end = Date.now()
       span.killed = exit.signal === "SIGKILL"
@@ -574,6 +772,9 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       rounds: options.rounds,
       kills,
       killsAfterCommit,
+      pauses,
+      sendsAfterResume,
+      pauseExits,
       rows: options.rows,
       payouts: payouts.length,
       duplicates,
@@ -595,6 +796,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       problems
     }
   } finally {
+    closeRelay()
     cli.remove()
     await Effect.runPromise(Scope.close(scope, Exit.void))
     if (options.keep !== true && problems.length === 0 && !alarmedAny) rmSync(dir, { recursive: true, force: true })
@@ -605,7 +807,7 @@ export const formatResult = (r: SoakResult) =>
   [
     `duplicates=${r.duplicates} lost=${r.lost} alarmed=${r.alarmed} mismatched=${r.mismatched} invariant=${r.invariantOk ? "ok" : "VIOLATED"}`,
     ...(r.alarmed === 0 ? [] : [`alarmed by cause: ${Object.entries(r.alarmCauses).map(([k, v]) => `${k}=${v}`).join(", ")}`]),
-    `seed=${r.seed} rounds=${r.rounds} kills=${r.kills} kills_on_commit=${r.killsAfterCommit} rows=${r.rows} payouts=${r.payouts} final_exit=${r.finalExit} pages_lie=${r.pagesLie} duration=${(r.durationMs / 1000).toFixed(1)}s src=${r.source}`,
+    `seed=${r.seed} rounds=${r.rounds} kills=${r.kills} kills_on_commit=${r.killsAfterCommit} pauses=${r.pauses}${r.pauses === 0 ? "" : ` sends_after_resume=${r.sendsAfterResume} paused_exits=${Object.entries(r.pauseExits).map(([k, v]) => `${k}:${v}`).join(",")}`} rows=${r.rows} payouts=${r.payouts} final_exit=${r.finalExit} pages_lie=${r.pagesLie} duration=${(r.durationMs / 1000).toFixed(1)}s src=${r.source}`,
     `faults fired: ${Object.entries(r.faultCounters).filter(([k]) => k !== "requests").map(([k, v]) => `${k}=${v}`).join(" ")} (requests=${r.faultCounters.requests ?? 0})`
   ].join("\n")
 
@@ -622,7 +824,7 @@ export const formatAlarms = (r: SoakResult, trailLines = 4) =>
     .join("\n")
 
 /** Fails only on what breaks a promise: a duplicate, a silently unpaid row, a ledger that lies, money. */
-export const soakOk = (r: SoakResult) => r.duplicates === 0 && r.lost === 0 && r.mismatched === 0 && r.invariantOk
+export const soakOk = (r: SoakResult) => r.duplicates === 0 && r.lost === 0 && r.mismatched === 0 && r.invariantOk && r.sendsAfterResume === 0
 
 const flag = (argv: ReadonlyArray<string>, name: string) => {
   const i = argv.indexOf(`--${name}`)
@@ -637,7 +839,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     rows: Number(flag(argv, "rows") ?? 300),
     seed,
     keep: argv.includes("--keep"),
-    tsx: argv.includes("--tsx")
+    tsx: argv.includes("--tsx"),
+    pauseShare: Number(flag(argv, "pause-rounds") ?? 1 / 3)
   }
   process.stderr.write(`soak: seed=${seed} rounds=${options.rounds} rows=${options.rows} (replay: npx tsx scripts/soak.ts --seed ${seed} --rounds ${options.rounds} --rows ${options.rows})\n`)
   runSoak(options).then(
@@ -646,7 +849,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
       if (result.problems.length > 0 || result.alarmed > 0 || argv.includes("--keep")) process.stderr.write(`working folder kept: ${result.dir}\n`)
       if (result.alarmed > 0) process.stdout.write(`${formatAlarms(result)}\n`)
       process.stdout.write(`${formatResult(result)}\n`)
-      const ok = soakOk(result) && result.kills >= Math.min(result.rounds, 1)
+      const ok = soakOk(result) && result.kills + result.pauses >= Math.min(result.rounds, 1) && !result.problems.some((p) => /after its SIGCONT/.test(p))
       // undici keeps idle sockets to the stopped sandbox: exit explicitly.
       process.exit(ok ? 0 : 1)
     },
