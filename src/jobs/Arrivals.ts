@@ -5,6 +5,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
+import { lstatSync } from "node:fs"
 import { join } from "node:path"
 import { batchFilesIn } from "./JobFolder.ts"
 
@@ -25,6 +26,9 @@ export const makeArrivals = (settleMs: number) =>
         const names = yield* batchFilesIn(dir)
         const out: Array<string> = []
         for (const name of names) {
+          // Regular files only: a symlink (to a secrets file, say), a FIFO or a device is never taken.
+          const regular = yield* Effect.try(() => lstatSync(join(dir, name)).isFile()).pipe(Effect.orElseSucceed(() => false))
+          if (!regular) continue
           const info = yield* fs.stat(join(dir, name)).pipe(Effect.option)
           if (Option.isNone(info) || info.value.type !== "File") continue
           const current: Seen = {

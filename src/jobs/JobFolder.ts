@@ -27,9 +27,6 @@ export const jobFolder = (root: string): JobFolder => ({
   examples: join(root, "examples")
 })
 
-/** Where the state store lives unless told otherwise. */
-export const defaultStateFile = (root: string) => join(root, ".state", "payouts.db")
-
 export const ensureFolders = (folder: JobFolder) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>
     Effect.forEach([folder.processing, folder.done, folder.rejected, folder.awaiting, folder.attention], (dir) => fs.makeDirectory(dir, { recursive: true }), {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { admin, countByToken, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
@@ -27,6 +27,9 @@ describe("payouts watch: the job folder", () => {
       writeCsv(join(root, "examples"), "sample.csv", sellers(2, "E"))
       writeFileSync(join(root, ".hidden.csv"), "id,amount\n")
       writeFileSync(join(root, "notes.txt"), "not a batch")
+      // A symlink named like a batch (here to a secrets file) is never taken: regular files only.
+      writeFileSync(join(root, "..", "prod.env"), "PAYOUTS_API_SECRET=do-not-leak\n")
+      symlinkSync(join(root, "..", "prod.env"), join(root, "env.csv"))
       yield* Effect.gen(function* () {
         const watcher = yield* watcherFor(sandbox, { root })
         yield* watcher.scan
@@ -37,6 +40,7 @@ describe("payouts watch: the job folder", () => {
       expect(ls(join(root, "processing"))).toEqual([])
       expect(ls(join(root, "examples"))).toEqual(["sample.csv"])
       expect(existsSync(join(root, ".hidden.csv")) && existsSync(join(root, "notes.txt"))).toBe(true)
+      expect(lstatSync(join(root, "env.csv")).isSymbolicLink()).toBe(true)
       const summary = JSON.parse(readFileSync(join(root, "done", "good.summary.json"), "utf8"))
       expect(summary.counts).toEqual({ completed: 5 })
       expect(summary.ledger).toBe(join(root, "done", "good.ledger.csv"))
