@@ -91,6 +91,10 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
  * wallets, 16 hex chars. Not the API key: a rotated key keeps the account's history, ids and tokens,
  * and two keys of one account can be used side by side during a rotation.
  */
+/** The merchant account at the service, whatever address reaches it: what row tokens are minted from. */
+export const walletScope = (walletIds: ReadonlyArray<string>): string =>
+  sha256(`wallets\n${[...new Set(walletIds)].sort().join(",")}`).slice(0, 16)
+
 export const serviceAccountId = (baseUrl: string, walletIds: ReadonlyArray<string>): string => {
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).host.toLowerCase() : trimSlash(baseUrl)
   return sha256(`${host}\n${[...new Set(walletIds)].sort().join(",")}`).slice(0, 16)

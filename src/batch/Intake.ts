@@ -16,6 +16,11 @@ import { type CheckedRow, validateCsvFile, type ValidRow } from "./Validate.ts"
 
 export interface IntakeOptions {
   readonly accountId: string
+  /**
+   * What tokens are minted from (default: the account id): the service's wallet ids, so the same
+   * merchant account reached through another address (a proxy, an alias) names its payouts the same.
+   */
+  readonly tokenScope?: string
   readonly file: string
   readonly skipInvalid: boolean
   readonly allowRepeats: boolean
@@ -117,13 +122,14 @@ export const intake = (options: IntakeOptions) =>
 
     // Occurrences of each content among the file's rows without ids, in file order (the token's index).
     const seenContent = new Map<string, number>()
+    const tokenScope = options.tokenScope ?? accountId
     const tokenOf = (row: CheckedRow, valid: boolean): string => {
       if (!valid || row._tag !== "ValidRow") return rejectedRowToken(batchId, row.index)
-      if (row.id !== undefined) return mintToken(accountId, { _tag: "Id", id: row.id, generation: 0 })
+      if (row.id !== undefined) return mintToken(tokenScope, { _tag: "Id", id: row.id, generation: 0 })
       const key = contentKeyOf(row.phone, row.amountMinor, row.currency, row.operator)
       const occurrence = seenContent.get(key) ?? 0
       seenContent.set(key, occurrence + 1)
-      return mintToken(accountId, { _tag: "Content", phone: row.phone, amountMinor: row.amountMinor, currency: row.currency, operator: row.operator, occurrence })
+      return mintToken(tokenScope, { _tag: "Content", phone: row.phone, amountMinor: row.amountMinor, currency: row.currency, operator: row.operator, occurrence })
     }
 
     /** Ids and repeats already used by the account's other batches. */

@@ -29,6 +29,8 @@ import { reportProgress } from "./Progress.ts"
 
 export interface RunRequest {
   readonly accountId: string
+  /** What row tokens are minted from (the service's wallet ids); default the account id. */
+  readonly tokenScope?: string
   readonly file: string
   readonly outDir?: string
   readonly settings: RunSettings
@@ -145,6 +147,7 @@ export const runBatch = (request: RunRequest) =>
 
     const loaded = yield* intake({
       accountId,
+      ...(request.tokenScope === undefined ? {} : { tokenScope: request.tokenScope }),
       file: request.file,
       skipInvalid: request.skipInvalid,
       allowRepeats: request.allowRepeats,

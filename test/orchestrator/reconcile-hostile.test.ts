@@ -8,7 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { type Duration, Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, run, type Sandbox, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { type AddressInfo, connect, createServer } from "node:net"
+import { walletScope } from "../../src/api/ClientConfig.ts"
+import { accountOf, admin, countByToken, ordinaryPhone, run, type Sandbox, startSandbox, tempDir, writeCsv } from "./support.ts"
 
 const sellers = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(i) }))
@@ -209,6 +211,41 @@ describe("a key rotation (issue 11): the account is the host plus the wallet ids
         const refused = yield* run(sandbox, { file: reuse, state, key: "rotated-key", secret: "rotated-secret" })
         expect(refused.exitCode).toBe(2)
         expect((yield* admin(sandbox).payouts).length).toBe(12)
+      }),
+    120_000
+  )
+})
+
+describe("the same service through another address (a proxy, an alias)", () => {
+  it.scopedLive(
+    "another account in the store, but the same tokens: the pre-scan adopts, nobody is paid again",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        // A plain TCP forwarder: the same service at another host:port.
+        const target = new URL(sandbox.baseUrl)
+        const proxy = createServer((client) => {
+          const upstream = connect(Number(target.port), target.hostname)
+          client.pipe(upstream).pipe(client)
+          client.on("error", () => upstream.destroy())
+          upstream.on("error", () => client.destroy())
+        })
+        yield* Effect.acquireRelease(
+          Effect.promise(() => new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", () => ok()))),
+          () => Effect.sync(() => proxy.close())
+        )
+        const aliasUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`
+        const alias = { ...sandbox, baseUrl: aliasUrl }
+        const scope = walletScope(Object.values(sandbox.state.wallets).map((w) => w.id))
+        const dir = tempDir("payouts-alias-")
+        const file = writeCsv(dir, "alias.csv", sellers(10, "A"))
+        const first = yield* run(sandbox, { file, state: join(dir, "direct.db"), request: { tokenScope: scope } })
+        expect(first.exitCode).toBe(0)
+        expect(accountOf(alias)).not.toBe(accountOf(sandbox))
+        const second = yield* run(alias, { file, state: join(dir, "alias.db"), request: { tokenScope: scope } })
+        expect(second.exitCode).toBe(0)
+        expect((second.summary as Record<string, unknown>).already_paid_adopted).toBe(10)
+        expectNoDuplicates(countByToken(yield* admin(sandbox).payouts), 10)
       }),
     120_000
   )

@@ -7,7 +7,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { PaymentClient } from "../../api/Client.ts"
-import { resolveAccount } from "../../api/Account.ts"
+import { resolveAccountScope } from "../../api/Account.ts"
 import { PaymentClientConfig } from "../../api/ClientConfig.ts"
 import { RequestGate } from "../../api/RequestGate.ts"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../batch/ExitCode.ts"
@@ -134,8 +134,14 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
     const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
     const client = clientLayer(connection, args)
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
-    const account = yield* Effect.provide(resolveAccount(connection.baseUrl), client)
-    const request: RunRequest = { ...(yield* batchRequest(args, account)), file, listen: Option.getOrUndefined(listen), dryRun }
+    const account = yield* Effect.provide(resolveAccountScope(connection.baseUrl), client)
+    const request: RunRequest = {
+      ...(yield* batchRequest(args, account.accountId)),
+      tokenScope: account.tokenScope,
+      file,
+      listen: Option.getOrUndefined(listen),
+      dryRun
+    }
     const store = yield* storeFor(args.state, file)
     yield* announceStore(store)
     const result = yield* runBatch(request).pipe(Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: store }))))

@@ -18,7 +18,7 @@ import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { OptionValue } from "../Output.ts"
 import { resolveConnection } from "../Settings.ts"
-import { resolveAccount } from "../../api/Account.ts"
+import { resolveAccountScope } from "../../api/Account.ts"
 import { batchOptions, batchRequest, clientLayer, embeddedSandbox } from "./Run.ts"
 
 const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
@@ -55,8 +55,8 @@ const watch = (dir: string, args: WatchOptions) =>
     if (args.once && Option.isSome(args.schedule)) return yield* new UsageError({ reason: "--once and --schedule exclude each other: with --once, system cron is the schedule" })
     yield* exitCodeOnInterrupt(0)
     const connection = b.sandbox ? yield* embeddedSandbox(b.timeScale) : yield* resolveConnection(b.connection)
-    const account0 = yield* Effect.provide(resolveAccount(connection.baseUrl), clientLayer(connection, b))
-    const base = yield* batchRequest(b, account0)
+    const scope = yield* Effect.provide(resolveAccountScope(connection.baseUrl), clientLayer(connection, b))
+    const base = { ...(yield* batchRequest(b, scope.accountId)), tokenScope: scope.tokenScope }
     const account = base.accountId
     const feePercent = base.settings.feePercent
     const folder = jobFolder(dir)
