@@ -9,7 +9,7 @@ import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import * as Api from "../api/Errors.js"
 import { InvalidSetting, MissingSetting, UsageError } from "./Errors.js"
 
-export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3 } as const
+export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
 
 export interface Described {
   readonly message: string
@@ -59,6 +59,11 @@ export const describe = (error: unknown): Described => {
   }
   if (error instanceof Api.PayinRefused) {
     return { message: `pay-in refused: ${error.message}`, code: ExitCode.refused }
+  }
+  // The state store cannot be used (locked past the wait, disk full, not a database): exit 4, the
+  // contract's "internal failure": nothing sent is lost from the store; run again once it is fixed.
+  if (Predicate.isTagged(error, "StoreError") && error instanceof Error) {
+    return { message: `state store: ${error.message}`, code: ExitCode.internal }
   }
   // By tag: the sandbox module is loaded only by the sandbox command.
   if (Predicate.isTagged(error, "SandboxStartError") && error instanceof Error) {
