@@ -13,7 +13,7 @@ import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
 import { MAX_SKEW_MS, tokenPrefix } from "./ResendRules.ts"
 import type { RunContext } from "./RunContext.ts"
-import { stateOfStatus } from "./Submitter.ts"
+import { adoptListed } from "./Adopt.ts"
 
 export interface PreScanResult {
   readonly adopted: number
@@ -72,19 +72,7 @@ export const preScan = (ctx: RunContext) =>
             if (exact.length === 1 && carrying.length === 1) {
               const p = exact[0]
               adopted++
-              yield* writer.record({
-                idx: row.idx,
-                from: ["validated"],
-                to: stateOfStatus(p.status),
-                reference: p.reference,
-                ...(p.feeMinor === null ? {} : { feeMinor: p.feeMinor }),
-                source: "prescan",
-                detail: `already paid: ${p.reference} (${p.status}, listed on ${p.day}) carries [${row.token}]; adopted, not paid again`
-              })
-              const state = stateOfStatus(p.status)
-              if (["submitted", "pending", "processing"].includes(state)) {
-                ctx.polls.push({ idx: row.idx, reference: p.reference, dueAt: now, interval: ctx.settings.pollIntervalMs, since: now })
-              }
+              yield* adoptListed(ctx, row.idx, "validated", p, "prescan", `already paid: ${p.reference} (${p.status}, listed on ${p.day}) carries [${row.token}]; adopted, not paid again`)
               continue
             }
             alarms++

@@ -18,7 +18,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   type RunContext
 } from "./RunContext.ts"
-import { stateOfStatus } from "./Submitter.ts"
+import { adoptListed } from "./Adopt.ts"
 
 export interface ReconcileRound {
   /** Rows still unknown and waiting for evidence. */
@@ -59,24 +59,6 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
         yield* Console.error(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
       })
 
-    const adopt = (row: Row, payout: MirroredPayout, evidence: string) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const state = stateOfStatus(payout.status)
-        yield* writer.record({
-          idx: row.idx,
-          from: ["unknown"],
-          to: state,
-          reference: payout.reference,
-          ...(payout.feeMinor === null ? {} : { feeMinor: payout.feeMinor }),
-          source: "reconcile",
-          detail: `adopted: ${evidence}`
-        })
-        if (["submitted", "pending", "processing"].includes(state)) {
-          ctx.polls.push({ idx: row.idx, reference: payout.reference, dueAt: now, interval: settings.pollIntervalMs, since: now })
-        }
-      })
-
     const round: Effect.Effect<ReconcileRound> = Effect.gen(function* () {
       yield* writer.flush
       const now = yield* Clock.currentTimeMillis
@@ -94,7 +76,10 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       const earliest = Math.min(...[...unknown, ...watched].map(intentOf))
       const requestTimeoutMs = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
       const leaseTtlMs = settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
-      const lag = p99Lag(yield* store.knownPayouts(accountId, now - LAG_WINDOW_MS).pipe(Effect.orDie), now, LAG_CAP_MS)
+      // One read of our known payouts serves the lag (7 days) and the witnesses (from the intents' days).
+      const witnessesFrom = earliest - DAY_MS
+      const knownAll = yield* store.knownPayouts(accountId, Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
+      const lag = p99Lag(knownAll.filter((k) => k.answeredAt >= now - LAG_WINDOW_MS), now, LAG_CAP_MS)
       const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
       const graceMs = Math.max(settings.reconcileGraceMs, floor)
       if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {
@@ -120,7 +105,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
       const tokens = [...unknown, ...watched].map((r) => r.token)
       const byToken = groupByToken(yield* store.mirrorByTokens(accountId, tokens).pipe(Effect.orDie))
-      const known = yield* store.knownPayouts(accountId, earliest - DAY_MS).pipe(Effect.orDie)
+      const known = knownAll.filter((k) => k.answeredAt >= witnessesFrom)
       const listed = new Map((yield* store.mirrorByReferences(accountId, known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
       const evidence = {
         now,
@@ -169,7 +154,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
         switch (decision._tag) {
           case "Adopt":
             adopted++
-            yield* adopt(row, decision.payout, decision.evidence)
+            yield* adoptListed(ctx, row.idx, "unknown", decision.payout, "reconcile", `adopted: ${decision.evidence}`)
             break
           case "Alarm":
             yield* raiseRowAlarm(row, decision.reason, decision.references)

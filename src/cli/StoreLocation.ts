@@ -6,17 +6,23 @@
  * store. A folder watched before pins existed keeps its `DIR/.state/payouts.db`. SQLite on a network
  * filesystem is refused: its locks are not reliable there.
  */
-import { Console, Effect, Layer, Option } from "effect"
+import { Config, Console, Effect, Layer, Option } from "effect"
 import * as SqliteStateStore from "../store/SqliteStateStore.ts"
 import { existsSync, mkdirSync, readFileSync, statfsSync, statSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { UsageError } from "./Errors.ts"
 
-export const defaultStorePath = (env: NodeJS.ProcessEnv = process.env): string => {
+export const defaultStorePath = (env: { readonly XDG_STATE_HOME?: string | undefined }): string => {
   const base = env.XDG_STATE_HOME !== undefined && env.XDG_STATE_HOME.trim() !== "" ? env.XDG_STATE_HOME : join(homedir(), ".local", "state")
   return resolve(base, "payouts", "payouts.db")
 }
+
+/** The per-user default, with `XDG_STATE_HOME` read as a setting. */
+const userDefault = Effect.map(
+  Effect.orElseSucceed(Config.option(Config.string("XDG_STATE_HOME")), () => Option.none<string>()),
+  (xdg) => defaultStorePath({ XDG_STATE_HOME: Option.getOrUndefined(xdg) })
+)
 
 export const pinFile = (dir: string) => join(dir, ".state", "store")
 const legacyStore = (dir: string) => join(dir, ".state", "payouts.db")
@@ -107,7 +113,7 @@ export const storeFor = (state: Option.Option<string>, path?: string) =>
         reason: `${path} is under the watched folder ${watched.dir}, whose store is ${watched.store}; --state / PAYOUTS_STATE names ${explicit.value}. Use that store (or move the file out of the folder).`
       })
     }
-    const store = watched?.store ?? Option.getOrElse(explicit, () => defaultStorePath())
+    const store = watched?.store ?? (Option.isSome(explicit) ? explicit.value : yield* userDefault)
     return yield* checkLocal(store)
   })
 
@@ -124,7 +130,7 @@ export const storeForWatch = (state: Option.Option<string>, dir: string) =>
       }
       return yield* checkLocal(pinned)
     }
-    const store = yield* checkLocal(Option.getOrElse(explicit, () => defaultStorePath()))
+    const store = yield* checkLocal(Option.isSome(explicit) ? explicit.value : yield* userDefault)
     yield* Effect.try({
       try: () => {
         mkdirSync(dirname(pinFile(dir)), { recursive: true, mode: 0o700 })

@@ -1,0 +1,32 @@
+/** Taking a listed payout as a row's own (reconciliation, the pre-scan): its state, reference, fee, and tracking. */
+import { Clock, Effect } from "effect"
+import type { MirroredPayout } from "../store/MirrorModel.ts"
+import type { EventSource } from "../store/Model.ts"
+import type { RowState } from "../store/RowState.ts"
+import type { RunContext } from "./RunContext.ts"
+import { stateOfStatus } from "./Submitter.ts"
+
+export const adoptListed = (
+  ctx: RunContext,
+  idx: number,
+  from: RowState,
+  payout: MirroredPayout,
+  source: EventSource,
+  detail: string
+) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const state = stateOfStatus(payout.status)
+    yield* ctx.writer.record({
+      idx,
+      from: [from],
+      to: state,
+      reference: payout.reference,
+      ...(payout.feeMinor === null ? {} : { feeMinor: payout.feeMinor }),
+      source,
+      detail
+    })
+    if (["submitted", "pending", "processing"].includes(state)) {
+      ctx.polls.push({ idx, reference: payout.reference, dueAt: now, interval: ctx.settings.pollIntervalMs, since: now })
+    }
+  })
