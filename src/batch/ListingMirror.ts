@@ -190,3 +190,16 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
     )
     return { at, complete, incomplete } satisfies SyncResult
   })
+
+/**
+ * The UTC days of the service's listing that span [fromMs, toMs] of our clock: the service's clock may
+ * differ (the sandbox's runs ahead with a time scale), so its days are found with its `Date` header,
+ * asked with a wallet look-up when no answer has told it yet.
+ */
+export const serviceDays = (fromMs: number, toMs: number) =>
+  Effect.gen(function* () {
+    const client = yield* PaymentClient
+    if ((yield* client.serverSkew)._tag === "None") yield* client.wallets().pipe(Effect.ignore)
+    const skew = (yield* client.serverSkew).pipe((o) => (o._tag === "Some" ? o.value : 0))
+    return daysBetween(Math.min(fromMs, fromMs + skew), Math.max(toMs, toMs + skew) + 60_000)
+  })

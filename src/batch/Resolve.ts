@@ -14,7 +14,7 @@ import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row, RowEvent } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { acquireLease } from "./Lease.ts"
-import { DAY_MS, daysBetween, syncDays } from "./ListingMirror.ts"
+import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
 import { tokenPrefix } from "./ResendRules.ts"
 import { payoutRequest, stateOfStatus } from "./Submitter.ts"
 
@@ -113,7 +113,7 @@ export const resolve = (request: ResolveRequest) =>
 
       const intents = open.flatMap((r) => (r.intentAt === null ? [] : [DateTime.toEpochMillis(r.intentAt)]))
       const from = intents.length === 0 ? now : Math.min(...intents)
-      const sync = yield* syncDays(accountId, daysBetween(from - DAY_MS, now + 60_000), { closeAfterMs: 6 * 60 * 60 * 1000, progress: true, trustClosedAfter: now })
+      const sync = yield* syncDays(accountId, yield* serviceDays(from - DAY_MS, now), { closeAfterMs: 6 * 60 * 60 * 1000, progress: true, trustClosedAfter: now })
 
       let listingCleared = 0
       if (request.listingOk) {

@@ -7,7 +7,7 @@
 import { Chunk, Clock, DateTime, Effect, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
-import { DAY_MS, dayOf, daysBetween, syncDays } from "../batch/ListingMirror.ts"
+import { DAY_MS, dayOf, serviceDays, syncDays } from "../batch/ListingMirror.ts"
 import { stateOfStatus } from "../batch/Submitter.ts"
 import type { Row } from "../store/Model.ts"
 import { canMove, type RowState } from "../store/RowState.ts"
@@ -65,7 +65,7 @@ export const reconcileBatch = (accountId: string, batchId: string) =>
     const sync =
       intents.length === 0
         ? undefined
-        : yield* syncDays(accountId, daysBetween(Math.min(...intents) - DAY_MS, now + 60_000), { closeAfterMs: 6 * 60 * 60 * 1000 })
+        : yield* syncDays(accountId, yield* serviceDays(Math.min(...intents) - DAY_MS, now), { closeAfterMs: 6 * 60 * 60 * 1000 })
     const listed = new Map<string, Array<string>>()
     for (const p of yield* store.mirrorByTokens(accountId, [...byToken.keys()])) {
       if (p.token === null || p.description === null || !p.description.startsWith(`[${p.token}]`)) continue
