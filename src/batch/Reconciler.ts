@@ -196,7 +196,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
         for (let i = 0; i < toResend.length; i += group) {
           const claimed: Array<Row> = []
           for (const idx of toResend.slice(i, i + group)) {
-            const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`, ctx.owner).pipe(Effect.orDie)
+            const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`, ctx.fence).pipe(Effect.orDie)
             claimed.push(...rows)
           }
           for (const r of claimed) {

@@ -5,15 +5,14 @@
  * status lookup and for uniqueness), resend (refused while any candidate payout exists), abandon
  * (declared not paid; never retried), or acknowledge an alarm; `--listing-ok` clears an account alarm.
  */
-import { Chunk, Clock, Data, DateTime, Effect, Option, Stream } from "effect"
-import { hostname } from "node:os"
+import { Chunk, Clock, Data, DateTime, Duration, Effect, Option, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { fromWire } from "../domain/Money.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row, RowEvent } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { acquireLease } from "./Lease.ts"
+import { acquireLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
 import { tokenPrefix } from "./ResendRules.ts"
 import { payoutRequest, stateOfStatus } from "./Submitter.ts"
@@ -63,6 +62,9 @@ export interface ResolveOutcome {
 }
 
 const LEASE_TTL = "5 minutes"
+/** A person's resend goes out only while the lease taken at the start surely holds (a minute's margin). */
+const leaseStillOurs = (since: number) =>
+  Effect.map(Clock.currentTimeMillis, (now) => now < since + Duration.toMillis(LEASE_TTL) - 60_000)
 
 const fail = (message: string) => Effect.fail(new ResolveError({ message }))
 
@@ -100,10 +102,13 @@ export const resolve = (request: ResolveRequest) =>
     const store = yield* StateStore
     const client = yield* PaymentClient
     const { accountId, batchId } = request
-    const owner = `${hostname()}:${process.pid}:resolve`
-    if (!(yield* acquireLease(accountId, batchId, owner, LEASE_TTL))) {
+    const owner = runnerName("resolve")
+    const leaseStart = yield* Clock.currentTimeMillis
+    const held = yield* acquireLease(accountId, batchId, owner, LEASE_TTL)
+    if (Option.isNone(held)) {
       return yield* fail(`batch ${batchId} is being run by another process; stop it (or wait for it to end) before resolving`)
     }
+    const fence = held.value
     return yield* Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const all = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(accountId, batchId)))
@@ -147,7 +152,7 @@ export const resolve = (request: ResolveRequest) =>
               feeMinor: fromWire(record.fee, record.currency),
               source: "operator",
               detail: `adopted ${decision.reference} (${record.status}) ${who}`
-            })
+            }, fence)
             applied = `line ${row.line}: adopted ${decision.reference} (${record.status})`
             break
           }
@@ -156,9 +161,9 @@ export const resolve = (request: ResolveRequest) =>
             if (evidence.carrying.length > 0) {
               return yield* fail(`line ${row.line}: refused, ${evidence.carrying.map((p) => p.reference).join(", ")} carries its token; adopt it instead`)
             }
-            const claimed = yield* store.claimForResend(accountId, batchId, [row.idx], `resend ${who}`, owner)
+            const claimed = yield* store.claimForResend(accountId, batchId, [row.idx], `resend ${who}`, fence)
             if (claimed.length === 0) return yield* fail(`line ${row.line} changed meanwhile; look again`)
-            const sent = yield* client.payout(payoutRequest(claimed[0], request.urls)).pipe(Effect.either)
+            const sent = yield* client.payout(payoutRequest(claimed[0], request.urls), leaseStillOurs(leaseStart)).pipe(Effect.either)
             if (sent._tag === "Right") {
               yield* store.recordTransition(accountId, batchId, {
                 idx: row.idx,
@@ -168,23 +173,23 @@ export const resolve = (request: ResolveRequest) =>
                 ...(sent.right.fee === undefined ? {} : { feeMinor: fromWire(sent.right.fee, row.currency) }),
                 source: "response",
                 detail: `resent ${who}`
-              })
+              }, fence)
               applied = `line ${row.line}: resent, ${sent.right.reference} (${sent.right.status})`
             } else if (sent.left._tag === "NotSent" || sent.left._tag === "RateLimited" || sent.left._tag === "AuthError") {
-              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "operator", detail: `resend not sent: ${sent.left.message}` })
+              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "operator", detail: `resend not sent: ${sent.left.message}` }, fence)
               applied = `line ${row.line}: the resend was not sent (${sent.left.message}); the row stays unknown`
             } else if (sent.left._tag === "ValidationError" || sent.left._tag === "InsufficientBalance") {
-              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "failed", error: sent.left.message, source: "response", detail: `resend refused ${who}` })
+              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "failed", error: sent.left.message, source: "response", detail: `resend refused ${who}` }, fence)
               applied = `line ${row.line}: the service refused the resend: ${sent.left.message}`
             } else {
-              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "response", detail: `resend ${who}: no answer` })
+              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "response", detail: `resend ${who}: no answer` }, fence)
               applied = `line ${row.line}: resent, but no answer (${sent.left.message}): it is unknown again`
             }
             break
           }
           case "Abandon": {
             if (row.state !== "unknown") return yield* fail(`line ${row.line} is ${row.state}: only an unknown row can be abandoned`)
-            yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["unknown"], to: "abandoned", error: `abandoned ${who}`, source: "operator", detail: `abandoned ${who}` })
+            yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["unknown"], to: "abandoned", error: `abandoned ${who}`, source: "operator", detail: `abandoned ${who}` }, fence)
             applied = `line ${row.line}: abandoned (never retried automatically)`
             break
           }

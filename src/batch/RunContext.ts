@@ -1,9 +1,10 @@
 /** What every part of one run shares: where it is, how it was asked to behave, and its live state. */
-import { Clock, Effect, Ref } from "effect"
+import { Clock, Effect, Ref, type Scope } from "effect"
 import type { OnInsufficient } from "./Preflight.ts"
 import { PollQueue } from "./PollQueue.ts"
 import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeguards.ts"
-import type { TransitionWriter } from "./TransitionWriter.ts"
+import { makeTransitionWriter, type TransitionWriter } from "./TransitionWriter.ts"
+import type { Fence } from "../store/Model.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 export interface RunSettings {
@@ -56,6 +57,8 @@ export interface RunContext {
   readonly accountAlarm: Ref.Ref<string | undefined>
   /** This runner's lease owner name: intents it wrote are its own to resend (rule 5). */
   readonly owner: string
+  /** The lease this run holds: every claim and row transition is written only under it. */
+  readonly fence: Fence
   /** Until when (local clock, epoch ms) the lease is surely ours: its last renewal's start + TTL. */
   readonly leaseUntil: Ref.Ref<number>
   /** Stop rule and per-operator circuit breaker; fed by every outcome `writer` records. */
@@ -83,27 +86,34 @@ export const DEFAULT_RECONCILE_DEADLINE_MS = 2 * 60 * 60 * 1000
 export const DEFAULT_LEASE_TTL_MS = 30_000
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 
+/**
+ * `fence` is the lease the run holds (a dry run holds none: its fence matches no lease, so any row
+ * write it attempted would be refused). The row writer is fenced by it, and stops the run when it
+ * finds the lease taken over.
+ */
 export const makeRunContext = (
   accountId: string,
   batchId: string,
   settings: RunSettings,
-  writer: TransitionWriter,
-  owner: string
-): Effect.Effect<RunContext, never, StateStore> =>
+  fence: Fence
+): Effect.Effect<RunContext, never, StateStore | Scope.Scope> =>
   Effect.gen(function* () {
     const safeguards = yield* makeSafeguards(accountId, batchId, settings.safeguards)
+    const stop = yield* Ref.make<StopReason | undefined>(undefined)
+    const writer = yield* makeTransitionWriter(accountId, batchId, fence, Ref.set(stop, { _tag: "LeaseLost" }))
     return {
       accountId,
       batchId,
       settings,
       writer: { record: (t) => Effect.zipRight(writer.record(t), safeguards.observe(t)), flush: writer.flush },
       polls: new PollQueue(),
-      stop: yield* Ref.make<StopReason | undefined>(undefined),
+      stop,
       stoppedCurrencies: yield* Ref.make<ReadonlySet<string>>(new Set()),
       sentAny: yield* Ref.make(false),
       alarms: yield* Ref.make<ReadonlyMap<number, RowAlarm>>(new Map()),
       accountAlarm: yield* Ref.make<string | undefined>(undefined),
-      owner,
+      owner: fence.owner,
+      fence,
       leaseUntil: yield* Ref.make(Number.POSITIVE_INFINITY),
       safeguards
     }

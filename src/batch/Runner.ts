@@ -4,15 +4,14 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Console, Duration, Effect, Either, Option, Queue, Ref, Stream } from "effect"
-import { randomUUID } from "node:crypto"
-import { hostname } from "node:os"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
+import type { Fence } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
 import { formatRowErrors } from "./Errors.ts"
 import { type Intake, intake, type PendingColumns } from "./Intake.ts"
-import { acquireLease, isDeadLocalOwner } from "./Lease.ts"
+import { acquireLease, isDeadLocalOwner, runnerName } from "./Lease.ts"
 import { outputPaths } from "./LedgerFile.ts"
 import { reportPath, writeReport } from "./Report.ts"
 import { concludeSafeguards } from "./Safeguards.ts"
@@ -23,7 +22,6 @@ import { makeReconciler } from "./Reconciler.ts"
 import { DEFAULT_LEASE_TTL_MS, makeRunContext, type RunContext, type RunSettings } from "./RunContext.ts"
 import { makeSubmitter } from "./Submitter.ts"
 import { makeTracker } from "./Tracker.ts"
-import { makeTransitionWriter } from "./TransitionWriter.ts"
 import { startWebhookReceiver } from "./WebhookReceiver.ts"
 import { reportProgress } from "./Progress.ts"
 
@@ -188,7 +186,27 @@ export const runBatch = (request: RunRequest) =>
 
     return yield* Effect.scoped(
       Effect.gen(function* () {
-        const writer = yield* makeTransitionWriter(accountId, batchId)
+        const owner = runnerName()
+        const leaseTtl = Duration.millis(request.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS)
+        const leaseStart = yield* Clock.currentTimeMillis
+        // A dry run holds no lease: its fence matches none, so a row write it attempted would be refused.
+        let fence: Fence = { owner, number: -1 }
+        if (!request.dryRun) {
+          const held = yield* acquireLease(accountId, batchId, owner, leaseTtl)
+          if (Option.isNone(held)) {
+            const batch = yield* store.getBatch(accountId, batchId)
+            const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
+            yield* Console.error(
+              `Batch ${batchId} is being run by another process (${Option.getOrElse(holder, () => "unknown")}); not starting a second runner. Try again when it ends.`
+            )
+            return { exitCode: EXIT_INCOMPLETE, summary: { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE } } satisfies RunResult
+          }
+          fence = held.value
+          // Leaving cleanly: every POST of ours has ended, so our unknown rows no longer need our word (rule 5).
+          yield* Effect.addFinalizer(() =>
+            Effect.zipRight(store.releaseIntents(accountId, batchId, owner), store.releaseLease(accountId, batchId, owner)).pipe(Effect.ignore)
+          )
+        }
         const wakeups = yield* Queue.unbounded<string>()
         let settings = request.settings
         if (request.listen !== undefined && !request.dryRun) {
@@ -196,8 +214,8 @@ export const runBatch = (request: RunRequest) =>
           yield* Console.error(`Webhook receiver listening at ${receiver.url}`)
           settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url, webhooks: true }
         }
-        const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
-        const ctx = yield* makeRunContext(accountId, batchId, settings, writer, owner)
+        const ctx = yield* makeRunContext(accountId, batchId, settings, fence)
+        const writer = ctx.writer
         if (loaded.batch.state === "paused") {
           const why = loaded.batch.pauseReason ?? "paused"
           yield* ctx.safeguards.pause(why)
@@ -262,37 +280,25 @@ export const runBatch = (request: RunRequest) =>
             return { exitCode, summary } satisfies RunResult
           })
 
-        const leaseTtl = Duration.millis(settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS)
-        const leaseStart = yield* Clock.currentTimeMillis
-        if (!request.dryRun && !(yield* acquireLease(accountId, batchId, owner, leaseTtl))) {
-          const batch = yield* store.getBatch(accountId, batchId)
-          const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
-          yield* Console.error(
-            `Batch ${batchId} is being run by another process (${Option.getOrElse(holder, () => "unknown")}); not starting a second runner. Try again when it ends.`
+        if (!request.dryRun) {
+          yield* loadAlarms(ctx)
+          // The lease is ours until the start of its last successful renewal + TTL (local clock); a
+          // runner that cannot renew lets it lapse and stops sending (leaseValid), one that finds it
+          // taken stops at once.
+          yield* Ref.set(ctx.leaseUntil, leaseStart + Duration.toMillis(leaseTtl))
+          const renew = Effect.gen(function* () {
+            const start = yield* Clock.currentTimeMillis
+            const ok = yield* store.renewLease(accountId, batchId, fence, leaseTtl)
+            if (ok) yield* Ref.set(ctx.leaseUntil, start + Duration.toMillis(leaseTtl))
+            else yield* Ref.set(ctx.stop, { _tag: "LeaseLost" })
+          })
+          yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(leaseTtl) / 3))).pipe(
+            Effect.zipRight(renew),
+            Effect.ignore,
+            Effect.forever,
+            Effect.forkScoped
           )
-          return { exitCode: EXIT_INCOMPLETE, summary: { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE } } satisfies RunResult
         }
-        // Leaving cleanly: every POST of ours has ended, so our unknown rows no longer need our word (rule 5).
-        yield* Effect.addFinalizer(() =>
-          Effect.zipRight(store.releaseIntents(accountId, batchId, owner), store.releaseLease(accountId, batchId, owner)).pipe(Effect.ignore)
-        )
-        if (!request.dryRun) yield* loadAlarms(ctx)
-        // The lease is ours until the start of its last successful renewal + TTL (local clock); a
-        // runner that cannot renew lets it lapse and stops sending (leaseValid), one that finds it
-        // taken stops at once.
-        if (!request.dryRun) yield* Ref.set(ctx.leaseUntil, leaseStart + Duration.toMillis(leaseTtl))
-        const renew = Effect.gen(function* () {
-          const start = yield* Clock.currentTimeMillis
-          const ok = yield* store.renewLease(accountId, batchId, owner, leaseTtl)
-          if (ok) yield* Ref.set(ctx.leaseUntil, start + Duration.toMillis(leaseTtl))
-          else yield* Ref.set(ctx.stop, { _tag: "LeaseLost" })
-        })
-        yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(leaseTtl) / 3))).pipe(
-          Effect.zipRight(renew),
-          Effect.ignore,
-          Effect.forever,
-          Effect.forkScoped
-        )
 
         // Before any row is claimed: is any of it already paid (a lost, deleted or second store)?
         if (!request.dryRun) {
@@ -390,6 +396,8 @@ export const runBatch = (request: RunRequest) =>
         if (stop !== undefined) {
           const why = stop._tag === "LeaseLost" ? "another process took over the batch's lease" : stop.message
           yield* Console.error(`Stopped: ${why}`)
+          // Requests already sent end (or time out) before the intents are released to the next runner.
+          yield* submitter.awaitInFlight
           const sent = everSent || (yield* Ref.get(ctx.sentAny))
           return yield* finish(`stopped: ${why}`, stop._tag === "Auth" && !sent ? EXIT_REFUSED : EXIT_INCOMPLETE)
         }

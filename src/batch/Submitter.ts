@@ -202,7 +202,7 @@ export const makeSubmitter = (ctx: RunContext) =>
       const excludeOperators = [...(yield* ctx.safeguards.openCircuits).keys()]
       // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
       if (!(yield* leaseValid(ctx))) return Option.none()
-      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators, owner: ctx.owner }).pipe(Effect.orDie)
+      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie)
       for (const r of rows) unsent.add(r.idx)
       return rows.length === 0 ? Option.none() : Option.some(rows)
     })

@@ -3,8 +3,8 @@
  * rows, so durability does not serialise the run. Losing a queued update in a crash is safe: the
  * row stays `submitting` and is reconciled by its token; the intent itself is never queued here.
  */
-import { Chunk, Deferred, Duration, Effect, Queue } from "effect"
-import type { Transition } from "../store/Model.ts"
+import { Cause, Chunk, Deferred, Duration, Effect, Queue, Ref } from "effect"
+import type { Fence, Transition } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 
 type Item =
@@ -20,15 +20,41 @@ export interface TransitionWriter {
 const MAX_GROUP = 512
 const LINGER = Duration.millis(10)
 
-export const makeTransitionWriter = (accountId: string, batchId: string) =>
+/**
+ * `fence` is the run's lease: every group is written only while the batch still carries it (DESIGN 7).
+ * A group refused because another runner took the lease over is dropped (that runner reconciles those
+ * rows by their tokens) and `onFenced` runs, so the run stops; later groups are dropped the same way.
+ * Any other store failure ends the run as a defect at the next flush, never as a silent hang.
+ */
+export const makeTransitionWriter = (accountId: string, batchId: string, fence: Fence, onFenced: Effect.Effect<void>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const queue = yield* Queue.unbounded<Item>()
+    const broken = yield* Ref.make<Cause.Cause<never> | undefined>(undefined)
+    const settle = (items: ReadonlyArray<Item>) =>
+      Effect.flatMap(Ref.get(broken), (cause) =>
+        Effect.forEach(
+          items,
+          (item) => (item._tag === "Flush" ? (cause === undefined ? Deferred.succeed(item.done, undefined) : Deferred.failCause(item.done, cause)) : Effect.void),
+          { discard: true }
+        )
+      )
     const writeGroup = (items: ReadonlyArray<Item>) =>
       Effect.gen(function* () {
         const transitions = items.flatMap((i) => (i._tag === "Transition" ? [i.transition] : []))
-        if (transitions.length > 0) yield* store.recordTransitions(accountId, batchId, transitions).pipe(Effect.orDie)
-        for (const item of items) if (item._tag === "Flush") yield* Deferred.succeed(item.done, undefined)
+        if (transitions.length > 0 && (yield* Ref.get(broken)) === undefined) {
+          yield* store.recordTransitions(accountId, batchId, transitions, fence).pipe(
+            Effect.catchAll((error) =>
+              error.reason === "Fenced"
+                ? Effect.zipRight(
+                    Effect.logWarning(`lease lost: ${transitions.length} row update(s) not written; the runner that took over reconciles them`),
+                    onFenced
+                  )
+                : Ref.set(broken, Cause.die(error))
+            )
+          )
+        }
+        yield* settle(items)
       })
     // After the first update, wait a moment for more: answers arrive one by one, and a group of one
     // would cost a commit (an fsync that blocks the process) per row. A flush is written at once.

@@ -4,12 +4,13 @@
  * tokens with no payout or several, payouts we never recorded, statuses changed since (e.g. a
  * refund), and totals and fees per currency ours vs the service's. Forward changes go to the store.
  */
-import { Chunk, Clock, DateTime, Effect, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import { DAY_MS, dayOf, serviceDays, syncDays } from "../batch/ListingMirror.ts"
 import { stateOfStatus } from "../batch/Submitter.ts"
-import type { Row } from "../store/Model.ts"
+import type { Fence, Row } from "../store/Model.ts"
+import { acquireLease, runnerName } from "../batch/Lease.ts"
 import { canMove, type RowState } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 
@@ -37,6 +38,8 @@ export interface ReconcileReport {
   readonly findings: ReadonlyArray<Finding>
   readonly totals: Readonly<Record<string, { readonly ours: SideTotals; readonly service: SideTotals; readonly agree: boolean }>>
   readonly updated: number
+  /** Another process runs the batch: nothing was written, its runner keeps the ledger. */
+  readonly busy?: boolean
   readonly ok: boolean
 }
 
@@ -52,7 +55,21 @@ const side = (s: Sums, currency: string): SideTotals => ({
   fees: formatAmount(s.fees, currency)
 })
 
+/**
+ * Changes are written under the batch's lease (DESIGN 7: every row transition is fenced). While a
+ * runner holds it, the batch is compared and reported but the store is left to that runner.
+ */
 export const reconcileBatch = (accountId: string, batchId: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const owner = runnerName("reconcile")
+    const fence = yield* acquireLease(accountId, batchId, owner, "5 minutes")
+    return yield* compare(accountId, batchId, fence).pipe(
+      Effect.ensuring(store.releaseLease(accountId, batchId, owner).pipe(Effect.ignore))
+    )
+  })
+
+const compare = (accountId: string, batchId: string, fence: Option.Option<Fence>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const client = yield* PaymentClient
@@ -116,7 +133,7 @@ export const reconcileBatch = (accountId: string, batchId: string) =>
             const state = stateOfStatus(r.status)
             if (state === row.state) continue
             note(row, "changed", `ledger ${row.state}, service ${r.status}`, [reference])
-            if (canMove(row.state, state)) {
+            if (canMove(row.state, state) && Option.isSome(fence)) {
               const applied = yield* store.recordTransition(accountId, batchId, {
                 idx: row.idx,
                 from: [row.state],
@@ -126,7 +143,7 @@ export const reconcileBatch = (accountId: string, batchId: string) =>
                 source: "reconcile",
                 detail: `payouts reconcile: service says ${r.status}`,
                 ...(["failed", "cancelled", "expired", "refunded"].includes(state) ? { error: r.status_description ?? r.status } : {})
-              })
+              }, fence.value)
               if (applied) updated += 1
             }
           }
@@ -153,6 +170,7 @@ export const reconcileBatch = (accountId: string, batchId: string) =>
       findings,
       totals,
       updated,
+      ...(Option.isNone(fence) ? { busy: true } : {}),
       ok: findings.length === 0 && Object.values(totals).every((t) => t.agree)
     } satisfies ReconcileReport
   })
@@ -168,6 +186,7 @@ export const describeReport = (report: ReconcileReport): string => {
     )
   }
   if (report.updated > 0) lines.push(`  ${report.updated} row(s) updated in the ledger.`)
+  if (report.busy === true) lines.push("  The batch is being run by another process: nothing was updated here; its runner keeps the ledger.")
   lines.push(report.ok ? "Everything agrees." : "Disagreements found.")
   return lines.join("\n")
 }

@@ -143,14 +143,23 @@ export interface Transition {
   readonly at?: DateTime.Utc
 }
 
+/**
+ * A held batch lease (DESIGN 7): its owner and its fencing number, which grows with every new lease.
+ * Claims and row transitions given a fence apply only while the batch's lease still carries both.
+ */
+export interface Fence {
+  readonly owner: string
+  readonly number: number
+}
+
 export type ClaimSelection =
-  | { readonly idxs: ReadonlyArray<number>; readonly owner?: string }
+  | { readonly idxs: ReadonlyArray<number>; readonly fence?: Fence }
   | {
     readonly limit: number
     readonly currency?: string
     readonly excludeOperators?: ReadonlyArray<string>
-    /** Fencing: claim only while this owner holds the unexpired lease. */
-    readonly owner?: string
+    /** Fencing: claim only while this lease is held and unexpired. */
+    readonly fence?: Fence
   }
 
 export interface Page {
@@ -159,7 +168,8 @@ export interface Page {
 }
 
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
-  reason: Schema.Literal("Busy", "Unavailable", "NotFound", "Conflict"),
+  /** Fenced: the writer no longer holds the batch's lease (another runner took it over). */
+  reason: Schema.Literal("Busy", "Unavailable", "NotFound", "Conflict", "Fenced"),
   message: Schema.String,
   cause: Schema.optional(Schema.Defect)
 }) {}

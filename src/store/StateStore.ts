@@ -7,6 +7,7 @@ import type {
   Batch,
   BatchState,
   ClaimSelection,
+  Fence,
   NewBatch,
   Page,
   Row,
@@ -58,18 +59,21 @@ export interface StateStoreShape {
     pauseReason?: string | null
   ) => Effect.Effect<void, StoreError>
 
-  /** True when `owner` now holds the lease: it was free, expired, or already `owner`'s. */
+  /**
+   * The lease's fence when `owner` now holds it (it was free, expired, or already `owner`'s); none
+   * when another owner holds it. Every new lease gets a greater fencing number than the last.
+   */
   readonly acquireLease: (
     accountId: string,
     batchId: string,
     owner: string,
     ttl: Duration.DurationInput
-  ) => Effect.Effect<boolean, StoreError>
+  ) => Effect.Effect<Option.Option<Fence>, StoreError>
   /** False when the lease was taken over: the runner must stop. */
   readonly renewLease: (
     accountId: string,
     batchId: string,
-    owner: string,
+    fence: Fence,
     ttl: Duration.DurationInput
   ) => Effect.Effect<boolean, StoreError>
   readonly releaseLease: (accountId: string, batchId: string, owner: string) => Effect.Effect<void, StoreError>
@@ -92,8 +96,8 @@ export interface StateStoreShape {
     batchId: string,
     idxs: ReadonlyArray<number>,
     detail?: string,
-    /** Fencing: claim only while this owner holds the unexpired lease. */
-    owner?: string
+    /** Fencing: claim only while this lease is held and unexpired. */
+    fence?: Fence
   ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
   /**
    * submitting -> validated, only for rows whose POST was provably never sent. With `owner`, also
@@ -106,17 +110,22 @@ export interface StateStoreShape {
     detail?: string,
     owner?: string
   ) => Effect.Effect<ReadonlyArray<number>, StoreError>
-  /** Conditional forward move plus its event; false when not applied. NotFound for a missing row. */
+  /**
+   * Conditional forward move plus its event; false when not applied. NotFound for a missing row.
+   * With a fence, Fenced (nothing written) unless that lease is still the batch's.
+   */
   readonly recordTransition: (
     accountId: string,
     batchId: string,
-    transition: Transition
+    transition: Transition,
+    fence?: Fence
   ) => Effect.Effect<boolean, StoreError>
-  /** Many transitions in one transaction; one boolean per transition, in order. */
+  /** Many transitions in one transaction; one boolean per transition, in order. Fenced as above. */
   readonly recordTransitions: (
     accountId: string,
     batchId: string,
-    transitions: ReadonlyArray<Transition>
+    transitions: ReadonlyArray<Transition>,
+    fence?: Fence
   ) => Effect.Effect<ReadonlyArray<boolean>, StoreError>
 
   readonly getRow: (accountId: string, batchId: string, idx: number) => Effect.Effect<Option.Option<Row>, StoreError>

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { StateStore } from "../../src/store/StateStore.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { accountOf, admin, countByToken, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "./support.ts"
 
 const TEST = { success: "+237670000001", failure: "+237670000002", delayed: "+237670000003", cancelled: "+237670000004" }
 
@@ -164,6 +166,38 @@ describe("payouts run, end to end against the sandbox", () => {
       const [a, b] = yield* Effect.all([run(sandbox, { file, state }), run(sandbox, { file, state })], { concurrency: 2 })
       expect([a.exitCode, b.exitCode].sort()).toEqual([0, 3])
       expectPaidOnce(yield* admin(sandbox).payouts, 30)
+    })
+  )
+
+  it.scopedLive("a runner whose lease is taken over stops at once: its later answers are refused, nothing is paid twice", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox({ faults: "payout.latency=40ms-80ms" })
+      const dir = tempDir()
+      const file = writeCsv(dir, "stolen.csv", clean(40))
+      const state = join(dir, "state.db")
+      const first = yield* Effect.fork(run(sandbox, { file, state, settings: { concurrency: 2 } }))
+      while ((yield* admin(sandbox).payouts).length < 3) yield* Effect.sleep("20 millis")
+      // Another process takes the batch over (as after a pause past the lease): a new lease, a new fence.
+      const thief = yield* Effect.gen(function* () {
+        const store = yield* StateStore
+        const [batch] = (yield* store.listBatches(accountOf(sandbox))).filter((b) => b.leaseOwner !== null)
+        yield* store.releaseLease(accountOf(sandbox), batch.batchId, batch.leaseOwner ?? "")
+        const fence = yield* store.acquireLease(accountOf(sandbox), batch.batchId, "thief", "1 minute")
+        return { batchId: batch.batchId, fence: Option.getOrThrow(fence) }
+      }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+      expect(thief.fence.number).toBeGreaterThan(1)
+      // The first runner finds out (a refused write or renewal) and stops: exit 3, not a hang.
+      const stopped = yield* Fiber.join(first)
+      expect(stopped.exitCode).toBe(3)
+      expect(String(stopped.summary.outcome)).toContain("lease")
+      const sentByFirst = (yield* admin(sandbox).payouts).length
+      expect(sentByFirst).toBeLessThan(40)
+      yield* Effect.gen(function* () {
+        yield* (yield* StateStore).releaseLease(accountOf(sandbox), thief.batchId, "thief")
+      }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+      const second = yield* run(sandbox, { file, state })
+      expect(second.exitCode).toBe(0)
+      expectPaidOnce(yield* admin(sandbox).payouts, 40)
     })
   )
 

@@ -189,30 +189,69 @@ describe("a lock held by another process", () => {
 })
 
 describe("leases: one runner per batch", () => {
-  it.scoped("only one owner holds the lease until it expires or is released", () =>
+  it.scoped("only one owner holds the lease until it expires or is released; every new lease gets a greater fence", () =>
     Effect.gen(function* () {
       const { store } = yield* scopedStore
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
-      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(true)
-      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-b", "30 seconds")).toBe(false)
-      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(true)
+      const fenceOf = (owner: string) => store.acquireLease(ACCOUNT, "b1", owner, "30 seconds").pipe(Effect.map(Option.map((f) => f.number)))
+      const a = yield* fenceOf("runner-a")
+      expect(a).toEqual(Option.some(1))
+      expect(yield* fenceOf("runner-b")).toEqual(Option.none())
+      // Its holder acquiring again keeps its number.
+      expect(yield* fenceOf("runner-a")).toEqual(Option.some(1))
       const held = yield* store.getBatch(ACCOUNT, "b1").pipe(Effect.map(Option.getOrThrow))
       expect(held.leaseOwner).toBe("runner-a")
       expect(held.leaseExpiresAt).toEqual(DateTime.unsafeMake(30_000))
 
+      const fenceA = { owner: "runner-a", number: 1 }
       yield* TestClock.adjust("20 seconds")
-      expect(yield* store.renewLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(true)
+      expect(yield* store.renewLease(ACCOUNT, "b1", fenceA, "30 seconds")).toBe(true)
       yield* TestClock.adjust("20 seconds")
-      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-b", "30 seconds")).toBe(false)
+      expect(yield* fenceOf("runner-b")).toEqual(Option.none())
 
       yield* TestClock.adjust("11 seconds")
-      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-b", "30 seconds")).toBe(true)
-      expect(yield* store.renewLease(ACCOUNT, "b1", "runner-a", "30 seconds")).toBe(false)
+      expect(yield* fenceOf("runner-b")).toEqual(Option.some(2))
+      expect(yield* store.renewLease(ACCOUNT, "b1", fenceA, "30 seconds")).toBe(false)
 
       yield* store.releaseLease(ACCOUNT, "b1", "runner-a")
-      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-c", "30 seconds")).toBe(false)
+      expect(yield* fenceOf("runner-c")).toEqual(Option.none())
       yield* store.releaseLease(ACCOUNT, "b1", "runner-b")
-      expect(yield* store.acquireLease(ACCOUNT, "b1", "runner-c", "30 seconds")).toBe(true)
+      expect(yield* fenceOf("runner-c")).toEqual(Option.some(3))
+      // The first owner again, after others held it: a new lease, a new number; its old fence is dead.
+      yield* store.releaseLease(ACCOUNT, "b1", "runner-c")
+      expect(yield* fenceOf("runner-a")).toEqual(Option.some(4))
+      expect(yield* store.renewLease(ACCOUNT, "b1", fenceA, "30 seconds")).toBe(false)
+    })
+  )
+
+  it.scoped("claims and transitions under a fence that was taken over write nothing", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(4))
+      const a = Option.getOrThrow(yield* store.acquireLease(ACCOUNT, "b1", "runner-a", "30 seconds"))
+      const claimed = yield* store.claimRows(ACCOUNT, "b1", { limit: 2, fence: a })
+      expect(claimed.map((r) => r.idx)).toEqual([0, 1])
+      expect(yield* store.recordTransitions(ACCOUNT, "b1", [{ idx: 0, from: ["submitting"], to: "submitted", reference: "R0", source: "response" }], a)).toEqual([true])
+
+      // Runner a stalls past its lease; runner b takes the batch over.
+      yield* TestClock.adjust("31 seconds")
+      const b = Option.getOrThrow(yield* store.acquireLease(ACCOUNT, "b1", "runner-b", "30 seconds"))
+      expect(b.number).toBeGreaterThan(a.number)
+
+      // Runner a wakes: its claim takes nothing, its answers are refused whole, the store unchanged.
+      expect(yield* store.claimRows(ACCOUNT, "b1", { limit: 2, fence: a })).toEqual([])
+      expect(yield* store.claimForResend(ACCOUNT, "b1", [1], "resend", a)).toEqual([])
+      const refused = yield* Effect.flip(
+        store.recordTransitions(ACCOUNT, "b1", [{ idx: 1, from: ["submitting"], to: "submitted", reference: "R1", source: "response" }], a)
+      )
+      expect(refused.reason).toBe("Fenced")
+      const row1 = Option.getOrThrow(yield* store.getRow(ACCOUNT, "b1", 1))
+      expect([row1.state, row1.reference]).toEqual(["submitting", null])
+      expect((yield* store.events(ACCOUNT, "b1", 1)).map((e) => e.toState)).toEqual(["submitting"])
+
+      // The holder's writes go through.
+      expect(yield* store.recordTransition(ACCOUNT, "b1", { idx: 1, from: ["submitting"], to: "unknown", source: "reconcile" }, b)).toBe(true)
+      expect((yield* store.claimRows(ACCOUNT, "b1", { limit: 5, fence: b })).map((r) => r.idx)).toEqual([2, 3])
     })
   )
 
@@ -233,7 +272,7 @@ describe("leases: one runner per batch", () => {
         stores.map(({ store }, i) => store.acquireLease(ACCOUNT, "b1", `runner-${i}`, "1 minute")),
         { concurrency: "unbounded" }
       )
-      expect(won.filter(Boolean).length).toBe(1)
+      expect(won.filter(Option.isSome).length).toBe(1)
       yield* Effect.all(stores.map((s) => s.close))
     }).pipe(Effect.scoped)
   )

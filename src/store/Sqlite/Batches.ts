@@ -1,7 +1,7 @@
 /** Batches and their lease, for the SQLite adapter. */
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Duration, Effect, Option, Predicate, Stream } from "effect"
-import { type Batch, type NewBatch, type RowInput, StoreError } from "../Model.js"
+import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from "../Model.js"
 import { emptyCounts } from "../RowState.js"
 import type { BatchSummary, StateStoreShape } from "../StateStore.js"
 import { rowToken } from "../Token.js"
@@ -164,24 +164,28 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
     write(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
+        // A new lease (free, expired or another's) gets the next fencing number; its holder keeps its own.
         const taken = yield* sql`UPDATE batches
-          SET lease_owner = ${owner}, lease_expires_at = ${now + Duration.toMillis(ttl)}, updated_at = ${now}
+          SET lease_fence = CASE WHEN lease_owner = ${owner} THEN lease_fence ELSE lease_fence + 1 END,
+            lease_owner = ${owner}, lease_expires_at = ${now + Duration.toMillis(ttl)}, updated_at = ${now}
           WHERE account_id = ${accountId} AND batch_id = ${batchId}
             AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at <= ${now})
-          RETURNING batch_id`
-        if (taken.length > 0) return true
+          RETURNING lease_fence`
+        const fence = taken[0]?.["leaseFence"]
+        if (typeof fence === "number") return Option.some<Fence>({ owner, number: fence })
         yield* existingBatch(accountId, batchId)
-        return false
+        return Option.none<Fence>()
       })
     ).pipe(Effect.withSpan("StateStore.acquireLease"))
 
-  const renewLease: StateStoreShape["renewLease"] = (accountId, batchId, owner, ttl) =>
+  const renewLease: StateStoreShape["renewLease"] = (accountId, batchId, fence, ttl) =>
     write(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const renewed = yield* sql`UPDATE batches
           SET lease_expires_at = ${now + Duration.toMillis(ttl)}, updated_at = ${now}
-          WHERE account_id = ${accountId} AND batch_id = ${batchId} AND lease_owner = ${owner}
+          WHERE account_id = ${accountId} AND batch_id = ${batchId}
+            AND lease_owner = ${fence.owner} AND lease_fence = ${fence.number}
           RETURNING batch_id`
         return renewed.length > 0
       })

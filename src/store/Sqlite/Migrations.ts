@@ -120,9 +120,16 @@ const mirror = Effect.gen(function* () {
   )`
 })
 
+/** Fencing (DESIGN 7): a number that grows with every new lease of a batch. */
+const fence = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE batches ADD COLUMN lease_fence INTEGER NOT NULL DEFAULT 0`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
-  "0002_mirror": mirror
+  "0002_mirror": mirror,
+  "0003_fence": fence
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"

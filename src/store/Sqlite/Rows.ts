@@ -2,7 +2,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
-import type { ClaimSelection, EventSource, Page, Row, StoreError } from "../Model.js"
+import { type ClaimSelection, type EventSource, type Fence, type Page, type Row, StoreError } from "../Model.js"
 import { IN_DOUBT_STATES, type RowState } from "../RowState.js"
 import type { StateStoreShape } from "../StateStore.js"
 import {
@@ -60,14 +60,31 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
     intent_owner = (SELECT lease_owner FROM batches b WHERE b.account_id = rows.account_id AND b.batch_id = rows.batch_id)`
 
   /**
-   * Fencing (DESIGN 7): a claim by `owner` applies only while `owner` holds the unexpired lease, checked
-   * in the same statement (the same transaction) as the claim.
+   * Fencing (DESIGN 7): a claim under `fence` applies only while that lease (owner and number) is the
+   * batch's and unexpired, checked in the same statement (the same transaction) as the claim.
    */
-  const holding = (accountId: string, batchId: string, owner: string | undefined, now: number) =>
-    owner === undefined
+  const holding = (accountId: string, batchId: string, fence: Fence | undefined, now: number) =>
+    fence === undefined
       ? []
       : [sql`EXISTS (SELECT 1 FROM batches b WHERE b.account_id = ${accountId} AND b.batch_id = ${batchId}
-          AND b.lease_owner = ${owner} AND b.lease_expires_at > ${now})`]
+          AND b.lease_owner = ${fence.owner} AND b.lease_fence = ${fence.number} AND b.lease_expires_at > ${now})`]
+
+  /**
+   * Fencing of a transition: the lease is still this one (no one took it over since). Its expiry is
+   * not required: a lapsed lease nobody took is still only this writer's, and recording what the
+   * service answered is what keeps a later runner from guessing.
+   */
+  const stillHeld = (accountId: string, batchId: string, fence: Fence | undefined) =>
+    fence === undefined
+      ? Effect.void
+      : sql`SELECT 1 AS held FROM batches WHERE account_id = ${accountId} AND batch_id = ${batchId}
+          AND lease_owner = ${fence.owner} AND lease_fence = ${fence.number}`.pipe(
+          Effect.flatMap((found) =>
+            found.length > 0
+              ? Effect.void
+              : new StoreError({ reason: "Fenced", message: `batch ${batchId}: lease ${fence.number} of ${fence.owner} was taken over` })
+          )
+        )
 
   const withFence = (which: ReadonlyArray<Fragment>, fence: ReadonlyArray<Fragment>) =>
     fence.length === 0 ? which : which.map((where) => sql`${where} AND ${fence[0]}`)
@@ -76,7 +93,6 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const move: Move = { from: "validated", to: "submitting", set: intent(now), source: "claim" }
-        const owner = "owner" in selection ? selection.owner : undefined
         const which = "idxs" in selection
           ? byIdx(selection.idxs).map((where) => sql`${where} AND alarm IS NULL`)
           : [sql`idx IN (
@@ -84,15 +100,15 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
                 ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
                 ${(selection.excludeOperators ?? []).length === 0 ? sql`` : sql`AND operator NOT IN ${sql.in(selection.excludeOperators ?? [])}`}
               ORDER BY idx LIMIT ${Math.max(0, selection.limit)})`]
-        return moveRows(accountId, batchId, move, withFence(which, holding(accountId, batchId, owner, now)), now)
+        return moveRows(accountId, batchId, move, withFence(which, holding(accountId, batchId, selection.fence, now)), now)
       })
     ).pipe(Effect.withSpan("StateStore.claimRows"))
 
-  const claimForResend: StateStoreShape["claimForResend"] = (accountId, batchId, idxs, detail, owner) =>
+  const claimForResend: StateStoreShape["claimForResend"] = (accountId, batchId, idxs, detail, fence) =>
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const move: Move = { from: "unknown", to: "submitting", set: sql`${intent(now)}, resends = resends + 1, alarm = NULL`, source: "reconcile", detail }
-        return moveRows(accountId, batchId, move, withFence(byIdx(idxs), holding(accountId, batchId, owner, now)), now)
+        return moveRows(accountId, batchId, move, withFence(byIdx(idxs), holding(accountId, batchId, fence, now)), now)
       })
     ).pipe(Effect.withSpan("StateStore.claimForResend"))
 
@@ -125,15 +141,16 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       Effect.withSpan("StateStore.releaseRows")
     )
 
-  const recordTransitions: StateStoreShape["recordTransitions"] = (accountId, batchId, transitions) =>
+  const recordTransitions: StateStoreShape["recordTransitions"] = (accountId, batchId, transitions, fence) =>
     write(
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        applyTransitions(sql, accountId, batchId, transitions, now)
+      Effect.zipRight(
+        stillHeld(accountId, batchId, fence),
+        Effect.flatMap(Clock.currentTimeMillis, (now) => applyTransitions(sql, accountId, batchId, transitions, now))
       )
     ).pipe(Effect.withSpan("StateStore.recordTransitions"))
 
-  const recordTransition: StateStoreShape["recordTransition"] = (accountId, batchId, transition) =>
-    recordTransitions(accountId, batchId, [transition]).pipe(Effect.map((applied) => applied[0] === true))
+  const recordTransition: StateStoreShape["recordTransition"] = (accountId, batchId, transition, fence) =>
+    recordTransitions(accountId, batchId, [transition], fence).pipe(Effect.map((applied) => applied[0] === true))
 
   const selectRows = (where: Fragment, limit = 2) =>
     catchSql(
