@@ -3,7 +3,7 @@
  * real `payouts run` child process) SIGKILLed at seeded random moments, then run to completion; checked
  * against the sandbox's own payout list. Prints `duplicates=0 lost=0 alarmed=N mismatched=0 ... seed=S`.
  *
- *   npx tsx scripts/soak.ts [--rounds 20] [--rows 300] [--seed S] [--pause-rounds 0.33] [--keep] [--tsx]
+ *   npx tsx scripts/soak.ts [--rounds 20] [--rows 300] [--seed S] [--pause-rounds 0.33] [--rate R] [--keep] [--tsx]
  *
  * The sandbox runs in this driver process (never inside the killed one), in real time (time scale 1):
  * its `Date` header then agrees with our clock, so reconciliation may prove a payout absent and resend
@@ -67,6 +67,11 @@ export interface SoakOptions {
    * uses 1/3 (`--pause-rounds`).
    */
   readonly pauseShare?: number
+  /**
+   * `--rate` for every run (requests per second), none by default. A slower batch gives every round
+   * something to cut: `--pause-rounds 1 --rate 10` fits 20 pause rounds in about 1,500 rows.
+   */
+  readonly rate?: number
 }
 
 /** A row the final run left under alarm, with what the service holds for it and the runs said about it. */
@@ -487,7 +492,8 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
       // Long enough for the evidence of a proven absence (grace, two syncs half a grace apart, witnesses).
       "--reconcile-deadline", reconcileDeadline(Date.now() - started),
       "--ledger-every", "500ms", "--progress-every", "1h",
-      "--listen", listenAt
+      "--listen", listenAt,
+      ...(options.rate === undefined ? [] : ["--rate", String(options.rate)])
     ]
     const maxDelay = options.maxKillDelayMs ?? 5_000
     /**
@@ -840,7 +846,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     seed,
     keep: argv.includes("--keep"),
     tsx: argv.includes("--tsx"),
-    pauseShare: Number(flag(argv, "pause-rounds") ?? 1 / 3)
+    pauseShare: Number(flag(argv, "pause-rounds") ?? 1 / 3),
+    ...(flag(argv, "rate") === undefined ? {} : { rate: Number(flag(argv, "rate")) })
   }
   process.stderr.write(`soak: seed=${seed} rounds=${options.rounds} rows=${options.rows} (replay: npx tsx scripts/soak.ts --seed ${seed} --rounds ${options.rounds} --rows ${options.rows})\n`)
   runSoak(options).then(
