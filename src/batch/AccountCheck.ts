@@ -8,7 +8,7 @@ import { Clock, Effect, Stream } from "effect"
 import { TOKEN_PATTERN } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { DAY_MS, dayOf, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
+import { DAY_MS, dayOf, HISTORY_DAYS, serviceDays, syncDays } from "./ListingMirror.ts"
 
 export interface AccountFinding {
   readonly kind: "duplicate" | "unmatched" | "mismatch" | "unrecorded" | "incomplete" | "alarm"
@@ -32,7 +32,8 @@ export const checkAccount = (accountId: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const now = yield* Clock.currentTimeMillis
-    const days = daysBetween(now - HISTORY_DAYS * DAY_MS, now + 60_000)
+    // The service's days (its Date header), not ours: a clock ahead of ours lists payouts on its own days.
+    const days = yield* serviceDays(now - HISTORY_DAYS * DAY_MS, now)
     const sync = yield* syncDays(accountId, days, { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
     const byToken = new Map<string, Array<MirroredPayout>>()
     let payouts = 0
