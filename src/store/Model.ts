@@ -33,7 +33,9 @@ export const Batch = Schema.Struct({
   leaseExpiresAt: Schema.NullOr(Millis),
   options: Schema.parseJson(),
   approvedBy: Schema.NullOr(Schema.String),
-  approvedAt: Schema.NullOr(Millis)
+  approvedAt: Schema.NullOr(Millis),
+  /** JSON of what was approved: the batch id (the file's hash) and its totals per currency. */
+  approvedWhat: Schema.NullOr(Schema.String)
 })
 export type Batch = typeof Batch.Type
 

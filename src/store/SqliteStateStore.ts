@@ -2,6 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import { type Duration, Effect, Layer } from "effect"
 import type { StoreError } from "./Model.js"
+import { makeAccount } from "./Sqlite/Account.js"
 import { makeBatches } from "./Sqlite/Batches.js"
 import { makeMirror } from "./Sqlite/Mirror.js"
 import { runMigrations } from "./Sqlite/Migrations.js"
@@ -18,7 +19,7 @@ export const make = (options: { readonly lockTimeout?: Duration.DurationInput } 
     const sql = yield* SqlClient.SqlClient
     const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds")
     yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
-    return StateStore.of({ ...makeBatches(sql, write), ...makeRows(sql, write), ...makeMirror(sql, write) })
+    return StateStore.of({ ...makeBatches(sql, write), ...makeRows(sql, write), ...makeMirror(sql, write), ...makeAccount(sql, write) })
   })
 
 export const layer = (options: SqliteOptions): Layer.Layer<StateStore, StoreError> =>

@@ -17,6 +17,7 @@ import type {
   StoreError,
   Transition
 } from "./Model.js"
+import type { Approval, Halt, PhoneCount, SentTotal } from "./AccountModel.js"
 import type { AccountAlarm, DayRead, KnownPayout, MirrorDay, MirroredPayout } from "./MirrorModel.js"
 import type { RowState, StateCounts } from "./RowState.js"
 
@@ -215,6 +216,23 @@ export interface StateStoreShape {
   readonly releaseIntents: (accountId: string, batchId: string, owner: string) => Effect.Effect<void, StoreError>
   /** Intents of an owner proven dead pass to the runner that took the batch over. */
   readonly adoptIntents: (accountId: string, batchId: string, from: string, to: string) => Effect.Effect<void, StoreError>
+
+  /** The account's halt in force, if any (DESIGN 11: no new payout leaves while it holds). */
+  readonly activeHalt: (accountId: string) => Effect.Effect<Option.Option<Halt>, StoreError>
+  /** Halts the account; false when a halt is already in force (kept as it was). */
+  readonly haltAccount: (accountId: string, halt: Halt) => Effect.Effect<boolean, StoreError>
+  /** Lifts the halt in force; returns how many were lifted (0 when none held). */
+  readonly liftHalt: (accountId: string, by: string, at: number) => Effect.Effect<number, StoreError>
+  /** Records who approved the batch, when, and what (its hash and totals). NotFound for a missing batch. */
+  readonly recordApproval: (accountId: string, batchId: string, approval: Approval) => Effect.Effect<void, StoreError>
+  /** Per currency, what the account's rows sent (or may have) since `since` (epoch ms), every batch. */
+  readonly sentTotalsSince: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<SentTotal>, StoreError>
+  /** Per phone (E.164, as stored), the account's payouts sent (or maybe sent) to it since `since`. */
+  readonly phonePayoutsSince: (
+    accountId: string,
+    phones: ReadonlyArray<string>,
+    since: number
+  ) => Effect.Effect<ReadonlyArray<PhoneCount>, StoreError>
 }
 
 export class StateStore extends Context.Tag("store/StateStore")<StateStore, StateStoreShape>() {}

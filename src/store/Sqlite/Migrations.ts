@@ -126,10 +126,27 @@ const fence = Effect.gen(function* () {
   yield* sql`ALTER TABLE batches ADD COLUMN lease_fence INTEGER NOT NULL DEFAULT 0`
 })
 
+/** Issue 12: what an approval bound (hash and totals), and the account-wide halt. */
+const approvalsAndHalts = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE batches ADD COLUMN approved_what TEXT`
+  yield* sql`CREATE TABLE account_halts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    by TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    lifted_at INTEGER,
+    lifted_by TEXT
+  )`
+  yield* sql`CREATE INDEX rows_by_intent ON rows (account_id, intent_at) WHERE intent_at IS NOT NULL`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_mirror": mirror,
-  "0003_fence": fence
+  "0003_fence": fence,
+  "0004_approvals_halts": approvalsAndHalts
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"

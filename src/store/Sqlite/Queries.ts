@@ -10,7 +10,7 @@ export const ROW_COLUMNS = `account_id, batch_id, idx, line, row_id, token, repe
   intent_owner`
 
 export const BATCH_COLUMNS = `account_id, batch_id, file_name, created_at, updated_at, state, pause_reason,
-  lease_owner, lease_expires_at, options_json AS options, approved_by, approved_at`
+  lease_owner, lease_expires_at, options_json AS options, approved_by, approved_at, approved_what`
 
 export const EVENT_COLUMNS = "seq, account_id, batch_id, idx, at, from_state, to_state, source, detail"
 

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option, TestClock } from "effect"
+import { ACCOUNT, newBatch, rowInputs, scopedStore } from "./fixtures.js"
+
+describe("account-wide records", () => {
+  it.scoped("a halt holds until lifted; a second halt keeps the first", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      expect(yield* store.activeHalt(ACCOUNT)).toEqual(Option.none())
+      expect(yield* store.haltAccount(ACCOUNT, { at: 1, by: "ana", reason: "wrong file" })).toBe(true)
+      expect(yield* store.haltAccount(ACCOUNT, { at: 2, by: "bo", reason: "again" })).toBe(false)
+      expect(yield* store.activeHalt(ACCOUNT)).toEqual(Option.some({ at: 1, by: "ana", reason: "wrong file" }))
+      expect(yield* store.activeHalt("another-account")).toEqual(Option.none())
+      expect(yield* store.liftHalt(ACCOUNT, "ana", 3)).toBe(1)
+      expect(yield* store.activeHalt(ACCOUNT)).toEqual(Option.none())
+      expect(yield* store.liftHalt(ACCOUNT, "ana", 4)).toBe(0)
+    })
+  )
+
+  it.scoped("an approval records who, when and what", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(1))
+      yield* store.recordApproval(ACCOUNT, "b1", { by: "ana", at: 5_000, what: '{"XAF":"1000"}' })
+      const batch = Option.getOrThrow(yield* store.getBatch(ACCOUNT, "b1"))
+      expect([batch.approvedBy, batch.approvedWhat]).toEqual(["ana", '{"XAF":"1000"}'])
+      expect((yield* Effect.flip(store.recordApproval(ACCOUNT, "nope", { by: "a", at: 1, what: "{}" }))).reason).toBe("NotFound")
+    })
+  )
+
+  it.scoped("sent totals and payouts per phone count only rows sent (or maybe sent) since the moment, every batch", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      yield* store.createBatch(newBatch("b1"), rowInputs(4))
+      yield* store.createBatch(newBatch("b2"), rowInputs(3))
+      yield* store.claimRows(ACCOUNT, "b1", { idxs: [0, 1] })
+      yield* TestClock.adjust("10 seconds")
+      yield* store.claimRows(ACCOUNT, "b1", { idxs: [2] })
+      yield* store.claimRows(ACCOUNT, "b2", { idxs: [0] })
+      yield* store.recordTransition(ACCOUNT, "b2", { idx: 0, from: ["submitting"], to: "failed", source: "response" })
+      const all = yield* store.sentTotalsSince(ACCOUNT, 0)
+      const rows = rowInputs(4)
+      expect(all).toEqual([{ currency: rows[0].currency, rows: 3, amountMinor: rows.slice(0, 3).reduce((n, r) => n + (r.amountMinor ?? 0), 0) }])
+      expect((yield* store.sentTotalsSince(ACCOUNT, 10_000))[0].rows).toBe(1)
+      const phones = yield* store.phonePayoutsSince(ACCOUNT, [rows[0].phone, rows[3].phone], 0)
+      expect(phones.find((p) => p.phone === rows[0].phone)?.payouts).toBe(1)
+      expect(phones.find((p) => p.phone === rows[3].phone)).toBeUndefined()
+    })
+  )
+})
