@@ -4,7 +4,7 @@
  * complete new one, never half of it.
  */
 import { FileSystem } from "@effect/platform"
-import type { PlatformError } from "@effect/platform/Error"
+import { type PlatformError, SystemError } from "@effect/platform/Error"
 import { Effect, Stream } from "effect"
 import { randomBytes } from "node:crypto"
 import { basename, dirname, extname, join } from "node:path"
@@ -44,7 +44,14 @@ export const writeFileAtomic = <E, R>(
       Effect.onError(() => fs.remove(temp).pipe(Effect.ignore))
     )
     yield* syncDirectory(fs, dirname(path))
-  }).pipe(Effect.withSpan("Ledger.writeFileAtomic", { attributes: { path } }))
+  }).pipe(
+    // A failure names the file we were writing, not a descriptor or a temporary name (`disk full
+    // writing PATH`, exit 4), whatever step failed.
+    Effect.mapError((error) => (isSystemError(error) ? new SystemError({ ...error, pathOrDescriptor: path }) : error)),
+    Effect.withSpan("Ledger.writeFileAtomic", { attributes: { path } })
+  )
+
+const isSystemError = (error: unknown): error is SystemError => error instanceof SystemError
 
 export const writeTextAtomic = (path: string, text: string) => writeFileAtomic(path, Stream.make(text))
 

@@ -1,9 +1,11 @@
 /**
  * Turns whatever ended a command into one line on stderr and an exit code. Exit codes of the
  * operations commands: 0 done, 1 the service refused or answered oddly, 2 configuration,
- * credentials or usage, 3 the service could not be reached or is busy (try again).
+ * credentials or usage, 3 the service could not be reached or is busy (try again), 4 an internal
+ * failure (the state store, a file we could not write, a bug), named.
  */
 import { ValidationError as CliValidationError } from "@effect/cli"
+import { SystemError } from "@effect/platform/Error"
 import type { Teardown } from "@effect/platform/Runtime"
 import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import * as Api from "../api/Errors.js"
@@ -63,14 +65,28 @@ export const describe = (error: unknown): Described => {
   // The state store cannot be used (locked past the wait, disk full, not a database): exit 4, the
   // contract's "internal failure": nothing sent is lost from the store; run again once it is fixed.
   if (Predicate.isTagged(error, "StoreError") && error instanceof Error) {
-    return { message: `state store: ${error.message}`, code: ExitCode.internal }
+    return { message: /state store/.test(error.message) ? error.message : `state store: ${error.message}`, code: ExitCode.internal }
   }
+  // A file we could not write (or read): the machine's problem, not the service's: exit 4, named.
+  if (error instanceof SystemError) return { message: describeFileError(error), code: ExitCode.internal }
   // By tag: the sandbox module is loaded only by the sandbox command.
   if (Predicate.isTagged(error, "SandboxStartError") && error instanceof Error) {
     return { message: `cannot start the sandbox: ${error.message}`, code: ExitCode.configuration }
   }
   if (error instanceof Error) return { message: error.message, code: ExitCode.refused }
   return { message: String(error), code: ExitCode.refused }
+}
+
+/** `disk full writing PATH`, `PATH is read-only`, else the path and what the system said. */
+export const describeFileError = (error: SystemError): string => {
+  const path = typeof error.pathOrDescriptor === "string" ? error.pathOrDescriptor : "a file"
+  const cause = Predicate.hasProperty(error.cause, "code") ? String(error.cause.code) : ""
+  const text = `${cause} ${error.description ?? ""} ${error.message}`
+  if (/ENOSPC|EDQUOT/.test(text)) return `disk full writing ${path}`
+  if (/EROFS/.test(text)) return `${path} is on a read-only file system`
+  if (/EACCES|EPERM/.test(text) || error.reason === "PermissionDenied") return `no permission to write ${path}`
+  if (/ENOTDIR/.test(text)) return `${path}: a part of the path is not a directory`
+  return `${path}: ${error.description ?? error.reason}`
 }
 
 /**
@@ -93,7 +109,7 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<
       onNone: () =>
         Effect.zipRight(
           Console.error(`payouts: internal error\n${Cause.pretty(cause)}`),
-          Effect.fail(new Exiting({ code: ExitCode.refused }))
+          Effect.fail(new Exiting({ code: ExitCode.internal }))
         )
     })
   })
@@ -116,7 +132,7 @@ export const teardown: Teardown = (exit, onExit) =>
           ? interruptedExitCode
           : Option.match(Cause.failureOption(cause), {
               onSome: (error) => (error instanceof Exiting ? error.code : ExitCode.refused),
-              onNone: () => ExitCode.refused
+              onNone: () => ExitCode.internal
             })
     })
   )

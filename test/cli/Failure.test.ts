@@ -4,6 +4,8 @@ import * as Api from "../../src/api/Errors.js"
 import { UsageError } from "../../src/cli/Errors.js"
 import { describe as describeFailure, Exiting, report, teardown } from "../../src/cli/Failure.js"
 import { SandboxStartError } from "../../src/sandbox/Sandbox.js"
+import { SystemError } from "@effect/platform/Error"
+import { StoreError } from "../../src/store/Model.js"
 
 describe("describe(failure)", () => {
   it("gives each failure one line and its exit code", () => {
@@ -45,6 +47,15 @@ describe("describe(failure)", () => {
     for (const [error, message, code] of cases) expect(describeFailure(error)).toEqual({ message, code })
   })
 
+  it("a file we cannot write, or a state store that cannot be used, is exit 4 naming the path and the cause", () => {
+    const full = new SystemError({ reason: "Unknown", module: "FileSystem", method: "writeAll", pathOrDescriptor: "/out/x.ledger.csv", description: "ENOSPC: no space left on device" })
+    expect(describeFailure(full)).toEqual({ message: "disk full writing /out/x.ledger.csv", code: 4 })
+    const denied = new SystemError({ reason: "PermissionDenied", module: "FileSystem", method: "open", pathOrDescriptor: "/out/x.summary.json" })
+    expect(describeFailure(denied)).toEqual({ message: "no permission to write /out/x.summary.json", code: 4 })
+    const corrupt = new StoreError({ reason: "Unavailable", message: "the state store at /s/p.db is not a valid database (SQLITE_NOTADB)" })
+    expect(describeFailure(corrupt)).toEqual({ message: "the state store at /s/p.db is not a valid database (SQLITE_NOTADB)", code: 4 })
+  })
+
   const codeOf = (exit: Exit.Exit<unknown, unknown>) => {
     let code = -1
     teardown(exit, (c) => (code = c))
@@ -57,7 +68,8 @@ describe("describe(failure)", () => {
       expect(codeOf(yield* Effect.exit(report(Effect.fail(new Api.NotFound({ message: "x", reference: "TXN1" })))))).toBe(1)
       expect(codeOf(yield* Effect.exit(report(Effect.fail(new Api.AuthError({ message: "x" })))))).toBe(2)
       expect(codeOf(yield* Effect.exit(report(Effect.fail(new Exiting({ code: 3 })))))).toBe(3)
-      expect(codeOf(yield* Effect.exit(report(Effect.die("boom"))))).toBe(1)
+      // A defect is ours, not the service's: exit 4 (internal failure), never 1 ("finished").
+      expect(codeOf(yield* Effect.exit(report(Effect.die("boom"))))).toBe(4)
       expect(codeOf(yield* Effect.exit(report(Effect.interrupt)))).toBe(0)
     }))
 })

@@ -8,9 +8,10 @@ import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Context, Duration, Effect, Layer, String as Str } from "effect"
+import { Context, Duration, Effect, Layer, Predicate, String as Str } from "effect"
 import { dirname } from "node:path"
 import { StoreError } from "../Model.js"
+import { whatIsWrong } from "./Transaction.js"
 
 export interface SqliteOptions {
   /** Path of the database file, or ":memory:". */
@@ -21,8 +22,24 @@ export interface SqliteOptions {
   readonly lockTimeout?: Duration.DurationInput
 }
 
-const unavailable = (filename: string) => (cause: unknown) =>
-  new StoreError({ reason: "Unavailable", message: `cannot open the state store at ${filename}`, cause })
+/** The code of a SQLite or file-system failure, wherever the driver put it. */
+const codeOf = (cause: unknown): string => {
+  const seen = [cause, Predicate.hasProperty(cause, "cause") ? cause.cause : undefined]
+  for (const c of seen) {
+    if (Predicate.hasProperty(c, "code") && typeof c.code === "string") return c.code
+    if (Predicate.hasProperty(c, "message") && typeof c.message === "string") {
+      if (/not a database/i.test(c.message)) return "SQLITE_NOTADB"
+      const errno = /\b(E[A-Z]{3,})\b/.exec(c.message)
+      if (errno !== null) return errno[1]
+    }
+  }
+  return ""
+}
+
+const unavailable = (filename: string) => (cause: unknown) => {
+  const code = codeOf(cause)
+  return new StoreError({ reason: "Unavailable", message: `${whatIsWrong(code, filename)}${code === "" ? "" : ` (${code})`}`, cause })
+}
 
 const isMemory = (filename: string) => filename === ":memory:" || filename === ""
 

@@ -11,6 +11,16 @@ import { StoreError } from "../Model.js"
 const sqliteCode = (error: SqlError): string =>
   Predicate.hasProperty(error.cause, "code") && typeof error.cause.code === "string" ? error.cause.code : ""
 
+/** What a person can do something about, from SQLite's result code. */
+export const whatIsWrong = (code: string, path?: string): string => {
+  const store = path === undefined ? "the state store" : `the state store at ${path}`
+  if (/^SQLITE_FULL/.test(code) || /ENOSPC/.test(code)) return `disk full writing ${store}`
+  if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) return `${store} is not a valid database`
+  if (/^SQLITE_(READONLY|PERM)/.test(code) || /EACCES|EROFS|EPERM/.test(code)) return `${store} is read-only`
+  if (/^SQLITE_CANTOPEN/.test(code)) return `cannot open ${store}`
+  return `${store} is unavailable`
+}
+
 const isBusy = (error: SqlError): boolean => /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(error))
 
 const UNAVAILABLE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM|CORRUPT|NOTADB|NOMEM)/
@@ -27,9 +37,7 @@ export const toStoreError = (error: SqlError): Effect.Effect<never, StoreError> 
     )
   }
   if (UNAVAILABLE.test(code)) {
-    return Effect.fail(
-      new StoreError({ reason: "Unavailable", message: `state store unavailable (${code})`, cause: error })
-    )
+    return Effect.fail(new StoreError({ reason: "Unavailable", message: `${whatIsWrong(code)} (${code})`, cause: error }))
   }
   return Effect.die(error)
 }
