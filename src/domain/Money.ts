@@ -1,6 +1,7 @@
 /**
  * Money is an integer count of minor units. XAF and XOF have no minor unit; the others have two.
- * Parsing is strict on purpose: a finance CSV with "1,000" or "1e3" is a mistake to report, not guess.
+ * Parsing is strict on purpose: a finance CSV with "1,000", "100.000" (for XAF) or "1e3" is a mistake to
+ * report, not guess.
  */
 import { Either } from "effect"
 
@@ -14,6 +15,19 @@ export const minorDigits = (currency: string): number =>
 const DECIMAL = /^\+?(\d+)(?:\.(\d+))?$/
 const EXPONENT = /^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+/** "1.000.000": dots between groups of three digits. */
+const DOT_GROUPED = /^\+?\d{1,3}(?:\.\d{3}){2,}$/
+
+const ambiguous = (text: string, currency: string, digits: number): string => {
+  const grouped = text.replace(/^\+/, "").split(".")
+  const asThousands = BigInt(grouped.join("")).toString()
+  const whole = BigInt(grouped[0]).toString()
+  const asDecimal = digits === 0 ? whole : `${whole}.${"0".repeat(digits)}`
+  const decimals = digits === 0 ? "no decimals" : `${digits} decimals`
+  return grouped.length > 2
+    ? `amount "${text}" is ambiguous: thousands separator? write ${asThousands}`
+    : `amount "${text}" is ambiguous: thousands separator? ${currency} has ${decimals}: write ${asThousands}, or ${asDecimal}`
+}
 
 /** Parses a decimal amount into minor units; Left carries the reason shown to the user. */
 export const parseAmount = (text: string, currency: string): Either.Either<number, string> => {
@@ -24,9 +38,13 @@ export const parseAmount = (text: string, currency: string): Either.Either<numbe
   if (/^\+?\d[\d,\s'’]*[,\s'’]\d/.test(trimmed)) {
     return Either.left(`amount "${trimmed}" must use "." for decimals and no thousands separators`)
   }
+  const digits = minorDigits(currency)
+  if (DOT_GROUPED.test(trimmed)) return Either.left(ambiguous(trimmed, currency, digits))
   const match = DECIMAL.exec(trimmed)
   if (match === null) return Either.left(`amount "${trimmed}" is not a decimal number`)
-  const digits = minorDigits(currency)
+  // Where XAF and XOF are spent "100.000" is a hundred thousand: three decimals that the currency
+  // cannot have are read as a thousands group, never silently as 100.
+  if ((match[2] ?? "").length === 3 && digits < 3 && /[1-9]/.test(match[1])) return Either.left(ambiguous(trimmed, currency, digits))
   const fraction = (match[2] ?? "").replace(/0+$/, "")
   if (fraction.length > digits) {
     return Either.left(

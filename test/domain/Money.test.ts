@@ -24,7 +24,9 @@ describe("Money", () => {
     expect(parsed("5000.0", "XAF")).toBe(5000)
     expect(parsed("12.5", "NGN")).toBe(1250)
     expect(parsed("12.50", "NGN")).toBe(1250)
-    expect(parsed("12.340", "NGN")).toBe(1234)
+    expect(parsed("12.3400", "NGN")).toBe(1234)
+    expect(parsed("100.50", "NGN")).toBe(10050)
+    expect(parsed("100.00", "XOF")).toBe(100)
     expect(parsed("0.01", "GHS")).toBe(1)
     expect(parsed("+7", "XAF")).toBe(7)
     expect(parsed("007", "XAF")).toBe(7)
@@ -43,7 +45,14 @@ describe("Money", () => {
     ["-0.5", "NGN", "greater than zero"],
     ["0", "XAF", "greater than zero"],
     ["0.00", "NGN", "greater than zero"],
-    ["12.345", "NGN", "more than 2 decimals"],
+    ["12.3456", "NGN", "more than 2 decimals"],
+    ["100.000", "XAF", "ambiguous: thousands separator? XAF has no decimals: write 100000, or 100"],
+    ["100.500", "XOF", "ambiguous: thousands separator?"],
+    ["2.000", "NGN", "ambiguous: thousands separator? NGN has 2 decimals: write 2000, or 2.00"],
+    ["12.345", "NGN", "ambiguous: thousands separator?"],
+    ["1.000.000", "XAF", "ambiguous: thousands separator? write 1000000"],
+    ["100.50", "XOF", "whole number for XOF"],
+    ["0.500", "XAF", "whole number for XAF"],
     ["12.5", "XAF", "whole number for XAF"],
     ["0.5", "XOF", "whole number for XOF"],
     ["9007199254740992", "XAF", "too large"],
