@@ -14,7 +14,7 @@ export type { CsvRecord } from "./CsvReader.js"
 export { MAX_FIELD_CHARS } from "./CsvReader.js"
 export { type CsvRow, MAX_RECORD_CHARS } from "./CsvRows.js"
 export * from "./CsvErrors.js"
-export { COLUMN_ALIASES, CSV_COLUMNS, type CsvColumn, META_PREFIX, REQUIRED_COLUMNS } from "./CsvHeader.js"
+export { COLUMN_ALIASES, CSV_COLUMNS, type CsvColumn, MAX_COLUMNS, META_PREFIX, REQUIRED_COLUMNS } from "./CsvHeader.js"
 
 export interface ParseCsvOptions {
   /** Bytes read at a time; 64 KiB by default. */

@@ -23,6 +23,19 @@ export const COLUMN_ALIASES: Readonly<Record<CsvColumn, ReadonlyArray<string>>> 
 
 export const META_PREFIX = "meta."
 
+/** Columns a header may have: the 8 named ones and room for many `meta.*` details, not a runaway export. */
+export const MAX_COLUMNS = 256
+
+/** `found` when the header was split into cells; the raw reader stops counting at the first column too many. */
+export const tooManyColumns = (found?: number): CsvHeaderError =>
+  new CsvHeaderError({
+    problems: [{
+      column: `column ${MAX_COLUMNS + 1}`,
+      value: "",
+      reason: `too many columns: the header has ${found ?? `more than ${MAX_COLUMNS}`}, at most ${MAX_COLUMNS} are allowed`
+    }]
+  })
+
 export const normaliseHeaderName = (raw: string): string => raw.trim().toLowerCase().replace(/[\s-]+/g, "_")
 
 const byAlias = new Map<string, CsvColumn>(
@@ -55,6 +68,7 @@ export const resolveHeader = (
   names: ReadonlyArray<string>,
   delimiter: string
 ): Either.Either<CsvHeader, CsvHeaderError> => {
+  if (names.length > MAX_COLUMNS) return Either.left(tooManyColumns(names.length))
   const problems: Array<HeaderProblem> = []
   const seen = new Map<string, string>()
   const slots = names.map((raw, position): HeaderSlot => {

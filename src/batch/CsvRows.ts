@@ -6,7 +6,8 @@
 import { Either } from "effect"
 import Papa from "papaparse"
 import { CsvEncodingError, type CsvFileError, CsvRecordTooLongError } from "./CsvErrors.js"
-import { countNewlines, detectDelimiter, findLineEnd, firstInvalidUtf8, lineBreaksBefore } from "./CsvText.js"
+import { MAX_COLUMNS, tooManyColumns } from "./CsvHeader.js"
+import { countNewlines, firstInvalidUtf8, HeaderLineScan, lineBreaksBefore } from "./CsvText.js"
 
 export const MAX_RECORD_CHARS = 16 * 1024 * 1024
 
@@ -43,6 +44,7 @@ export class CsvRowReader {
   private pendingLine = 1
   private openQuote = false
   private parser: Papa.Parser | undefined
+  private readonly headerLine = new HeaderLineScan()
   private readonly collected: Array<{ cells: ReadonlyArray<string>; end: number; quoteProblem: string | undefined }> = []
   delimiter: "," | ";" | undefined
 
@@ -93,9 +95,11 @@ export class CsvRowReader {
   private feed(text: string, last: boolean): RowsOrError {
     this.pending += text
     if (this.parser === undefined) {
-      const end = findLineEnd(this.pending)
+      const end = this.headerLine.scan(this.pending, MAX_COLUMNS)
+      // Refused from the raw text: a header of a million columns never becomes a million cells.
+      if (this.headerLine.columns > MAX_COLUMNS) return Either.left(tooManyColumns())
       if (end === -1 && !last) return this.checkPendingSize([])
-      this.delimiter = detectDelimiter(end === -1 ? this.pending : this.pending.slice(0, end))
+      this.delimiter = this.headerLine.delimiter
       this.parser = new Papa.Parser({
         delimiter: this.delimiter,
         newline: "\n",

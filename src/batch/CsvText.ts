@@ -11,29 +11,50 @@ export const countNewlines = (text: string, from: number, to: number): number =>
   return count
 }
 
-/** Index of the first "\n" outside double quotes, or -1. */
-export const findLineEnd = (text: string): number => {
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 34) quoted = !quoted
-    else if (c === 10 && !quoted) return i
-  }
-  return -1
-}
+/**
+ * The first line (the header), scanned as its text arrives, chunk after chunk: where it ends, and its
+ * commas and semicolons outside quotes. The delimiter is the more frequent of the two; the count of
+ * either is a floor on the columns, so a header too wide is known before any cell is split.
+ */
+export class HeaderLineScan {
+  private scanned = 0
+  private quoted = false
+  private commas = 0
+  private semicolons = 0
 
-/** Semicolon when the header line has more semicolons than commas outside quotes, else comma. */
-export const detectDelimiter = (headerLine: string): "," | ";" => {
-  let quoted = false
-  let commas = 0
-  let semicolons = 0
-  for (let i = 0; i < headerLine.length; i++) {
-    const c = headerLine[i]
-    if (c === "\"") quoted = !quoted
-    else if (!quoted && c === ",") commas++
-    else if (!quoted && c === ";") semicolons++
+  /**
+   * Scans `text` (the pending text, only ever grown) from where the last call stopped; returns the
+   * index of the first line break outside quotes, or -1 when there is none yet, or once the line is
+   * known to have more than `maxColumns` columns.
+   */
+  scan(text: string, maxColumns: number): number {
+    for (let i = this.scanned; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (c === 34) this.quoted = !this.quoted
+      else if (this.quoted) continue
+      else if (c === 10) {
+        this.scanned = i
+        return i
+      } else if (c === 44) this.commas++
+      else if (c === 59) this.semicolons++
+      if (this.columns > maxColumns) {
+        this.scanned = i + 1
+        return -1
+      }
+    }
+    this.scanned = text.length
+    return -1
   }
-  return semicolons > commas ? ";" : ","
+
+  /** Semicolon when the line has more semicolons than commas outside quotes, else comma. */
+  get delimiter(): "," | ";" {
+    return this.semicolons > this.commas ? ";" : ","
+  }
+
+  /** The columns of the line scanned so far: exact once it ended, a floor before. */
+  get columns(): number {
+    return Math.max(this.commas, this.semicolons) + 1
+  }
 }
 
 /** Line breaks (LF, CRLF or lone CR) in bytes[0, upTo). */

@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import {
   type CsvFileError,
+  csvFileErrorRows,
   csvRows,
   parseCsvBytes,
   type CsvRecord,
@@ -195,6 +196,48 @@ describe("files refused whole", () => {
       const error = yield* failure(parseCsvBytes(chunks.pipe(Stream.map((c) => encoder.encode(c)))))
       expect(error).toMatchObject({ _tag: "CsvRecordTooLongError", line: 3 })
     })
+  )
+})
+
+describe("too many columns", () => {
+  const wide = (columns: number, sep = ",") =>
+    [...HEADER.split(","), ...Array.from({ length: columns - 7 }, (_, i) => `meta.k${i}`)].join(sep)
+
+  it.effect("256 columns are read; 257 are refused at the header, naming line 1 and the limit", () =>
+    Effect.gen(function* () {
+      const ok = yield* records(`${wide(256)}
+${row(1)}${",x".repeat(249)}
+`)
+      expect(Object.keys(ok[0].meta)).toHaveLength(249)
+      const error = yield* failure(parseCsvText(`${wide(257)}
+${row(1)}${",x".repeat(250)}
+`))
+      expect(error._tag).toBe("CsvHeaderError")
+      expect(csvFileErrorRows(error)).toEqual([
+        { line: 1, column: "column 257", value: "", reason: "too many columns: the header has more than 256, at most 256 are allowed" }
+      ])
+      const semicolons = yield* failure(parseCsvText(`${wide(300, ";")}
+`))
+      expect(semicolons.message).toBe("line 1: too many columns: the header has more than 256, at most 256 are allowed")
+      // After blank lines the header is split into cells first, and still refused.
+      const late = yield* failure(parseCsvText(`\n\n${wide(300)}\n`))
+      expect(late.message).toBe("line 1: too many columns: the header has 300, at most 256 are allowed")
+    })
+  )
+
+  it.live("a header of a million columns is refused from its first chunk, without splitting it into cells", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const path = join(dir, "wide.csv")
+      const header = Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(",")
+      writeFileSync(path, `${header}
+${header}
+`)
+      const started = Date.now()
+      const error = yield* failure(parseCsvFile(path))
+      expect(Date.now() - started).toBeLessThan(1000)
+      expect(error.message).toBe("line 1: too many columns: the header has more than 256, at most 256 are allowed")
+    }).pipe(Effect.provide(FileSystemLive))
   )
 })
 

@@ -98,6 +98,23 @@ describe("validateRows", () => {
     })
   )
 
+  it.effect("an amount with decimals its currency cannot have is refused as ambiguous, with line and column", () =>
+    Effect.gen(function* () {
+      const rows = yield* check(
+        `${HEADER}\n1,100.000,XAF,carrier1_cm,677123456,N,n@x.cm\n2,1.500.000,XOF,carrier7_tg,90123456,N,n@x.tg\n3,100.50,XOF,carrier7_tg,90123457,N,n@x.tg\n4,100.00,XOF,carrier7_tg,90123458,N,n@x.tg\n`
+      )
+      expect(errorsOf(rows[0])).toEqual([
+        { line: 2, column: "amount", value: "100.000", reason: `amount "100.000" is ambiguous: thousands separator? XAF has no decimals: write 100000, or 100` }
+      ])
+      expect(errorsOf(rows[1])).toEqual([
+        { line: 3, column: "amount", value: "1.500.000", reason: `amount "1.500.000" is ambiguous: thousands separator? write 1500000` }
+      ])
+      // XOF has no minor unit: 100.50 is no amount of it, and 100.00 is a hundred.
+      expect(errorsOf(rows[2])).toEqual([{ line: 4, column: "amount", value: "100.50", reason: "amount must be a whole number for XOF" }])
+      expect(valid(rows[3]).amountMinor).toBe(100)
+    })
+  )
+
   it.effect("currency and operator: case-insensitive codes, USD and unknown currencies", () =>
     Effect.gen(function* () {
       const rows = yield* check(`${HEADER}\n1,5,xaf,CARRIER1_CM,677123456,N,n@x.cm\n2,5,USD,carrier1_cm,677123456,N,n@x.cm\n3,5,ABC,carrier1_cm,677123456,N,n@x.cm\n4,5,,,677123456,N,n@x.cm\n`)
