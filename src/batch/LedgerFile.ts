@@ -53,6 +53,22 @@ export const writeFileAtomic = <E, R>(
 
 const isSystemError = (error: unknown): error is SystemError => error instanceof SystemError
 
+/** `disk full writing PATH`, `no permission to write PATH`, else the path and what the system said. */
+export const describeFileError = (error: SystemError): string => {
+  const path = typeof error.pathOrDescriptor === "string" ? error.pathOrDescriptor : "a file"
+  const code = typeof error.cause === "object" && error.cause !== null && "code" in error.cause ? String(error.cause.code) : ""
+  const text = `${code} ${error.description ?? ""} ${error.message}`
+  if (/ENOSPC|EDQUOT/.test(text)) return `disk full writing ${path}`
+  if (/EROFS/.test(text)) return `${path} is on a read-only file system`
+  if (/EACCES|EPERM/.test(text) || error.reason === "PermissionDenied") return `no permission to write ${path}`
+  if (/ENOTDIR/.test(text)) return `${path}: a part of the path is not a directory`
+  return `${path}: ${error.description ?? error.reason}`
+}
+
+/** One line for any failure to write an output. */
+export const describeWriteError = (error: unknown): string =>
+  isSystemError(error) ? describeFileError(error) : error instanceof Error ? error.message : String(error)
+
 export const writeTextAtomic = (path: string, text: string) => writeFileAtomic(path, Stream.make(text))
 
 export interface OutputPaths {

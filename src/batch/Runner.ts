@@ -3,16 +3,19 @@
  * reconciliation and tracking until every row is final (or the run must stop), then the outputs.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, Console, Duration, Effect, Either, Option, Queue, Ref, Stream } from "effect"
+import { SystemError } from "@effect/platform/Error"
+import { Clock, Console, Duration, Effect, Either, Option, Queue, Ref, Schedule, Stream } from "effect"
+import { dirname } from "node:path"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import type { Fence } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
+import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
 import { formatRowErrors } from "./Errors.ts"
 import { type Intake, intake, type PendingColumns } from "./Intake.ts"
 import { acquireLease, isDeadLocalOwner, runnerName } from "./Lease.ts"
-import { outputPaths } from "./LedgerFile.ts"
+import { describeWriteError, outputPaths } from "./LedgerFile.ts"
+import { checkWritable } from "./OutputCheck.ts"
 import { reportPath, writeReport } from "./Report.ts"
 import { concludeSafeguards } from "./Safeguards.ts"
 import { makeSummary, totalsByCurrency, writeErrors, writeLedgerFromStore, writeSummaryFile } from "./Outputs.ts"
@@ -40,6 +43,15 @@ export interface RunRequest {
   readonly progressEvery: Duration.Duration
   /** `payouts validate`: intake and preflight only; the batch is not kept. */
   readonly dryRun: boolean
+  /** The state store's file, checked for room before the first payout (none: not checked). */
+  readonly statePath?: string
+  /** How long outputs that cannot be written are retried at the end before exit 4 (default 2 minutes). */
+  readonly outputRetry?: Duration.Duration
+  /**
+   * Asked once before the first payout with what is about to be paid (the preflight's lines); false
+   * stops the run with nothing paid. Undefined: nothing is asked (`--yes`, no terminal, the sandbox).
+   */
+  readonly confirm?: (overview: string) => Effect.Effect<boolean>
 }
 
 export interface RunResult {
@@ -183,6 +195,18 @@ export const runBatch = (request: RunRequest) =>
       yield* Console.error(`${loaded.errors.length} invalid rows kept as rejected (--skip-invalid); see ${paths.errors}`)
     }
     if (loaded.resumed) yield* Console.error(`Resuming batch ${batchId} (same file content as an earlier run)`)
+    if (!request.dryRun) {
+      // Before the first payout: a ledger that cannot be written must not be found out after paying.
+      const rows = Object.values(yield* store.countByState(accountId, batchId)).reduce((a, b) => a + b, 0)
+      const problems = yield* checkWritable({ outDir: dirname(paths.ledger), statePath: request.statePath, rows })
+      if (problems.length > 0) {
+        yield* Console.error(`Refused before paying anything: ${problems.join("; ")}.`)
+        return {
+          exitCode: EXIT_INTERNAL,
+          summary: { batch_id: batchId, outcome: `refused: ${problems.join("; ")}`, exit_code: EXIT_INTERNAL }
+        } satisfies RunResult
+      }
+    }
 
     return yield* Effect.scoped(
       Effect.gen(function* () {
@@ -225,6 +249,24 @@ export const runBatch = (request: RunRequest) =>
         // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
         const ledgerLock = yield* Effect.makeSemaphore(1)
         let prescanAdopted = 0
+        // Ledger, summary and report, retried with backoff while they cannot be written (a full disk
+        // being cleaned up, a share coming back), then given up on: exit 4, the store has it all.
+        const writeOutputs = (summary: object) =>
+          Effect.gen(function* () {
+            yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
+            yield* writeSummaryFile(paths, summary)
+            yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
+              Effect.catchIf((e) => !(e instanceof SystemError), (e) => Console.error(`Report not written: ${String(e)}`))
+            )
+          }).pipe(
+            Effect.tapError((e) => Console.error(`Outputs not written (${describeWriteError(e)}); trying again.`)),
+            Effect.retry(
+              Schedule.exponential("500 millis").pipe(
+                Schedule.union(Schedule.spaced("10 seconds")),
+                Schedule.upTo(request.outputRetry ?? Duration.minutes(2))
+              )
+            )
+          )
         const finish = (outcome: string, forced?: number) =>
           Effect.gen(function* () {
             yield* writer.flush
@@ -271,11 +313,13 @@ export const runBatch = (request: RunRequest) =>
               // A dry run leaves no trace, but never touches a batch an earlier run created.
               if (!loaded.resumed) yield* store.deleteBatch(accountId, batchId)
             } else {
-              yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
-              yield* writeSummaryFile(paths, summary)
-              yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
-                Effect.catchAll((e) => Console.error(`Report not written: ${String(e)}`))
-              )
+              const written = yield* writeOutputs(summary).pipe(Effect.either)
+              if (written._tag === "Left") {
+                // Every payout is in the store: the outputs can be written again at any time.
+                const why = describeWriteError(written.left)
+                yield* Console.error(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
+                return { exitCode: EXIT_INTERNAL, summary: { ...summary, exit_code: EXIT_INTERNAL, outputs_error: why } } satisfies RunResult
+              }
             }
             return { exitCode, summary } satisfies RunResult
           })
@@ -327,6 +371,14 @@ export const runBatch = (request: RunRequest) =>
         }
         for (const idx of checked.skip) {
           yield* writer.record({ idx, from: ["validated"], to: "skipped", error: "insufficient balance (preflight)", source: "preflight" })
+        }
+
+        if (request.confirm !== undefined) {
+          const toPay = (yield* store.countByState(accountId, batchId)).validated
+          if (toPay > 0 && !(yield* request.confirm(`${toPay} row(s) to pay\n${describePreflight(checked)}`))) {
+            yield* Console.error("Not confirmed: nothing was paid.")
+            return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
+          }
         }
 
         const submitter = yield* makeSubmitter(ctx)

@@ -9,6 +9,7 @@ import { SystemError } from "@effect/platform/Error"
 import type { Teardown } from "@effect/platform/Runtime"
 import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import * as Api from "../api/Errors.js"
+import { describeFileError } from "../batch/LedgerFile.js"
 import { InvalidSetting, MissingSetting, UsageError } from "./Errors.js"
 
 export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
@@ -75,18 +76,6 @@ export const describe = (error: unknown): Described => {
   }
   if (error instanceof Error) return { message: error.message, code: ExitCode.refused }
   return { message: String(error), code: ExitCode.refused }
-}
-
-/** `disk full writing PATH`, `PATH is read-only`, else the path and what the system said. */
-export const describeFileError = (error: SystemError): string => {
-  const path = typeof error.pathOrDescriptor === "string" ? error.pathOrDescriptor : "a file"
-  const cause = Predicate.hasProperty(error.cause, "code") ? String(error.cause.code) : ""
-  const text = `${cause} ${error.description ?? ""} ${error.message}`
-  if (/ENOSPC|EDQUOT/.test(text)) return `disk full writing ${path}`
-  if (/EROFS/.test(text)) return `${path} is on a read-only file system`
-  if (/EACCES|EPERM/.test(text) || error.reason === "PermissionDenied") return `no permission to write ${path}`
-  if (/ENOTDIR/.test(text)) return `${path}: a part of the path is not a directory`
-  return `${path}: ${error.description ?? error.reason}`
 }
 
 /**

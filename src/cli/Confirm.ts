@@ -1,0 +1,56 @@
+/**
+ * The look before paying real money (issue 12, item 12): on a terminal, against a service that is not
+ * the embedded sandbox, `payouts run` shows the account (the service's host and a fingerprint of the
+ * key, never the key) and what it is about to pay, and goes on only on "yes". `--yes` skips the
+ * question; nothing is asked when stdin is not a terminal (scripts, cron, `watch`).
+ */
+import { Console, Effect, Redacted } from "effect"
+import { createHash } from "node:crypto"
+import { createInterface } from "node:readline/promises"
+import type { Connection } from "./Settings.ts"
+
+/** A short, stable, one-way name for a key: enough to tell two keys apart, nothing to reuse. */
+export const keyFingerprint = (key: Redacted.Redacted): string =>
+  `sha256:${createHash("sha256").update(Redacted.value(key)).digest("hex").slice(0, 12)}`
+
+/** The answer typed; "" when the terminal closes first (Ctrl-D), which is no. */
+const ask = (question: string) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => createInterface({ input: process.stdin, output: process.stderr })),
+    (rl) =>
+      Effect.tryPromise(
+        () =>
+          new Promise<string>((resolve, reject) => {
+            rl.once("close", () => resolve(""))
+            rl.question(question).then(resolve, reject)
+          })
+      ).pipe(Effect.orElseSucceed(() => "")),
+    (rl) => Effect.sync(() => rl.close())
+  )
+
+export interface ConfirmSetup {
+  readonly connection: Connection
+  readonly file: string
+  readonly yes: boolean
+  readonly sandbox: boolean
+  readonly dryRun: boolean
+}
+
+/** The question to ask before the first payout, or undefined when none is to be asked. */
+export const confirmBeforePaying = (setup: ConfirmSetup): ((overview: string) => Effect.Effect<boolean>) | undefined => {
+  if (setup.yes || setup.sandbox || setup.dryRun || process.stdin.isTTY !== true) return undefined
+  return (overview) =>
+    Effect.gen(function* () {
+      const host = URL.canParse(setup.connection.baseUrl) ? new URL(setup.connection.baseUrl).host : setup.connection.baseUrl
+      yield* Console.error(
+        [
+          "About to pay real money:",
+          `  service ${host}, key ${keyFingerprint(setup.connection.apiKey)}`,
+          `  file    ${setup.file}`,
+          ...overview.split("\n").map((line) => `  ${line.trim()}`)
+        ].join("\n")
+      )
+      const answer = yield* ask('Pay these now? Type "yes" to go on (--yes skips this question): ')
+      return /^\s*y(es)?\s*$/i.test(answer)
+    })
+}

@@ -1,0 +1,162 @@
+/**
+ * Issue 12, items 5 and 12, through the binary: outputs that cannot be written are found before the
+ * first payout, or retried and reported (exit 4) after, and `payouts ledger BATCH` writes them again
+ * from the store; on a terminal, against a real service, `run` asks before paying.
+ * A full disk is a real tiny tmpfs (the machine runs the suite as root, which read-only folders do
+ * not stop).
+ */
+import { Command as Process } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { admin, countByToken, ordinaryPhone, readLedger, type Sandbox, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+const BIN = join(ROOT, "bin", "payouts.js")
+const text = (stream: Stream.Stream<Uint8Array, unknown>) => stream.pipe(Stream.decodeText(), Stream.mkString)
+
+const envOf = (sandbox: Sandbox, home: string) => {
+  const { PAYOUTS_STATE: _drop, ...inherited } = process.env
+  return { ...inherited, PAYOUTS_BASE_URL: sandbox.baseUrl, PAYOUTS_API_KEY: sandbox.key, PAYOUTS_API_SECRET: sandbox.secret, NO_COLOR: "1", XDG_STATE_HOME: join(home, "state") }
+}
+
+const cli = (sandbox: Sandbox, home: string, args: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const proc = yield* Process.start(Process.make("node", BIN, ...args).pipe(Process.workingDirectory(home), Process.env(envOf(sandbox, home))))
+    const [stdout, stderr, code] = yield* Effect.all([text(proc.stdout), text(proc.stderr), proc.exitCode], { concurrency: "unbounded" })
+    return { code: Number(code), stdout, stderr }
+  }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
+
+/** A tmpfs of `size` at a fresh folder, unmounted with the test's scope. */
+const tinyDisk = (size: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = tempDir("payouts-tiny-")
+      const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir], { encoding: "utf8" })
+      if (mounted.status !== 0) throw new Error(`cannot mount a tmpfs for the test: ${mounted.stderr}`)
+      return dir
+    }),
+    (dir) => Effect.sync(() => spawnSync("umount", ["-l", dir]))
+  )
+
+/** Fills the file system of `dir` to the last byte. */
+const fill = (dir: string) => {
+  const free = Number(statfsSync(dir).bavail) * Number(statfsSync(dir).bsize)
+  try {
+    writeFileSync(join(dir, "filler.bin"), Buffer.alloc(free + 4096))
+  } catch {
+    // ENOSPC: full, as wanted.
+  }
+}
+
+const sellers = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(2000 + i), phone: ordinaryPhone(700 + i) }))
+
+const FAST = ["--poll-interval", "100ms", "--poll-max", "300ms", "--lease-ttl", "3s"]
+
+describe("outputs that cannot be written (issue 12, item 5)", () => {
+  it.scopedLive(
+    "an --out folder without room for the batch is refused before the first payout (exit 4, named)",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const home = tempDir("payouts-home-")
+        const out = yield* tinyDisk("64k")
+        const file = writeCsv(home, "big.csv", sellers(200, "B"))
+        const result = yield* cli(sandbox, home, ["run", file, "--out", out, ...FAST])
+        expect(result.code, result.stderr).toBe(4)
+        expect(result.stderr).toContain(`the output folder ${out} has`)
+        expect(result.stderr).toContain("Refused before paying anything")
+        expect(yield* admin(sandbox).payouts).toEqual([])
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "a disk that fills up while paying: every row paid once, outputs retried, exit 4 naming the file; payouts ledger writes them again",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const home = tempDir("payouts-home-")
+        const out = yield* tinyDisk("1m")
+        const file = writeCsv(home, "full.csv", sellers(8, "F"))
+        const run = yield* Effect.fork(cli(sandbox, home, ["run", file, "--out", out, "--output-retry", "2s", "--ledger-every", "1h", ...FAST]))
+        // Fill the disk once payouts are going out: the run cannot end before they are tracked (1 s).
+        while ((yield* admin(sandbox).payouts).length === 0) yield* Effect.sleep("20 millis")
+        fill(out)
+        const result = yield* run.await.pipe(Effect.flatten)
+        expect(result.code, result.stderr).toBe(4)
+        expect(result.stderr).toContain(`disk full writing ${join(out, "full.")}`)
+        expect(result.stderr).toContain("payouts ledger")
+        const payouts = yield* admin(sandbox).payouts
+        expect([...countByToken(payouts).values()]).toEqual(Array(8).fill(1))
+
+        const again = join(home, "again")
+        mkdirSync(again)
+        const batchId = /payouts ledger ([0-9a-f]+)/.exec(result.stderr)?.[1] ?? ""
+        const ledger = yield* cli(sandbox, home, ["ledger", batchId, "--out", again])
+        expect(ledger.code, ledger.stderr).toBe(0)
+        const rows = readLedger(join(again, "full.ledger.csv"))
+        expect(rows.length).toBe(8)
+        expect(new Set(rows.map((r) => r.reference))).toEqual(new Set(payouts.map((p) => p.reference)))
+        expect(existsSync(join(again, "full.report.html"))).toBe(true)
+        expect(JSON.parse(readFileSync(join(again, "full.summary.json"), "utf8")).batch_id).toBe(batchId)
+      }),
+    90_000
+  )
+})
+
+/** The binary under a pseudo-terminal (`script`), answering `answer` once the question is asked. */
+const onTerminal = (sandbox: Sandbox, home: string, args: ReadonlyArray<string>, answer: string | undefined) =>
+  Effect.async<{ code: number; output: string }>((resume) => {
+    const command = ["node", BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ")
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: home, env: envOf(sandbox, home), stdio: ["pipe", "pipe", "pipe"] })
+    let output = ""
+    let answered = false
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8")
+      if (!answered && answer !== undefined && output.includes('Type "yes"')) {
+        answered = true
+        child.stdin.write(`${answer}\n`)
+      }
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+    child.on("close", (code) => resume(Effect.succeed({ code: code ?? -1, output })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+describe("a look before paying real money (issue 12, item 12)", () => {
+  it.scopedLive(
+    "on a terminal: the account and the totals are shown and a no pays nothing (exit 2); yes pays; --yes asks nothing",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const home = tempDir("payouts-home-")
+        const file = writeCsv(home, "ask.csv", sellers(3, "A"))
+        const declined = yield* onTerminal(sandbox, home, ["run", file, ...FAST], "no")
+        expect(declined.output).toContain("About to pay real money")
+        expect(declined.output).toContain(`service ${new URL(sandbox.baseUrl).host}, key sha256:`)
+        expect(declined.output).toContain("3 row(s) to pay")
+        expect(declined.output).toMatch(/XAF: 3 rows, 6[ ,.]?003 XAF \+ est\. fees/)
+        expect(declined.output).not.toContain(sandbox.key)
+        expect(declined.code, declined.output).toBe(2)
+        expect(yield* admin(sandbox).payouts).toEqual([])
+
+        const accepted = yield* onTerminal(sandbox, home, ["run", file, ...FAST], "yes")
+        expect(accepted.code, accepted.output).toBe(0)
+        expect((yield* admin(sandbox).payouts).length).toBe(3)
+
+        const other = writeCsv(home, "quiet.csv", sellers(2, "Q"))
+        const quiet = yield* onTerminal(sandbox, home, ["run", other, "--yes", ...FAST], undefined)
+        expect(quiet.code, quiet.output).toBe(0)
+        expect(quiet.output).not.toContain("About to pay")
+        expect((yield* admin(sandbox).payouts).length).toBe(5)
+      }),
+    90_000
+  )
+})
