@@ -2,6 +2,8 @@
  * Balance preflight (DESIGN.md section 6): the rows not yet submitted, plus a fee estimate, must fit
  * each currency's available balance. Pure, so both policies are unit-tested without a service.
  */
+import { Either } from "effect"
+
 export type OnInsufficient = "abort" | "partial"
 
 export interface PendingRow {
@@ -26,21 +28,59 @@ export interface PreflightResult {
   readonly skip: ReadonlyArray<number>
 }
 
-/** Fee estimate in minor units: a percentage of the amount, rounded up. */
-export const estimateFee = (amountMinor: number, feePercent: number): number =>
-  Math.ceil((amountMinor * feePercent) / 100)
+/**
+ * `--fee-estimate P%[,min=M]`: P percent of each amount rounded up, and at least M minor units per
+ * payout in every currency. A flat percentage under-estimates small payouts, whose fee is the
+ * service's minimum: 300 payouts of 1,000 XAF cost 15,000 XAF in fees, not 2% of 300,000.
+ */
+export interface FeeEstimate {
+  readonly percent: number
+  readonly minimumMinor: number
+}
+
+/**
+ * Covers the sandbox's payout fee (src/sandbox/Fees.ts: 1% rounded up to a whole unit, at least 50
+ * XAF or XOF) for every XAF and XOF amount: 2% rounded up is at least that 1%, and the minimums match.
+ */
+export const DEFAULT_FEE_ESTIMATE: FeeEstimate = { percent: 2, minimumMinor: 50 }
+
+const RULE = /^(\d{1,3}(?:\.\d{1,6})?)%(?:,min=(\d{1,15}))?$/
+
+/** Parses `P%[,min=M]` (spaces ignored); Left is the reason shown to the user. */
+export const parseFeeEstimate = (text: string): Either.Either<FeeEstimate, string> => {
+  const match = RULE.exec(text.replace(/\s+/g, ""))
+  if (match === null) return Either.left(`"${text}" is not a rule P%[,min=M] (e.g. 2%,min=50; M in minor units)`)
+  const percent = Number(match[1])
+  if (percent > 100) return Either.left(`"${text}": the percentage must be between 0 and 100`)
+  return Either.right({ percent, minimumMinor: Number(match[2] ?? "0") })
+}
+
+export const formatFeeEstimate = (rule: FeeEstimate): string => `${rule.percent}%,min=${rule.minimumMinor}`
+
+const MICRO = 1_000_000n
+
+/**
+ * Fee estimate in minor units: max(P% of the amount rounded up, M). In integers, so that 1.1% of
+ * 1000 is 11, not 12. A bare number is a percentage without minimum (callers older than the rule).
+ */
+export const estimateFee = (amountMinor: number, rule: FeeEstimate | number): number => {
+  const { percent, minimumMinor } = typeof rule === "number" ? { percent: rule, minimumMinor: 0 } : rule
+  const scaled = BigInt(Math.round(percent * 1_000_000))
+  const share = (BigInt(Math.round(amountMinor)) * scaled + 100n * MICRO - 1n) / (100n * MICRO)
+  return Math.max(Number(share), minimumMinor)
+}
 
 export const preflight = (
   rows: Iterable<PendingRow>,
   availableMinor: ReadonlyMap<string, number>,
-  feePercent: number,
+  feeEstimate: FeeEstimate | number,
   policy: OnInsufficient
 ): PreflightResult => {
   const totals = new Map<string, { rows: number; amount: number; fee: number; used: number; full: boolean }>()
   const skip: Array<number> = []
   for (const row of rows) {
     const t = totals.get(row.currency) ?? { rows: 0, amount: 0, fee: 0, used: 0, full: false }
-    const fee = estimateFee(row.amountMinor, feePercent)
+    const fee = estimateFee(row.amountMinor, feeEstimate)
     t.rows += 1
     t.amount += row.amountMinor
     t.fee += fee

@@ -1,6 +1,6 @@
 /** What every part of one run shares: where it is, how it was asked to behave, and its live state. */
 import { Clock, Effect, Ref, type Scope } from "effect"
-import type { OnInsufficient } from "./Preflight.ts"
+import type { FeeEstimate, OnInsufficient } from "./Preflight.ts"
 import { PollQueue } from "./PollQueue.ts"
 import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeguards.ts"
 import { makeTransitionWriter, type TransitionWriter } from "./TransitionWriter.ts"
@@ -24,7 +24,8 @@ export interface RunSettings {
   readonly requestTimeoutMs?: number
   /** A webhook receiver is listening: webhooks lead, and the first poll waits pollMaxMs as a safety net. */
   readonly webhooks?: boolean
-  readonly feePercent: number
+  /** `--fee-estimate`, a rule P%[,min=M] (named for the flat percentage it was; callers read it as the rule). */
+  readonly feePercent: FeeEstimate
   readonly onInsufficient: OnInsufficient
   /** The callback_url sent; undefined: the --listen receiver's URL, else a placeholder. */
   readonly callbackUrl: string | undefined

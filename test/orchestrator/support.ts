@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { PaymentClientConfig, serviceAccountId } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
+import { DEFAULT_FEE_ESTIMATE } from "../../src/batch/Preflight.ts"
 import type { RunSettings } from "../../src/batch/RunContext.ts"
 import { type RunRequest, runBatch } from "../../src/batch/Runner.ts"
 import { launchSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
@@ -49,7 +50,7 @@ export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
   reconcileDeadlineMs: 120_000,
   leaseTtlMs: 3_000,
   requestTimeoutMs: 3_000,
-  feePercent: 2,
+  feePercent: DEFAULT_FEE_ESTIMATE,
   onInsufficient: "abort",
   callbackUrl: "http://localhost/payouts/webhooks",
   returnUrl: "http://localhost/payouts/return",
