@@ -4,13 +4,14 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Console, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { PaymentClient } from "../../api/Client.ts"
 import { resolveAccountScope } from "../../api/Account.ts"
 import { PaymentClientConfig } from "../../api/ClientConfig.ts"
 import { RequestGate } from "../../api/RequestGate.ts"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../batch/ExitCode.ts"
+import { DEFAULT_FEE_ESTIMATE, formatFeeEstimate, parseFeeEstimate } from "../../batch/Preflight.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
@@ -49,7 +50,7 @@ export const batchOptions = Options.all({
   allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
   repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused."),
   onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), "abort" as const, "abort: refuse the batch; partial: pay rows in file order while they fit."),
-  feeEstimate: withDefault(Options.text("fee-estimate"), "2%", "Fee estimate for the balance preflight, a percentage of each amount."),
+  feeEstimate: withDefault(Options.text("fee-estimate"), formatFeeEstimate(DEFAULT_FEE_ESTIMATE), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout."),
   ledgerEvery: withDefault(durationOption("ledger-every"), Duration.seconds(15), "How often the ledger is rewritten while the run goes on."),
   progressEvery: withDefault(durationOption("progress-every"), Duration.seconds(5), "How often progress is reported."),
   safeguards: safeguardOptions
@@ -57,12 +58,11 @@ export const batchOptions = Options.all({
 
 type BatchOptions = OptionValue<typeof batchOptions>
 
-const parsePercent = (text: string) => {
-  const value = Number(text.trim().replace(/%$/, ""))
-  return Number.isFinite(value) && value >= 0 && value <= 100
-    ? Effect.succeed(value)
-    : Effect.fail(new UsageError({ reason: `--fee-estimate: "${text}" is not a percentage between 0 and 100` }))
-}
+const parsePercent = (text: string) =>
+  Either.match(parseFeeEstimate(text), {
+    onLeft: (reason) => Effect.fail(new UsageError({ reason: `--fee-estimate: ${reason}` })),
+    onRight: Effect.succeed
+  })
 
 const parseListen = (text: string) => {
   const match = /^(.+):(\d{1,5})$/.exec(text.trim())
