@@ -31,6 +31,12 @@ export const byOption = Options.text("by").pipe(
   Options.optional
 )
 
+/** Who approves or rejects a batch: always named, never taken from the OS user (it is a decision). */
+export const deciderOption = Options.text("by").pipe(
+  Options.withPseudoName("NAME"),
+  Options.withDescription("Who decides (required; recorded in the approval file and the state store).")
+)
+
 export const whoIs = (by: Option.Option<string>) =>
   Option.getOrElse(by, () => {
     try {

@@ -1,19 +1,39 @@
 /**
  * `--require-approval`: a validated, preflighted batch waits in `awaiting-approval/` with
  * `<name>.approval.json` (rows, totals and fee estimates per currency) until `payouts approve`
- * moves it to `processing/` (recording who and when) or `payouts reject` moves it to `rejected/`.
+ * moves it to `processing/` or `payouts reject` moves it to `rejected/`.
+ *
+ * An approval binds what was shown: the batch id (the hash of the file's bytes) and its control
+ * totals (rows and amount per currency). `approve` checks the file against them before approving, and
+ * the watcher again before paying; a file edited in between is a new batch that needs its own approval.
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Data, DateTime, Effect, Option, Schema } from "effect"
 import { join } from "node:path"
+import { fileBatchId } from "../batch/Intake.ts"
 import { writeTextAtomic } from "../batch/LedgerFile.ts"
 import { batchFilesIn, type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
+import { controlDifference, scanFile } from "./Scan.ts"
+
+/** What an approval bound: the batch id and its control totals. Also the store's `approvedWhat`. */
+export const ApprovedWhat = Schema.Struct({
+  batch_id: Schema.String,
+  rows: Schema.Number,
+  currencies: Schema.Record({ key: Schema.String, value: Schema.Struct({ rows: Schema.Number, amount: Schema.String }) })
+})
+export type ApprovedWhat = typeof ApprovedWhat.Type
 
 export const ApprovalFile = Schema.Struct({
   batch_id: Schema.String,
   file: Schema.String,
-  status: Schema.Literal("awaiting", "approved", "rejected"),
+  /** `superseded`: the file was edited after it was put up for approval; it goes back as a new batch. */
+  status: Schema.Literal("awaiting", "approved", "rejected", "superseded"),
   submitted_at: Schema.String,
+  /** Who submitted the batch (`watch --submitted-by`): under four eyes, never its approver. */
+  submitted_by: Schema.optional(Schema.String),
+  /** The watcher's `--approvers`, when it restricts who may approve. */
+  approvers: Schema.optional(Schema.Array(Schema.String)),
+  four_eyes: Schema.optional(Schema.Boolean),
   rows: Schema.Number,
   currencies: Schema.Record({
     key: Schema.String,
@@ -22,6 +42,11 @@ export const ApprovalFile = Schema.Struct({
   preflight: Schema.optional(Schema.String),
   approved_by: Schema.optional(Schema.String),
   approved_at: Schema.optional(Schema.String),
+  approved_what: Schema.optional(ApprovedWhat),
+  /** The batch this one replaces: the same file, edited after it was put up for (or given) approval. */
+  supersedes: Schema.optional(Schema.String),
+  /** Anything a person must read first (an edit found, an approval refused). */
+  note: Schema.optional(Schema.String),
   rejected_by: Schema.optional(Schema.String),
   rejected_at: Schema.optional(Schema.String),
   reason: Schema.optional(Schema.String)
@@ -68,18 +93,98 @@ export const findAwaiting = (folder: JobFolder, id: string) =>
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => DateTime.formatIso(DateTime.unsafeMake(ms)))
 
-/** Records the approval and hands the batch to the watcher (processing/). */
-export const approve = (folder: JobFolder, id: string, by: string) =>
+/** Who may approve, as the watcher was told (`--approvers`, `--four-eyes`, `--submitted-by`). */
+export interface ApprovalPolicy {
+  /** Empty: anyone named may approve. */
+  readonly approvers: ReadonlyArray<string>
+  readonly fourEyes: boolean
+  readonly submittedBy: string | undefined
+}
+
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase()
+
+/** A person's name as given to `--by`, `--approvers` or `--submitted-by`: printable, short, not blank. */
+export const personName = (flag: string, text: string) => {
+  const name = text.trim()
+  return name === "" || name.length > 100 || /[\u0000-\u001f\u007f,]/.test(name)
+    ? Effect.fail(new ApprovalError({ message: `${flag}: "${text.slice(0, 100)}" is not a name (1 to 100 printable characters, no comma)` }))
+    : Effect.succeed(name)
+}
+
+/** Why `by` may not approve under `policy`; undefined when they may. */
+export const approverRefusal = (policy: ApprovalPolicy, by: string): string | undefined => {
+  if (policy.approvers.length > 0 && !policy.approvers.some((a) => sameName(a, by))) {
+    return `${by} may not approve: the approvers are ${policy.approvers.join(", ")} (watch --approvers / PAYOUTS_APPROVERS)`
+  }
+  if (policy.fourEyes) {
+    if (policy.submittedBy === undefined) return "four eyes: the batch does not say who submitted it, so no approval can prove a second person"
+    if (sameName(policy.submittedBy, by)) return `four eyes: ${by} submitted this batch; another person must approve it`
+  }
+  return undefined
+}
+
+/** The policy recorded in an approval request by the watcher that wrote it. */
+export const policyOf = (approval: ApprovalFile): ApprovalPolicy => ({
+  approvers: approval.approvers ?? [],
+  fourEyes: approval.four_eyes ?? false,
+  submittedBy: approval.submitted_by
+})
+
+/** The control totals an approval request showed (the request lists every row of a whole file). */
+export const shownWhat = (approval: ApprovalFile): ApprovedWhat => ({
+  batch_id: approval.batch_id,
+  rows: approval.rows,
+  currencies: Object.fromEntries(Object.entries(approval.currencies).map(([c, v]) => [c, { rows: v.rows, amount: v.amount }]))
+})
+
+/** What the file holds now: its batch id and control totals. */
+export const currentWhat = (csv: string) =>
   Effect.gen(function* () {
+    const batchId = yield* fileBatchId(csv)
+    const plan = yield* scanFile(csv, 0)
+    return { batch_id: batchId, ...plan.control } satisfies ApprovedWhat
+  })
+
+/** Where `now` is not what was bound; undefined when it is the same batch with the same totals. */
+export const whatDiffers = (bound: ApprovedWhat, now: ApprovedWhat): string | undefined => {
+  if (bound.batch_id !== now.batch_id) {
+    const totals = controlDifference(bound, now)
+    return `its content is now batch ${now.batch_id}, not ${bound.batch_id}${totals === undefined ? "" : ` (${totals})`}`
+  }
+  const totals = controlDifference(bound, now)
+  return totals === undefined ? undefined : `its control totals differ: ${totals}`
+}
+
+/**
+ * Records the approval and hands the batch to the watcher (processing/). Refused for a name the
+ * policy does not allow, and for a file edited since it was put up for approval: that one goes back to
+ * the watcher (processing/) to be put up for approval as the new batch it is, and nothing is approved.
+ */
+export const approve = (folder: JobFolder, id: string, byText: string) =>
+  Effect.gen(function* () {
+    const by = yield* personName("--by", byText)
     const { approval, csv } = yield* findAwaiting(folder, id)
-    yield* writeApproval(outputOf(csv, ".approval.json"), { ...approval, status: "approved", approved_by: by, approved_at: yield* nowIso })
+    const refusal = approverRefusal(policyOf(approval), by)
+    if (refusal !== undefined) return yield* new ApprovalError({ message: `not approved: ${refusal}` })
+    const now = yield* currentWhat(csv)
+    const differs = whatDiffers(shownWhat(approval), now)
+    if (differs !== undefined) {
+      const at = yield* nowIso
+      const note = `NOT APPROVED: ${approval.file} was edited after batch ${approval.batch_id} was put up for approval: ${differs}. ${by} tried to approve it at ${at}; the approval of ${approval.batch_id} covers nothing else. The file goes back to be put up for approval as a new batch.`
+      yield* writeApproval(outputOf(csv, ".approval.json"), { ...approval, status: "superseded", note })
+      yield* moveBatch(csv, folder.awaiting, folder.processing)
+      return yield* new ApprovalError({ message: `${note} Approve the new batch once the watcher has put it up (payouts approve NEW_ID --by NAME).` })
+    }
+    const approved: ApprovalFile = { ...approval, status: "approved", approved_by: by, approved_at: yield* nowIso, approved_what: now }
+    yield* writeApproval(outputOf(csv, ".approval.json"), approved)
     const moved = yield* moveBatch(csv, folder.awaiting, folder.processing)
-    return { approval, file: moved }
+    return { approval: approved, file: moved }
   })
 
 /** Drops a waiting batch: it moves to rejected/ and is never paid. */
-export const reject = (folder: JobFolder, id: string, by: string, reason: string | undefined) =>
+export const reject = (folder: JobFolder, id: string, byText: string, reason: string | undefined) =>
   Effect.gen(function* () {
+    const by = yield* personName("--by", byText)
     const { approval, csv } = yield* findAwaiting(folder, id)
     yield* writeApproval(outputOf(csv, ".approval.json"), {
       ...approval,

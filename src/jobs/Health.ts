@@ -1,11 +1,21 @@
 /**
  * The daemon's health: a periodic log line, and with `--health HOST:PORT` an endpoint answering
- * `GET /health` with the same figures as JSON (200 while the scan loop is alive, 503 once it is late).
+ * `GET /health` with the same figures as JSON: 200 while all is well; 503 once the scan loop is late
+ * (`stalled`) or while the service or the machine keeps files from running (`degraded`, with why).
  */
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, DateTime, Duration, Effect, Ref } from "effect"
 import { createServer } from "node:http"
+
+/** Why a file stays in processing/: the service, the machine (internal), or its own run (incomplete, held). */
+export interface KeptFile {
+  readonly kind: "service" | "internal" | "incomplete" | "held"
+  readonly reason: string
+  readonly since: number
+  readonly attempts: number
+  readonly nextTryAt?: number
+}
 
 export interface HealthState {
   readonly startedAt: number
@@ -20,6 +30,10 @@ export interface HealthState {
   /** Batches moved to attention/: a person must act (payouts resolve). */
   readonly attention: number
   readonly nextScheduledAt: number | undefined
+  /** The last failure of the service (unreachable, 5xx, a refused key), until a call succeeds again. */
+  readonly service: { readonly reason: string; readonly since: number } | undefined
+  /** Files kept in processing/, by path, with why. */
+  readonly kept: Readonly<Record<string, KeptFile>>
 }
 
 export const makeHealth = Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -34,14 +48,49 @@ export const makeHealth = Effect.flatMap(Clock.currentTimeMillis, (now) =>
     awaitingApproval: 0,
     incomplete: 0,
     attention: 0,
-    nextScheduledAt: undefined
+    nextScheduledAt: undefined,
+    service: undefined,
+    kept: {}
   })
 )
+
+/** Records (or clears, with undefined) why `file` stays in processing/. */
+export const keep = (health: Ref.Ref<HealthState>, file: string, why: Omit<KeptFile, "since" | "attempts"> | undefined) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Ref.update(health, (h) => {
+      const { [file]: previous, ...others } = h.kept
+      if (why === undefined) return previous === undefined ? h : { ...h, kept: others }
+      const same = previous !== undefined && previous.kind === why.kind
+      const entry: KeptFile = { ...why, since: same ? previous.since : now, attempts: same ? previous.attempts + 1 : 1 }
+      return { ...h, kept: { ...others, [file]: entry } }
+    })
+  )
+
+/** When the next try of a kept file is due. */
+export const nextTry = (health: Ref.Ref<HealthState>, file: string, at: number) =>
+  Ref.update(health, (h) => {
+    const entry = h.kept[file]
+    return entry === undefined ? h : { ...h, kept: { ...h.kept, [file]: { ...entry, nextTryAt: at } } }
+  })
+
+/** Records (or clears) the service's failure. */
+export const serviceIs = (health: Ref.Ref<HealthState>, reason: string | undefined) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Ref.update(health, (h) =>
+      reason === undefined
+        ? h.service === undefined ? h : { ...h, service: undefined }
+        : { ...h, service: { reason, since: h.service?.reason === reason ? h.service.since : now } }
+    )
+  )
+
+/** Files the service or the machine keeps from running. */
+const blocked = (state: HealthState) => Object.values(state.kept).filter((k) => k.kind === "service" || k.kind === "internal").length
 
 const iso = (ms: number) => DateTime.formatIso(DateTime.unsafeMake(ms))
 
 export const healthReport = (state: HealthState, now: number, lateAfterMs: number) => ({
-  status: now - state.lastScanAt <= lateAfterMs ? "ok" : "stalled",
+  // While the service is out the loop may be waiting on it: degraded says why better than stalled.
+  status: state.service !== undefined || blocked(state) > 0 ? "degraded" : now - state.lastScanAt > lateAfterMs ? "stalled" : "ok",
   started_at: iso(state.startedAt),
   last_scan_at: iso(state.lastScanAt),
   uptime_s: Math.round((now - state.startedAt) / 1000),
@@ -52,6 +101,16 @@ export const healthReport = (state: HealthState, now: number, lateAfterMs: numbe
   rejected: state.rejected,
   awaiting_approval: state.awaitingApproval,
   incomplete: state.incomplete,
+  attention: state.attention,
+  ...(state.service === undefined ? {} : { service_problem: { reason: state.service.reason, since: iso(state.service.since) } }),
+  kept_in_processing: Object.entries(state.kept).map(([file, k]) => ({
+    file,
+    kind: k.kind,
+    reason: k.reason,
+    since: iso(k.since),
+    attempts: k.attempts,
+    ...(k.nextTryAt === undefined ? {} : { next_try_at: iso(k.nextTryAt) })
+  })),
   ...(state.nextScheduledAt === undefined ? {} : { next_scheduled_at: iso(state.nextScheduledAt) })
 })
 

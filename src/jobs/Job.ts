@@ -1,10 +1,15 @@
 /**
  * One batch file in `processing/`, taken to its next place: run as `payouts run` would and moved
  * with its outputs to `done/` or `rejected/`; or, under approval, validated and preflighted and
- * moved to `awaiting-approval/`. A file whose run is incomplete (or paused) stays for a later pass.
+ * moved to `awaiting-approval/`. A file whose run is incomplete (or paused) stays for a later pass;
+ * one the service or the machine kept from running fails (ServiceProblem, or the cause) and stays too.
+ *
+ * A file paid under an approval is the approved batch: its id and control totals are checked here and
+ * again as the run stores its rows (ApprovalGuard). A file edited after it was put up for approval, or
+ * after approval, is put up for approval again as the new batch it is, and never paid under the old one.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, DateTime, Effect, Option } from "effect"
+import { Clock, DateTime, Effect, Either, Option } from "effect"
 import { basename } from "node:path"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_OK, EXIT_REFUSED } from "../batch/ExitCode.ts"
 import { fileBatchId } from "../batch/Intake.ts"
@@ -12,9 +17,10 @@ import { writeSummary } from "../batch/Ledger.ts"
 import type { RunResult } from "../batch/Runner.ts"
 import { amendSummary } from "../batch/SummaryFile.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { approvalOf, writeApproval } from "./Approval.ts"
+import { type ApprovalFile, type ApprovalPolicy, approvalOf, approverRefusal, currentWhat, whatDiffers, writeApproval } from "./Approval.ts"
+import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
-import { scanFile } from "./Scan.ts"
+import { type FeeRule, scanFile } from "./Scan.ts"
 
 export type RunFile<E, R> = (file: string, dryRun: boolean) => Effect.Effect<RunResult, E, R>
 
@@ -22,13 +28,23 @@ export interface JobSettings {
   readonly accountId: string
   readonly folder: JobFolder
   readonly requireApproval: boolean
-  readonly feePercent: number
+  readonly feePercent: FeeRule
+  /** Who may approve (`--approvers`, `--four-eyes`, `--submitted-by`); default: anyone named. */
+  readonly approval?: ApprovalPolicy
 }
+
+const ANYONE: ApprovalPolicy = { approvers: [], fourEyes: false, submittedBy: undefined }
 
 export type JobOutcome =
   | { readonly _tag: "Done"; readonly file: string; readonly exitCode: number }
   | { readonly _tag: "Rejected"; readonly file: string; readonly exitCode: number; readonly outcome: string }
-  | { readonly _tag: "Awaiting"; readonly file: string; readonly batchId: string }
+  | {
+      readonly _tag: "Awaiting"
+      readonly file: string
+      readonly batchId: string
+      /** Why an earlier approval (or request) did not cover this file: said loudly. */
+      readonly note?: string
+    }
   | { readonly _tag: "Held"; readonly batchId: string; readonly reason: string }
   | { readonly _tag: "Incomplete"; readonly batchId: string; readonly exitCode: number; readonly outcome: string }
   | { readonly _tag: "Attention"; readonly file: string; readonly batchId: string; readonly reasons: ReadonlyArray<string> }
@@ -49,7 +65,13 @@ const pointSummaryAt = (csv: string) =>
     yield* amendSummary(summary, fields)
   }).pipe(Effect.catchAll((e) => Effect.logWarning(`summary of ${basename(csv)} not updated: ${String(e)}`)))
 
-const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: string) =>
+/** Why a file is put up for approval again, and which batch (if any) it replaces. */
+interface Again {
+  readonly note: string
+  readonly supersedes?: string
+}
+
+const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: string, again?: Again) =>
   Effect.gen(function* () {
     const { folder } = settings
     const dry = yield* run(csv, true)
@@ -61,17 +83,23 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
     }
     const plan = yield* scanFile(csv, settings.feePercent)
     const now = yield* Clock.currentTimeMillis
+    const policy = settings.approval ?? ANYONE
     yield* writeApproval(outputOf(csv, ".approval.json"), {
       batch_id: batchId,
       file: basename(csv),
       status: "awaiting",
       submitted_at: DateTime.formatIso(DateTime.unsafeMake(now)),
+      ...(policy.submittedBy === undefined ? {} : { submitted_by: policy.submittedBy }),
+      ...(policy.approvers.length === 0 ? {} : { approvers: policy.approvers }),
+      ...(policy.fourEyes ? { four_eyes: true } : {}),
       rows: plan.rows,
       currencies: plan.byCurrency,
-      preflight: outcomeOf(dry)
+      preflight: outcomeOf(dry),
+      ...(again?.supersedes === undefined ? {} : { supersedes: again.supersedes }),
+      ...(again === undefined ? {} : { note: again.note })
     })
     const moved = yield* moveBatch(csv, folder.processing, folder.awaiting)
-    return { _tag: "Awaiting", file: moved, batchId } satisfies JobOutcome
+    return { _tag: "Awaiting", file: moved, batchId, ...(again === undefined ? {} : { note: again.note }) } satisfies JobOutcome as JobOutcome
   })
 
 /** A batch only a person can settle (exit 5) goes to `attention/` with its outputs and a note of what to resolve. */
@@ -99,34 +127,85 @@ const needsPerson = (csv: string, folder: JobFolder, batchId: string, result: Ru
     return { _tag: "Attention", file: moved, batchId, reasons } satisfies JobOutcome as JobOutcome
   })
 
-export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string) =>
+/** Runs the file and moves it where its result says; `approver` binds the run to an approval. */
+const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: string, approval: Option.Option<ApprovalFile>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const { folder } = settings
-    const batchId = yield* fileBatchId(csv)
-    const batch = yield* store.getBatch(settings.accountId, batchId)
-    if (Option.isSome(batch) && batch.value.state === "paused") {
-      return { _tag: "Held", batchId, reason: batch.value.pauseReason ?? "paused" } satisfies JobOutcome as JobOutcome
-    }
-    const approval = yield* approvalOf(csv)
-    const approved = Option.isSome(approval) && approval.value.status === "approved"
-    if (settings.requireApproval && !approved && Option.isNone(batch)) return yield* awaitApproval(settings, run, csv, batchId)
-
     const result = yield* run(csv, false)
     const outcome = outcomeOf(result)
     if (result.exitCode === EXIT_ATTENTION) return yield* needsPerson(csv, folder, batchId, result)
     const finished = result.exitCode === EXIT_OK || result.exitCode === EXIT_FINISHED_WITH_FAILURES
     const refused = result.exitCode === EXIT_REFUSED && outcome.startsWith("refused")
-    if (!finished && !refused) return { _tag: "Incomplete", batchId, exitCode: result.exitCode, outcome } satisfies JobOutcome
+    if (!finished && !refused) return { _tag: "Incomplete", batchId, exitCode: result.exitCode, outcome } satisfies JobOutcome as JobOutcome
     const fs = yield* FileSystem.FileSystem
     const summary = outputOf(csv, ".summary.json")
-    if (approved && (yield* fs.exists(summary))) {
+    if (Option.isSome(approval) && approval.value.status === "approved" && (yield* fs.exists(summary))) {
       const a = approval.value
-      yield* amendSummary(summary, { approval: { by: a.approved_by ?? "", at: a.approved_at ?? "" } })
+      yield* amendSummary(summary, { approval: { by: a.approved_by ?? "", at: a.approved_at ?? "", ...(a.approved_what === undefined ? {} : { what: a.approved_what }) } })
     }
     const moved = yield* moveBatch(csv, folder.processing, finished ? folder.done : folder.rejected)
     yield* pointSummaryAt(moved)
     return finished
       ? ({ _tag: "Done", file: moved, exitCode: result.exitCode } satisfies JobOutcome)
       : ({ _tag: "Rejected", file: moved, exitCode: result.exitCode, outcome } satisfies JobOutcome)
+  })
+
+/** An approved file: paid only if it is still what was approved, by someone the policy allows. */
+const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: string, approval: ApprovalFile) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const what = approval.approved_what
+    const by = approval.approved_by
+    const policy = { ...(settings.approval ?? ANYONE), submittedBy: approval.submitted_by ?? settings.approval?.submittedBy }
+    const refusal = by === undefined || what === undefined ? "the approval names no approver or no approved totals" : approverRefusal(policy, by)
+    if (refusal !== undefined || by === undefined || what === undefined) {
+      return yield* awaitApproval(settings, run, csv, batchId, {
+        note: `NOT PAID: the approval of batch ${batchId}${by === undefined ? "" : ` by ${by}`} is refused by this watcher: ${refusal}. It needs a new approval.`
+      })
+    }
+    const now = yield* currentWhat(csv)
+    const differs = whatDiffers(what, now)
+    if (differs !== undefined) {
+      return yield* awaitApproval(settings, run, csv, batchId, {
+        supersedes: what.batch_id,
+        note: `NOT PAID: ${basename(csv)} was edited after ${by} approved batch ${what.batch_id} at ${approval.approved_at}: ${differs}. That approval does not cover it: this is a new batch that needs its own approval.`
+      })
+    }
+    const approver = { by, at: DateTime.toEpochMillis(DateTime.unsafeMake(approval.approved_at ?? 0)), what }
+    const batch = yield* store.getBatch(settings.accountId, batchId)
+    // A batch that exists already (a resumed run) is not created again: record its approval now.
+    if (Option.isSome(batch) && batch.value.approvedBy === null) yield* recordApproval(settings.accountId, batchId, approver)
+    const guard = yield* approvedStore(settings.accountId, approver)
+    const result = yield* runAndFile(settings, run, csv, batchId, Option.some(approval)).pipe(Effect.provideService(StateStore, guard.store), Effect.either)
+    if (Either.isRight(result)) return result.right
+    const changed = yield* guard.refused
+    if (Option.isNone(changed)) return yield* Effect.fail(result.left)
+    return yield* awaitApproval(settings, run, csv, yield* fileBatchId(csv), {
+      supersedes: what.batch_id,
+      note: `NOT PAID: ${basename(csv)} changed while its run started (${changed.value}); the approval of batch ${what.batch_id} by ${by} does not cover it: it needs its own approval.`
+    })
+  })
+
+export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const batchId = yield* fileBatchId(csv)
+    const batch = yield* store.getBatch(settings.accountId, batchId)
+    if (Option.isSome(batch) && batch.value.state === "paused") {
+      return { _tag: "Held", batchId, reason: batch.value.pauseReason ?? "paused" } satisfies JobOutcome as JobOutcome
+    }
+    const approval = yield* approvalOf(csv)
+    // A file that came through approval keeps needing it, whatever this watcher's settings.
+    if (!settings.requireApproval && Option.isNone(approval)) return yield* runAndFile(settings, run, csv, batchId, approval)
+    if (Option.isSome(approval) && approval.value.batch_id !== batchId) {
+      const old = approval.value
+      return yield* awaitApproval(settings, run, csv, batchId, {
+        supersedes: old.batch_id,
+        note: `NOT PAID: ${basename(csv)} was edited after batch ${old.batch_id} was ${old.status === "approved" ? `approved by ${old.approved_by}` : "put up for approval"}: its content is now batch ${batchId}. The earlier ${old.status === "approved" ? "approval" : "request"} does not cover it: it needs its own approval.`
+      })
+    }
+    if (Option.isSome(approval) && approval.value.status === "approved") return yield* runApproved(settings, run, csv, batchId, approval.value)
+    // Not approved: a batch already started (before approval was required) resumes; a new one waits.
+    if (Option.isSome(batch)) return yield* runAndFile(settings, run, csv, batchId, approval)
+    return yield* awaitApproval(settings, run, csv, batchId)
   })

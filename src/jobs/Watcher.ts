@@ -2,16 +2,19 @@
  * `payouts watch`: each pass resumes what is in `processing/` and claims the complete files dropped
  * in the folder (at scheduled times only, with `--schedule`). Jobs run concurrently, one batch per
  * currency wallet at a time; an interruption (SIGTERM) lets each running batch finish its requests
- * in flight and persist, leaving its file in `processing/` for the next start.
+ * in flight and persist, leaving its file in `processing/` for the next start. A job the service or
+ * the machine keeps from finishing (unreachable, 5xx, a refused key, a full disk, an unusable store)
+ * leaves its file in `processing/` and is tried again with backoff; health and logs say why.
  */
-import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule } from "effect"
 import { join } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
 import type { CronGate } from "./CronGate.ts"
-import { makeHealth } from "./Health.ts"
+import { type HealthState, keep, makeHealth, nextTry, serviceIs } from "./Health.ts"
 import { type JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
-import { batchFilesIn, claim, ensureFolders } from "./JobFolder.ts"
+import { batchFilesIn, claim, ensureFolders, type JobFolder } from "./JobFolder.ts"
 import { scanFile } from "./Scan.ts"
+import { ServiceProblem } from "./ServiceProblem.ts"
 
 export interface WatchSettings extends JobSettings {
   readonly settleMs: number
@@ -22,13 +25,32 @@ export interface WatchSettings extends JobSettings {
   readonly schedule?: CronGate
 }
 
+/** Why a job could not be taken to its next place: kept in processing/ and tried again. */
+export interface JobProblem {
+  readonly kind: "service" | "internal"
+  readonly reason: string
+}
 
-export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>) =>
+export const problemOf = (cause: Cause.Cause<unknown>): JobProblem => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && failure.value instanceof ServiceProblem) return { kind: "service", reason: failure.value.reason }
+  const error = Cause.squash(cause)
+  return { kind: "internal", reason: error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error) }
+}
+
+/**
+ * Backoff for a file the service or the machine kept from running: from a second (or `retryEvery`,
+ * when shorter) doubling, jittered, never longer apart than `retryEvery`.
+ */
+export const backoff = (retryEvery: Duration.Duration) =>
+  Schedule.exponential(Duration.min(Duration.seconds(1), retryEvery)).pipe(Schedule.jittered, Schedule.union(Schedule.spaced(retryEvery)))
+
+export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, shared?: Ref.Ref<HealthState>) =>
   Effect.gen(function* () {
     const { folder } = settings
     const arrivals = yield* makeArrivals(settings.settleMs)
     const jobs = yield* FiberSet.make<void, never>()
-    const health = yield* makeHealth
+    const health = shared ?? (yield* makeHealth)
     const running = new Set<string>()
     const retryAt = new Map<string, number>()
     const held = new Map<string, string>()
@@ -65,7 +87,8 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>) =
           case "Rejected":
             return yield* Effect.logWarning(`rejected (${outcome.outcome}): ${outcome.file}`)
           case "Awaiting":
-            return yield* Effect.logInfo(`awaiting approval: ${outcome.file}; approve with: payouts approve ${outcome.batchId}`)
+            if (outcome.note !== undefined) yield* Effect.logError(outcome.note)
+            return yield* Effect.logInfo(`awaiting approval: ${outcome.file}; approve with: payouts approve ${outcome.batchId} --by NAME`)
           case "Held":
             if (held.get(csv) !== outcome.reason) yield* Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}`)
             held.set(csv, outcome.reason)
@@ -81,23 +104,55 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>) =
         }
       })
 
-    const handle = (csv: string) =>
+    const attempt = (csv: string) =>
       Effect.gen(function* () {
         const plan = yield* scanFile(csv, settings.feePercent)
         const outcome = yield* exclusive(plan.currencies, processJob(settings, run, csv))
         if (outcome._tag !== "Held") held.delete(csv)
+        // The job got through to the service (or had no need of it): whatever was wrong is over.
+        if (outcome._tag !== "Held") yield* serviceIs(health, undefined)
+        yield* keep(
+          health,
+          csv,
+          outcome._tag === "Incomplete"
+            ? { kind: "incomplete", reason: `exit ${outcome.exitCode}: ${outcome.outcome}` }
+            : outcome._tag === "Held"
+              ? { kind: "held", reason: outcome.reason }
+              : undefined
+        )
         yield* count(outcome)
         yield* report(csv, outcome)
-      }).pipe(
-        Effect.annotateLogs({ job: csv }),
+      })
+
+    const failed = (csv: string, problem: JobProblem) =>
+      Effect.gen(function* () {
+        yield* keep(health, csv, problem)
+        if (problem.kind === "service") {
+          yield* serviceIs(health, problem.reason)
+          return yield* Effect.logWarning(`kept in processing/, not rejected: ${problem.reason}; tried again with backoff`)
+        }
+        yield* Effect.logError(`kept in processing/ (internal failure): ${problem.reason}; tried again with backoff`)
+      })
+
+    const handle = (csv: string) =>
+      attempt(csv).pipe(
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.interrupt
-            : Effect.zipRight(
-                Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => retryAt.set(csv, now + Duration.toMillis(settings.retryEvery)))),
-                Effect.logError(`job failed, kept in processing/: ${Cause.pretty(cause)}`).pipe(Effect.annotateLogs({ job: csv }))
-              )
+            : Effect.zipRight(Effect.logDebug(Cause.pretty(cause)), Effect.fail(problemOf(cause)))
         ),
+        Effect.tapError((problem) => failed(csv, problem)),
+        (effect) =>
+          settings.once
+            ? effect
+            : Effect.retry(
+                effect,
+                backoff(settings.retryEvery).pipe(
+                  Schedule.delays,
+                  Schedule.tapOutput((delay) => Effect.flatMap(Clock.currentTimeMillis, (now) => nextTry(health, csv, now + Duration.toMillis(delay))))
+                )
+              ),
+        Effect.annotateLogs({ job: csv }),
         Effect.ensuring(Effect.sync(() => running.delete(csv))),
         Effect.catchAllCause(() => Effect.void)
       )
@@ -146,9 +201,26 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>) =
       /** Resolves when no job is running. */
       idle: FiberSet.awaitEmpty(jobs),
       health,
+      /** Files the machine kept from running in this process (exit 4 of `--once`). */
+      internalFailures: Effect.map(Ref.get(health), (h) => Object.values(h.kept).filter((k) => k.kind === "internal").length),
       /** Files still in processing/ (incomplete, paused or failed). */
       leftInProcessing: Effect.map(batchFilesIn(folder.processing), (names) => names.length)
     } as const
+  })
+
+/** Takes the complete files waiting in the folder into processing/ without running them; how many. */
+export const claimReady = (folder: JobFolder, settleMs: number) =>
+  Effect.gen(function* () {
+    yield* ensureFolders(folder)
+    const arrivals = yield* makeArrivals(settleMs)
+    let claimed = 0
+    for (const name of (yield* arrivals.ready(folder.root)).ready) {
+      const target = yield* claim(folder, name)
+      if (Option.isNone(target)) continue
+      claimed += 1
+      yield* Effect.logInfo(`claimed ${name} -> ${target.value}`)
+    }
+    return claimed
   })
 
 /** The daemon: a scan every `every`, forever (until interrupted). */

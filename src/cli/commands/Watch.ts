@@ -3,14 +3,16 @@
  * in src/jobs (Watcher, Job) over src/batch's runner.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Duration, Effect, Layer, Option, Ref } from "effect"
-import { EXIT_ATTENTION, EXIT_INCOMPLETE } from "../../batch/ExitCode.ts"
+import { Config, Console, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_INTERNAL } from "../../batch/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
+import { type ApprovalError, type ApprovalPolicy, personName } from "../../jobs/Approval.ts"
 import { makeCronGate } from "../../jobs/CronGate.ts"
-import { logHealth, serveHealth } from "../../jobs/Health.ts"
+import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from "../../jobs/Health.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { withLogFormat } from "../../jobs/Logging.ts"
-import { makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
+import { refusalsOfTheService, ServiceProblem, serviceProblemOf } from "../../jobs/ServiceProblem.ts"
+import { backoff, claimReady, makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
 import { storeForWatch } from "../StoreLocation.ts"
@@ -37,9 +39,26 @@ const watchOptions = Options.all({
   schedule: Options.text("schedule").pipe(Options.withPseudoName("CRON"), Options.withDescription('Take waiting files only at these times, e.g. "0 2 * * 1-5".'), Options.optional),
   timezone: Options.text("timezone").pipe(Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), Options.optional),
   requireApproval: Options.boolean("require-approval").pipe(Options.withDescription("Validate and preflight each file, then wait for `payouts approve` before paying.")),
+  approvers: Options.text("approvers").pipe(
+    Options.withPseudoName("NAME,NAME"),
+    Options.withDescription("Only these people may approve (checked by approve and again before paying). Environment: PAYOUTS_APPROVERS."),
+    Options.withFallbackConfig(Config.string("PAYOUTS_APPROVERS")),
+    Options.optional
+  ),
+  fourEyes: Options.boolean("four-eyes").pipe(Options.withDescription("A batch must be approved by someone other than its submitter (--submitted-by).")),
+  submittedBy: Options.text("submitted-by").pipe(
+    Options.withPseudoName("NAME"),
+    Options.withDescription("Who submits the files dropped in this folder (recorded in each approval request). Environment: PAYOUTS_SUBMITTED_BY."),
+    Options.withFallbackConfig(Config.string("PAYOUTS_SUBMITTED_BY")),
+    Options.optional
+  ),
   settle: withDefault(durationOption("settle"), Duration.seconds(2), "A dropped file is complete once unchanged for this long (or write *.part and rename)."),
   scanEvery: withDefault(durationOption("scan-every"), Duration.seconds(1), "How often the folder is looked at."),
-  retryEvery: withDefault(durationOption("retry-every"), Duration.minutes(1), "When an incomplete batch in processing/ is tried again."),
+  retryEvery: withDefault(
+    durationOption("retry-every"),
+    Duration.minutes(1),
+    "When an incomplete batch in processing/ is tried again; the longest wait between tries of a file the service or the machine kept from running (from 1s, doubling)."
+  ),
   logFormat: withDefault(Options.choice("log-format", ["text", "json"]), "text" as const, "Log lines as logfmt text or one JSON object each."),
   health: Options.text("health").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("Serve GET /health here."), Options.optional),
   healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.")
@@ -47,25 +66,70 @@ const watchOptions = Options.all({
 
 type WatchOptions = OptionValue<typeof watchOptions>
 
+const asUsage = (e: ApprovalError) => new UsageError({ reason: e.message })
+
+/** `--approvers`, `--four-eyes` and `--submitted-by` as the approval policy. */
+const approvalPolicy = (args: WatchOptions) =>
+  Effect.gen(function* () {
+    const approvers = yield* Effect.forEach(
+      Option.match(args.approvers, { onNone: () => [], onSome: (list) => list.split(",").filter((n) => n.trim() !== "") }),
+      (name) => personName("--approvers", name)
+    ).pipe(Effect.mapError(asUsage))
+    const submittedBy = Option.isSome(args.submittedBy) ? yield* personName("--submitted-by", args.submittedBy.value).pipe(Effect.mapError(asUsage)) : undefined
+    if (args.fourEyes && submittedBy === undefined) {
+      return yield* new UsageError({ reason: "--four-eyes needs to know who submits the files: pass --submitted-by NAME (or set PAYOUTS_SUBMITTED_BY)" })
+    }
+    if (args.fourEyes && approvers.length > 0 && approvers.every((a) => a.toLowerCase() === submittedBy?.toLowerCase())) {
+      return yield* new UsageError({ reason: `--four-eyes: the only approver is the submitter ${submittedBy}; nobody could approve` })
+    }
+    const used = approvers.length > 0 || args.fourEyes || submittedBy !== undefined
+    if (used && !args.requireApproval) yield* Effect.logWarning("--approvers, --four-eyes and --submitted-by apply to files under --require-approval")
+    return { approvers, fourEyes: args.fourEyes, submittedBy } satisfies ApprovalPolicy
+  })
+
 const watch = (dir: string, args: WatchOptions) =>
   Effect.gen(function* () {
     const b = args.batch
     if (Option.isSome(b.out)) return yield* new UsageError({ reason: "--out does not apply to watch: outputs travel with each file (done/, rejected/)" })
     if (Option.isSome(b.listen)) return yield* new UsageError({ reason: "--listen does not apply to watch (several batches run at once); set PAYOUTS_CALLBACK_URL or rely on polling" })
     if (args.once && Option.isSome(args.schedule)) return yield* new UsageError({ reason: "--once and --schedule exclude each other: with --once, system cron is the schedule" })
+    const approval = yield* approvalPolicy(args)
+    // Settings are checked before the service is asked anything; the account is filled in once known.
+    const request = yield* batchRequest(b, "")
     yield* exitCodeOnInterrupt(0)
     const connection = b.sandbox ? yield* embeddedSandbox(b.timeScale) : yield* resolveConnection(b.connection)
-    const scope = yield* Effect.provide(resolveAccountScope(connection.baseUrl), clientLayer(connection, b))
-    const base = { ...(yield* batchRequest(b, scope.accountId)), tokenScope: scope.tokenScope }
-    const account = base.accountId
-    const feePercent = base.settings.feePercent
     const folder = jobFolder(dir)
+    const health = yield* makeHealth
+    const lateAfterMs = Duration.toMillis(args.scanEvery) * 10 + 30_000
+    if (Option.isSome(args.health)) {
+      const url = yield* serveHealth(health, yield* parseHostPort("health", args.health.value), lateAfterMs)
+      yield* Effect.logInfo(`health endpoint at ${url}`)
+    }
+    const scope = yield* accountScope(connection, b, args, health)
+    if (Either.isLeft(scope)) {
+      // --once with the service out of reach: the files are taken (never rejected) and wait in processing/.
+      const claimed = yield* claimReady(folder, Duration.toMillis(args.settle))
+      yield* Effect.logError(
+        `the service cannot be used: ${scope.left.reason}; ${claimed} file(s) claimed and every file in processing/ kept there, not rejected. Run again once it is back.`
+      )
+      return yield* new Exiting({ code: EXIT_INCOMPLETE })
+    }
+    const base = { ...request, accountId: scope.right.accountId, tokenScope: scope.right.tokenScope }
     const schedule = Option.isSome(args.schedule)
       ? yield* makeCronGate(args.schedule.value, Option.getOrUndefined(args.timezone)).pipe(Effect.mapError((e) => new UsageError({ reason: e.message })))
       : undefined
-    yield* daemon(dir, args, {
-      accountId: account, folder, requireApproval: args.requireApproval, feePercent, settleMs: Duration.toMillis(args.settle), retryEvery: args.retryEvery, once: args.once, schedule
-    }, base).pipe(
+    const settings: WatchSettings = {
+      accountId: base.accountId,
+      folder,
+      requireApproval: args.requireApproval,
+      approval,
+      feePercent: base.settings.feePercent,
+      settleMs: Duration.toMillis(args.settle),
+      retryEvery: args.retryEvery,
+      once: args.once,
+      schedule
+    }
+    yield* daemon(dir, args, settings, base, health).pipe(
       // The jobs (and their requests in flight) end before the client closes: a request cut by a closed
       // client would be an unknown outcome for the next run to prove.
       Effect.scoped,
@@ -87,18 +151,32 @@ const watch = (dir: string, args: WatchOptions) =>
     withLogFormat(args.logFormat)
   )
 
-const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: Omit<RunRequest, "file" | "dryRun">) =>
+/**
+ * The account (the store's scope) is asked of the service. While the service cannot be used the
+ * daemon waits and asks again with backoff (health and logs say why); `--once` asks once.
+ */
+const accountScope = (connection: Parameters<typeof clientLayer>[0], b: WatchOptions["batch"], args: WatchOptions, health: Ref.Ref<HealthState>) =>
+  resolveAccountScope(connection.baseUrl).pipe(
+    Effect.provide(clientLayer(connection, b)),
+    Effect.mapError((e) => Option.getOrElse(serviceProblemOf(e), () => new ServiceProblem({ kind: "unexpected", reason: e.message }))),
+    Effect.tapError((problem) =>
+      Effect.zipRight(serviceIs(health, problem.reason), Effect.logWarning(`the service cannot be used: ${problem.reason}${args.once ? "" : "; asking again with backoff"}`))
+    ),
+    (resolve) => (args.once ? resolve : Effect.retry(resolve, backoff(args.retryEvery))),
+    Effect.tap(() => serviceIs(health, undefined)),
+    Effect.either
+  )
+
+const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: Omit<RunRequest, "file" | "dryRun">, health: Ref.Ref<HealthState>) =>
   Effect.gen(function* () {
     const { schedule } = settings
     const watcher = yield* makeWatcher(
       settings,
-      (file, dryRun) => runBatch({ ...base, file, dryRun })
+      // A refusal that followed a failure of the service is the service's, not the file's: kept, not rejected.
+      (file, dryRun) => refusalsOfTheService(runBatch({ ...base, file, dryRun })),
+      health
     )
     const lateAfterMs = Duration.toMillis(args.scanEvery) * 10 + 30_000
-    if (Option.isSome(args.health)) {
-      const url = yield* serveHealth(watcher.health, yield* parseHostPort("health", args.health.value), lateAfterMs)
-      yield* Effect.logInfo(`health endpoint at ${url}`)
-    }
     if (args.once) {
       const attentionBefore = (yield* Ref.get(watcher.health)).attention
       yield* watchOnce(watcher)
@@ -106,9 +184,17 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
         yield* Effect.logError("a batch needs a person: see attention/ and payouts resolve")
         return yield* new Exiting({ code: EXIT_ATTENTION })
       }
+      const internal = yield* watcher.internalFailures
+      if (internal > 0) {
+        yield* Effect.logError(`${internal} batch file(s) could not be run because of an internal failure (see above); kept in processing/, run again once it is fixed`)
+        return yield* new Exiting({ code: EXIT_INTERNAL })
+      }
       const left = yield* watcher.leftInProcessing
       if (left > 0) {
-        yield* Effect.logWarning(`${left} batch file(s) left in processing/ (incomplete or paused); run again to resume`)
+        const service = (yield* Ref.get(watcher.health)).service
+        yield* Effect.logWarning(
+          `${left} batch file(s) left in processing/ (${service === undefined ? "incomplete or paused" : `the service cannot be used: ${service.reason}`}); run again to resume`
+        )
         return yield* new Exiting({ code: EXIT_INCOMPLETE })
       }
       return

@@ -1,0 +1,83 @@
+/**
+ * A batch that could not be run because of the service (unreachable, 5xx, a refused key), not
+ * because of anything in its file. The runner turns a failed balance preflight into a refusal (exit 2);
+ * in the job folder that refusal must not send a good file to `rejected/` (issue 12, item 2), so a run
+ * is watched through its PaymentClient and a refusal that followed a service failure becomes this error:
+ * the file stays in `processing/` and is tried again with backoff.
+ */
+import { Data, Effect, Option, Ref, Stream } from "effect"
+import { PaymentClient } from "../api/Client.ts"
+import type { ClientError } from "../api/Errors.ts"
+import { EXIT_REFUSED } from "../batch/ExitCode.ts"
+import type { RunResult } from "../batch/Runner.ts"
+
+export type ServiceProblemKind = "unreachable" | "server-error" | "auth" | "rate-limited" | "unexpected"
+
+export class ServiceProblem extends Data.TaggedError("ServiceProblem")<{
+  readonly kind: ServiceProblemKind
+  readonly reason: string
+}> {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** The service's failures that say nothing about the rows sent: None for a refusal of a request itself. */
+export const serviceProblemOf = (error: ClientError): Option.Option<ServiceProblem> => {
+  switch (error._tag) {
+    case "AuthError":
+      return Option.some(new ServiceProblem({ kind: "auth", reason: `the service refused the key (${error.message}): check PAYOUTS_API_KEY / PAYOUTS_API_SECRET` }))
+    case "NotSent":
+      return Option.some(new ServiceProblem({ kind: "unreachable", reason: `the service cannot be reached: ${error.reason}` }))
+    case "Unavailable":
+      return Option.some(
+        new ServiceProblem(
+          error.status !== undefined && error.status >= 500
+            ? { kind: "server-error", reason: `the service answers HTTP ${error.status}: ${error.reason}` }
+            : { kind: "unreachable", reason: `the service cannot be reached: ${error.reason}` }
+        )
+      )
+    case "OutcomeUnknown":
+      return Option.some(new ServiceProblem({ kind: "unreachable", reason: `no answer from the service: ${error.reason}` }))
+    case "RateLimited":
+      return Option.some(new ServiceProblem({ kind: "rate-limited", reason: `the service is rate limiting: ${error.message}` }))
+    case "UnexpectedResponse":
+      return Option.some(
+        new ServiceProblem({ kind: error.status >= 500 ? "server-error" : "unexpected", reason: `the service answered HTTP ${error.status}: ${error.excerpt}` })
+      )
+    default:
+      return Option.none()
+  }
+}
+
+/** A PaymentClient that passes every call through and remembers the last service failure seen. */
+const observed = (client: PaymentClient, last: Ref.Ref<Option.Option<ServiceProblem>>): PaymentClient => {
+  const note = <A, R>(effect: Effect.Effect<A, ClientError, R>) =>
+    Effect.tapError(effect, (e) => Ref.update(last, (previous) => Option.orElse(serviceProblemOf(e), () => previous)))
+  return PaymentClient.make({
+    wallets: () => note(client.wallets()),
+    transactions: (filters) => note(client.transactions(filters)),
+    transactionStream: (filters) =>
+      Stream.tapError(client.transactionStream(filters), (e) => Ref.update(last, (previous) => Option.orElse(serviceProblemOf(e), () => previous))),
+    summary: () => note(client.summary()),
+    status: (reference) => note(client.status(reference)),
+    payout: (body, mayStillSend) => note(client.payout(body, mayStillSend)),
+    payinMobileMoney: (body) => note(client.payinMobileMoney(body)),
+    payinCard: (body) => note(client.payinCard(body)),
+    serverSkew: client.serverSkew
+  })
+}
+
+/**
+ * Runs `run` with an observed client. A run that refused its file (exit 2) after the service failed
+ * refused it for the service's sake, not the file's: it fails with the ServiceProblem instead.
+ */
+export const refusalsOfTheService = <E, R>(run: Effect.Effect<RunResult, E, R>) =>
+  Effect.gen(function* () {
+    const client = yield* PaymentClient
+    const last = yield* Ref.make(Option.none<ServiceProblem>())
+    const result = yield* Effect.provideService(run, PaymentClient, observed(client, last))
+    const problem = yield* Ref.get(last)
+    if (result.exitCode === EXIT_REFUSED && Option.isSome(problem)) return yield* Effect.fail(problem.value)
+    return result
+  })
