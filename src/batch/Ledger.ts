@@ -35,6 +35,8 @@ export interface LedgerRow {
   readonly currency: string
   /** Minor units; absent for a rejected row whose amount did not parse. */
   readonly amountMinor: number | null | undefined
+  /** Shown instead of `amountMinor` when set: a rejected row's amount exactly as the file wrote it. */
+  readonly amountText?: string | undefined
   /** E.164, or the cell as read for a rejected row. */
   readonly phone: string
   readonly name: string
@@ -64,7 +66,7 @@ export const ledgerCells = (row: LedgerRow): ReadonlyArray<string> => [
   row.id ?? "",
   row.operator,
   row.currency,
-  money(row.amountMinor, row.currency),
+  row.amountText ?? money(row.amountMinor, row.currency),
   row.phone,
   row.name,
   row.status,

@@ -5,11 +5,17 @@
 import { Clock, DateTime, Effect, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
-import type { StateCounts } from "../store/RowState.ts"
+import type { RowState, StateCounts } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type RowError, writeErrorsFile } from "./Errors.ts"
 import { type LedgerRow, writeLedger, writeSummary } from "./Ledger.ts"
+import { DEFAULT_FEE_ESTIMATE, estimateFee, type FeeEstimate } from "./Preflight.ts"
+import { AMOUNT_AS_WRITTEN } from "./Validate.ts"
 import type { OutputPaths } from "./LedgerFile.ts"
+
+/** A rejected row's amount as the file wrote it ("2000" for NGN stays "2000", "abc" stays "abc"). */
+export const amountAsWritten = (row: Row): string | undefined =>
+  row.state === "rejected" ? row.details[AMOUNT_AS_WRITTEN] : undefined
 
 export const ledgerRow = (row: Row): LedgerRow => ({
   line: row.line,
@@ -17,6 +23,7 @@ export const ledgerRow = (row: Row): LedgerRow => ({
   operator: row.operator,
   currency: row.currency,
   amountMinor: row.amountMinor,
+  amountText: amountAsWritten(row),
   phone: row.phone,
   name: row.name,
   status: row.state,
@@ -42,23 +49,45 @@ export interface CurrencyTotals {
   rows: number
   amount: string
   completed_amount: string
+  /** Charged by the service (completed and refunded rows). */
   fees: string
+  /** What `--fee-estimate` reserved for the same rows, beside the fees charged. */
+  fees_estimated?: string
 }
 
-/** Per-currency totals: every row's amount, the completed rows' amount, and the fees charged. */
-export const totalsByCurrency = (accountId: string, batchId: string) =>
+/** Rows that make the totals: only those sent. A rejected or skipped row, or one not sent yet, moved no money. */
+const NOT_SENT: ReadonlyArray<RowState> = ["validated", "rejected", "skipped"]
+
+/**
+ * Per-currency totals of the rows sent: their amount, the completed rows' amount, the fees charged and
+ * the fees estimated. One pass over the rows, as the ledger makes: the estimate has a minimum per
+ * payout, so it cannot be summed from the amounts.
+ */
+export const totalsByCurrency = (accountId: string, batchId: string, feeEstimate: FeeEstimate = DEFAULT_FEE_ESTIMATE) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    // Summed by the store: a million-row batch is not read back row by row for four figures.
-    const totals = yield* store.currencyTotals(accountId, batchId)
+    const sums = new Map<string, { rows: number; amount: number; completed: number; fees: number; estimated: number }>()
+    yield* Stream.runForEach(store.streamRows(accountId, batchId), (row) =>
+      Effect.sync(() => {
+        if (NOT_SENT.includes(row.state) || row.amountMinor === null) return
+        const t = sums.get(row.currency) ?? { rows: 0, amount: 0, completed: 0, fees: 0, estimated: 0 }
+        t.rows += 1
+        t.amount += row.amountMinor
+        if (row.state === "completed") t.completed += row.amountMinor
+        if (row.state === "completed" || row.state === "refunded") t.fees += row.feeMinor ?? 0
+        t.estimated += estimateFee(row.amountMinor, feeEstimate)
+        sums.set(row.currency, t)
+      })
+    )
     return Object.fromEntries(
-      totals.map((t): [string, CurrencyTotals] => [
-        t.currency,
+      [...sums.entries()].map(([currency, t]): [string, CurrencyTotals] => [
+        currency,
         {
           rows: t.rows,
-          amount: formatAmount(t.amountMinor, t.currency),
-          completed_amount: formatAmount(t.completedMinor, t.currency),
-          fees: formatAmount(t.feesMinor, t.currency)
+          amount: formatAmount(t.amount, currency),
+          completed_amount: formatAmount(t.completed, currency),
+          fees: formatAmount(t.fees, currency),
+          fees_estimated: formatAmount(t.estimated, currency)
         }
       ])
     )

@@ -78,9 +78,9 @@ export const renderReport = (data: ReportData): string => {
 ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: ${esc(s.paused)}</p>`}
 <main>
 <section class="wide"><div class="cards">${cards.join("")}</div></section>
-<section><h2>Totals per currency</h2>${table(
-    ["currency", "rows", "amount", "completed", "fees"],
-    Object.entries(s.totals).map(([c, t]) => [c, t.rows, t.amount, t.completed_amount, t.fees]),
+<section><h2>Totals per currency (rows sent)</h2>${table(
+    ["currency", "rows", "amount", "completed", "fees", "fees estimated"],
+    Object.entries(s.totals).map(([c, t]) => [c, t.rows, t.amount, t.completed_amount, t.fees, data.feesEstimated[c] ?? ""]),
     `data-table="totals"`
   )}</section>
 <section><h2>Status breakdown</h2>${bars(counts.map(([status, n]) => ({ label: status, value: n, color: COLORS[status] ?? "#888", attrs: `data-status="${esc(status)}" data-count="${n}"` })))}</section>
@@ -97,6 +97,11 @@ ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: $
     ["line", "id", "operator", "amount", "phone", "status", "error"],
     data.failed.map((r) => [r.line, r.id, r.operator, r.amount, r.phone, r.status, r.error]),
     `data-table="failed"`
+  )}</section>
+<section class="wide"><h2>Rows not paid: rejected or skipped (${data.unpaidTotal}${data.unpaidTotal > data.unpaid.length ? `, first ${data.unpaid.length} shown` : ""})</h2>${table(
+    ["line", "id", "operator", "amount", "status", "reason"],
+    data.unpaid.map((r) => [r.line, r.id, r.operator, r.amount, r.status, r.reason]),
+    `data-table="unpaid"`
   )}</section>
 <section class="wide"><h2>Stuck rows (${s.stuck.length})</h2>${table(
     ["line", "id", "operator", "status", "reference", "since"],

@@ -112,7 +112,29 @@ export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => 
     }
   }
   const [first, ...rest] = errors.length > 0 ? errors : [{ line, column: "", value: "", reason: "row is incomplete" }]
-  return { _tag: "RejectedRow", line, index, id, errors: [first, ...rest], cells: cellsOf(record), amountMinor, details }
+  return {
+    _tag: "RejectedRow",
+    line,
+    index,
+    id,
+    errors: [first, ...rest],
+    cells: cellsOf(record),
+    // Only in the row's own currency: "2000" read for the operator's XAF but kept beside the row's NGN
+    // became 20.00 NGN in the ledger.
+    amountMinor: currency !== undefined ? amountMinor : undefined,
+    details: rejectedDetails(record, details)
+  }
+}
+
+/**
+ * Where a rejected row keeps its amount as written, for the ledger: in its details, which a rejected
+ * row never sends. (A `meta.amount_as_written` column of a rejected row is replaced by it.)
+ */
+export const AMOUNT_AS_WRITTEN = "amount_as_written"
+
+const rejectedDetails = (record: CsvRecord, details: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  const amount = record.fields.amount?.trim()
+  return amount === undefined ? details : { ...details, [AMOUNT_AS_WRITTEN]: amount }
 }
 
 const cellsOf = (record: CsvRecord): Partial<Record<CsvColumn, string>> =>
@@ -162,7 +184,7 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
       errors: [first, ...rest],
       cells: cellsOf(record),
       amountMinor: row.amountMinor,
-      details: row.details
+      details: rejectedDetails(record, row.details)
     }
   }
 }

@@ -52,7 +52,11 @@ describe("the HTML report", () => {
         }))
       )
       expect(seen.statuses).toEqual(summary.counts)
-      expect(seen.totals).toEqual(Object.entries(summary.totals).map(([c, t]: [string, any]) => [c, String(t.rows), t.amount, t.completed_amount, t.fees]))
+      expect(seen.totals).toEqual(
+        Object.entries(summary.totals).map(([c, t]: [string, any]) => [c, String(t.rows), t.amount, t.completed_amount, t.fees, t.fees_estimated])
+      )
+      // 13 rows sent, each estimated at max(2%, 50 XAF): the estimate beside the fees charged.
+      expect(summary.totals.XAF.fees_estimated).toBe("1057")
       expect(seen.operators).toEqual({ carrier1_cm: 89, carrier2_cm: 75 })
       expect(seen.failed).toBe(2)
       expect(seen.bins).toBe(8)
