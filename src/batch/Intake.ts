@@ -4,14 +4,16 @@
  * the store, so running it again is refused again rather than resumed.
  */
 import { FileSystem } from "@effect/platform"
-import { Chunk, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
+import { Chunk, DateTime, Duration, Effect, Either, FiberRef, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { basename } from "node:path"
+import { formatAmount } from "../domain/Money.ts"
 import { contentKeyOf, mintToken, rejectedRowToken } from "../domain/Token.ts"
 import type { Batch, RowInput } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
 import type { RowError } from "./Errors.ts"
+import { currentGuards, type GuardSettings, makeIntakeGuards } from "./Guards.ts"
 import { type CheckedRow, validateCsvFile, type ValidRow } from "./Validate.ts"
 
 export interface IntakeOptions {
@@ -29,6 +31,8 @@ export interface IntakeOptions {
   readonly options?: unknown
   /** `payouts validate`: check everything, keep nothing in the store. */
   readonly dryRun?: boolean
+  /** Ceilings on a mistake; default: those the command set for its fiber (`currentGuards`). */
+  readonly guards?: GuardSettings
 }
 
 /** The rows a batch would pay, as columns: a million rows stay a few megabytes. */
@@ -119,6 +123,7 @@ export const intake = (options: IntakeOptions) =>
     const errors: Array<RowError> = []
     let rows = 0
     const since = DateTime.subtractDuration(yield* DateTime.now, options.repeatWindow)
+    const guards = yield* makeIntakeGuards(accountId, options.guards ?? (yield* FiberRef.get(currentGuards)))
 
     // Occurrences of each content among the file's rows without ids, in file order (the token's index).
     const seenContent = new Map<string, number>()
@@ -142,7 +147,7 @@ export const intake = (options: IntakeOptions) =>
         const keyHits = keys.length === 0 ? [] : yield* store.recentRepeats(accountId, keys, since, batchId)
         const byId = new Map(idHits.map((m) => [m.key, m]))
         const byKey = new Map(keyHits.map((m) => [m.key, m]))
-        return group.map((row) => {
+        const extras = group.map((row) => {
           const extra: Array<RowError> = []
           if (row._tag === "ValidRow") {
             const id = row.id === undefined ? undefined : byId.get(row.id)
@@ -159,6 +164,19 @@ export const intake = (options: IntakeOptions) =>
               })
             }
           }
+          return extra
+        })
+        // The guards judge only the rows that would otherwise be paid, in file order.
+        const payable = group.flatMap((row, i) => (row._tag === "ValidRow" && extras[i].length === 0 ? [{ row, i }] : []))
+        const breaches = yield* guards.check(payable.map(({ row }) => row))
+        payable.forEach(({ row, i }, k) => {
+          const broken = breaches[k]
+          if (broken !== undefined) {
+            extras[i].push({ line: row.line, column: broken.column, value: broken.column === "phone" ? row.phone : formatAmount(row.amountMinor, row.currency), reason: broken.reason })
+          }
+        })
+        return group.map((row, i) => {
+          const extra = extras[i]
           const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
           errors.push(...rowErrors)
           rows++

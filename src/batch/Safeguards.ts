@@ -5,9 +5,11 @@
  * to its end. A paused batch stays paused in the store until `payouts resume`.
  */
 import { Clock, Console, DateTime, Effect, Option, Ref, Stream } from "effect"
+import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
 import type { RowState } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { type GuardSettings, makeHaltWatch, NO_GUARDS } from "./Guards.ts"
 
 export interface SafeguardSettings {
   /** The stop rule looks at the failure ratio only once this many rows are settled. */
@@ -18,13 +20,16 @@ export interface SafeguardSettings {
   readonly breakerFailures: number
   /** A sent row still without a final status after this long is listed as stuck. */
   readonly stuckAfterMs: number
+  /** Ceilings on a mistake, checked at intake and before each POST (Guards.ts); off by default. */
+  readonly guards: GuardSettings
 }
 
 export const DEFAULT_SAFEGUARDS: SafeguardSettings = {
   stopMinSettled: 20,
   stopFailureRatio: 0.5,
   breakerFailures: 5,
-  stuckAfterMs: 3_600_000
+  stuckAfterMs: 3_600_000,
+  guards: NO_GUARDS
 }
 
 const SUCCESS: ReadonlyArray<RowState> = ["completed"]
@@ -43,7 +48,12 @@ export interface Safeguards {
   readonly holds: (operator: string) => Effect.Effect<boolean>
   /** Why rows are held, if any are: the batch's pause reason in the store. */
   readonly reason: Effect.Effect<string | undefined>
+  /** The account's halt in force (`payouts halt`), read from the store at most about once a second. */
+  readonly halt: Effect.Effect<Option.Option<Halt>>
 }
+
+/** How a halt reads in messages and the summary. */
+export const describeHalt = (halt: Halt) => `account halted by ${halt.by} at ${new Date(halt.at).toISOString()}: ${halt.reason}`
 
 const percent = (x: number) => `${Math.round(x * 100)}%`
 
@@ -60,6 +70,13 @@ export const makeSafeguards = (accountId: string, batchId: string, over: Partial
     let failures = 0
 
     const pause = (reason: string) => Ref.update(paused, (current) => current ?? reason)
+    const halt = yield* makeHaltWatch(accountId)
+    const haltedAtStart = yield* halt
+    if (Option.isSome(haltedAtStart)) {
+      yield* Console.error(
+        `The ${describeHalt(haltedAtStart.value)}. No new payout is sent; what was already sent is still followed. Lift it with: payouts halt --lift --by NAME`
+      )
+    }
 
     const operatorOf = (idx: number) =>
       operators.has(idx)
@@ -110,7 +127,8 @@ export const makeSafeguards = (accountId: string, batchId: string, over: Partial
       openCircuits: Ref.get(circuits),
       holds: (operator: string) =>
         Effect.map(Effect.all([Ref.get(paused), Ref.get(circuits)]), ([p, open]) => p !== undefined || open.has(operator)),
-      reason
+      reason,
+      halt
     } satisfies Safeguards
   })
 
@@ -148,7 +166,9 @@ export const stuckRows = (accountId: string, batchId: string, afterMs: number) =
 
 /**
  * At the end of a run: when rows are still held by a safeguard, the batch is paused in the store with
- * the reason (it stays so until `payouts resume`); returns the summary's fields.
+ * the reason (it stays so until `payouts resume`); returns the summary's fields. Rows held by an
+ * account halt are not a pause of the batch: they stay `validated`, and the first run after the halt
+ * is lifted pays them.
  */
 export const concludeSafeguards = (
   ctx: { readonly accountId: string; readonly batchId: string; readonly safeguards: Safeguards },
@@ -157,12 +177,20 @@ export const concludeSafeguards = (
 ) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const held = (counts["validated"] ?? 0) > 0
-    const paused = held ? yield* ctx.safeguards.reason : undefined
-    if (persist && paused !== undefined) {
-      yield* store.setBatchState(ctx.accountId, ctx.batchId, "paused", paused)
-      yield* Console.error(`Paused: ${paused}. Resume with: payouts resume ${ctx.batchId}`)
+    const waiting = counts["validated"] ?? 0
+    const ownPause = waiting > 0 ? yield* ctx.safeguards.reason : undefined
+    if (persist && ownPause !== undefined) {
+      yield* store.setBatchState(ctx.accountId, ctx.batchId, "paused", ownPause)
+      yield* Console.error(`Paused: ${ownPause}. Resume with: payouts resume ${ctx.batchId}`)
     }
+    const halt = waiting > 0 ? Option.getOrUndefined(yield* ctx.safeguards.halt) : undefined
+    if (persist && halt !== undefined) {
+      yield* Console.error(
+        `Halted: ${describeHalt(halt)}. ${waiting} row(s) were not sent and wait; once the halt is lifted (payouts halt --lift --by NAME), run the file again to pay them.`
+      )
+    }
+    const paused = ownPause ?? (halt === undefined ? undefined : describeHalt(halt))
+    const halted = halt === undefined ? {} : { halted: { by: halt.by, at: new Date(halt.at).toISOString(), reason: halt.reason } }
     const stuck = yield* stuckRows(ctx.accountId, ctx.batchId, ctx.safeguards.settings.stuckAfterMs)
-    return { paused, extra: { ...(paused === undefined ? {} : { paused }), stuck } }
+    return { paused, extra: { ...(paused === undefined ? {} : { paused }), ...halted, stuck } }
   })

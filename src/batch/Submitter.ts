@@ -3,7 +3,7 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Clock, Effect, Fiber, Option, Ref, Schedule, Stream } from "effect"
+import { Clock, Effect, Either, Fiber, Option, Ref, Schedule, Stream } from "effect"
 import { FENCED, PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { Customer, PayoutRequest, type PayoutResponse } from "../api/Schemas.ts"
@@ -11,9 +11,11 @@ import { fromWire, toWire } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
 import type { RowState } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { type Breach, makeGuardBook } from "./Guards.ts"
 import { estimateFee } from "./Preflight.ts"
 import { describe } from "./ResendRules.ts"
 import { leaseValid, type RunContext } from "./RunContext.ts"
+import { describeHalt } from "./Safeguards.ts"
 
 /** The API requires a callback_url; without a receiver nobody listens there and polling does the work. */
 export const DEFAULT_CALLBACK_URL = "http://localhost/payouts/webhooks"
@@ -62,6 +64,7 @@ export const makeSubmitter = (ctx: RunContext) =>
     const store = yield* StateStore
     const client = yield* PaymentClient
     const balanceLock = yield* Effect.makeSemaphore(1)
+    const book = yield* makeGuardBook(ctx.accountId, ctx.batchId, ctx.safeguards.settings.guards)
     const { accountId, batchId, writer } = ctx
 
     const track = (row: Row, reference: string, state: RowState) =>
@@ -163,33 +166,77 @@ export const makeSubmitter = (ctx: RunContext) =>
     // so only rows that may really have reached the service are left for reconciliation.
     const unsent = new Set<number>()
 
-    const submitRow = (row: Row) =>
+    /** Why a claimed row was stopped right before its POST, so it is put back (or skipped) for that reason. */
+    type Blocked = { readonly _tag: "Halt"; readonly why: string } | { readonly _tag: "Guard"; readonly breach: Breach } | { readonly _tag: "Unchecked"; readonly why: string }
+
+    /**
+     * Asked by the client after the rate gate, right before the request leaves: the lease, the
+     * account's halt (cached about a second) and, for a first send, the guards. `resend`: a row the
+     * reconciler proved unpaid, already counted by the guards when it was first sent.
+     */
+    const mayStillSend = (row: Row, resend: boolean, blocked: { current?: Blocked }) =>
+      Effect.gen(function* () {
+        if (!(yield* leaseValid(ctx))) return false
+        const halt = yield* ctx.safeguards.halt
+        if (Option.isSome(halt)) {
+          blocked.current = { _tag: "Halt", why: describeHalt(halt.value) }
+          return false
+        }
+        if (resend) return true
+        const breach = yield* book.admit(row).pipe(Effect.either)
+        if (Either.isLeft(breach)) {
+          blocked.current = { _tag: "Unchecked", why: `guards not checked: ${breach.left.message}` }
+          return false
+        }
+        if (breach.right !== undefined) {
+          blocked.current = { _tag: "Guard", breach: breach.right }
+          return false
+        }
+        return true
+      })
+
+    /** A row stopped before its POST: a halt or an unreadable store puts it back; a guard skips it. */
+    const notSent = (row: Row, blocked: Blocked) =>
+      Effect.ensuring(
+        blocked._tag === "Guard"
+          ? writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: blocked.breach.reason, source: "preflight" })
+          : store.releaseRows(accountId, batchId, [row.idx], `not sent: ${blocked.why}`, ctx.owner).pipe(Effect.orDie, Effect.asVoid),
+        book.drop(row.idx)
+      )
+
+    const submitRow = (row: Row, resend: boolean) =>
       Effect.gen(function* () {
         const stopped = yield* Ref.get(ctx.stoppedCurrencies)
         if (stopped.has(row.currency)) {
-          return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" })
+          return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" }).pipe(Effect.ensuring(book.drop(row.idx)))
         }
         if ((yield* Ref.get(ctx.stop)) !== undefined) {
-          return yield* store.releaseRows(accountId, batchId, [row.idx], "run stopped before sending").pipe(Effect.orDie, Effect.asVoid)
+          return yield* store.releaseRows(accountId, batchId, [row.idx], "run stopped before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
         }
         if (yield* ctx.safeguards.holds(row.operator)) {
-          return yield* store.releaseRows(accountId, batchId, [row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid)
+          return yield* store.releaseRows(accountId, batchId, [row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
         }
+        const halt = yield* ctx.safeguards.halt
+        if (Option.isSome(halt)) return yield* notSent(row, { _tag: "Halt", why: describeHalt(halt.value) })
         const body = payoutRequest(row, ctx.settings)
         unsent.delete(row.idx)
         yield* Ref.set(ctx.sentAny, true)
-        yield* client.payout(body, leaseValid(ctx)).pipe(
+        const blocked: { current?: Blocked } = {}
+        yield* client.payout(body, mayStillSend(row, resend, blocked)).pipe(
           Effect.retry({ schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }),
-          Effect.matchEffect({ onFailure: (e) => refused(row, e), onSuccess: (r) => accepted(row, r) })
+          Effect.matchEffect({
+            onFailure: (e) => (fenced(e) && blocked.current !== undefined ? notSent(row, blocked.current) : refused(row, e)),
+            onSuccess: (r) => accepted(row, r)
+          })
         )
       })
 
     // Each row runs in a fiber of its own that an interruption of the run does not reach: Ctrl-C
     // stops new claims, while a POST already sent finishes (or times out) and its answer is recorded.
     const inFlight = new Set<Fiber.RuntimeFiber<void>>()
-    const submitOne = (row: Row) =>
+    const submitOne = (row: Row, resend = false) =>
       Effect.gen(function* () {
-        const fiber = yield* Effect.forkDaemon(submitRow(row))
+        const fiber = yield* Effect.forkDaemon(submitRow(row, resend))
         inFlight.add(fiber)
         yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => inFlight.delete(fiber))))
       })
@@ -199,11 +246,14 @@ export const makeSubmitter = (ctx: RunContext) =>
 
     const claimGroup = Effect.gen(function* () {
       if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* ctx.safeguards.paused) !== undefined) return Option.none()
+      // An account halt claims nothing: the rows stay validated for the first run after it is lifted.
+      if (Option.isSome(yield* ctx.safeguards.halt)) return Option.none()
       const excludeOperators = [...(yield* ctx.safeguards.openCircuits).keys()]
       // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
       if (!(yield* leaseValid(ctx))) return Option.none()
       const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie)
       for (const r of rows) unsent.add(r.idx)
+      yield* book.claimed(rows)
       return rows.length === 0 ? Option.none() : Option.some(rows)
     })
 
@@ -212,7 +262,7 @@ export const makeSubmitter = (ctx: RunContext) =>
       claimGroup.pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed })))
     ).pipe(
       Stream.flattenIterables,
-      Stream.mapEffect(submitOne, { concurrency: ctx.settings.concurrency, unordered: true }),
+      Stream.mapEffect((row) => submitOne(row), { concurrency: ctx.settings.concurrency, unordered: true }),
       Stream.runDrain
     )
 
@@ -220,7 +270,7 @@ export const makeSubmitter = (ctx: RunContext) =>
     const resend = (rows: ReadonlyArray<Row>) =>
       Effect.suspend(() => {
         for (const r of rows) unsent.add(r.idx)
-        return Effect.forEach(rows, submitOne, { concurrency: ctx.settings.concurrency, discard: true })
+        return Effect.forEach(rows, (row) => submitOne(row, true), { concurrency: ctx.settings.concurrency, discard: true })
       })
 
     /** Puts back every claimed row whose POST never started (validated again). */

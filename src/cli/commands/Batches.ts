@@ -1,6 +1,7 @@
 /** `payouts batches`: the account's batches in the state store, with their state and counts. */
 import { Command } from "@effect/cli"
-import { Console, DateTime, Effect } from "effect"
+import { Console, DateTime, Effect, Option } from "effect"
+import { describeHalt } from "../../batch/Safeguards.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { accountOf, jobsOption, jobsStateOption } from "../Jobs.ts"
@@ -20,6 +21,12 @@ export const batchesCommand = Command.make(
       const store = yield* StateStore
       const account = yield* accountOf(connection)
       const batches = yield* store.listBatches(account)
+      // An account halt stops every batch at once: said first, on stderr with --json (stdout stays the list).
+      const halt = yield* store.activeHalt(account)
+      if (Option.isSome(halt)) {
+        const line = `HALTED: ${describeHalt(halt.value)}. No new payout is sent. Lift with: payouts halt --lift --by NAME`
+        yield* json ? Console.error(line) : Console.log(line)
+      }
       const views = batches.map((b) => {
         const c = b.counts
         const sum = (states: ReadonlyArray<keyof typeof c>) => states.reduce((n, s) => n + c[s], 0)
