@@ -9,6 +9,8 @@ import { transactionsCommand } from "./commands/Transactions.js"
 import { walletCommand } from "./commands/Wallet.js"
 import { approveCommand, rejectCommand } from "./commands/Approve.js"
 import { batchesCommand } from "./commands/Batches.js"
+import { haltCommand } from "./commands/Halt.js"
+import { ledgerCommand } from "./commands/Ledger.js"
 import { reconcileCommand } from "./commands/Reconcile.js"
 import { resolveCommand } from "./commands/Resolve.js"
 import { resumeCommand } from "./commands/Resume.js"
@@ -17,7 +19,7 @@ import { report, teardown } from "./Failure.js"
 
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
-  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand, resolveCommand])
+  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand, resolveCommand, haltCommand, ledgerCommand])
 )
 
 const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })

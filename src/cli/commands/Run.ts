@@ -15,6 +15,7 @@ import { DEFAULT_FEE_ESTIMATE, formatFeeEstimate, parseFeeEstimate } from "../..
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
+import { confirmBeforePaying } from "../Confirm.ts"
 import { announceStore, storeFor } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
@@ -53,6 +54,8 @@ export const batchOptions = Options.all({
   feeEstimate: withDefault(Options.text("fee-estimate"), formatFeeEstimate(DEFAULT_FEE_ESTIMATE), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout."),
   ledgerEvery: withDefault(durationOption("ledger-every"), Duration.seconds(15), "How often the ledger is rewritten while the run goes on."),
   progressEvery: withDefault(durationOption("progress-every"), Duration.seconds(5), "How often progress is reported."),
+  outputRetry: withDefault(durationOption("output-retry"), Duration.minutes(2), "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH)."),
+  yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service).")),
   safeguards: safeguardOptions
 })
 
@@ -114,7 +117,8 @@ export const batchRequest = (args: BatchOptions, accountId: string) =>
       allowRepeats: args.allowRepeats,
       repeatWindow: args.repeatWindow,
       ledgerEvery: args.ledgerEvery,
-      progressEvery: args.progressEvery
+      progressEvery: args.progressEvery,
+      outputRetry: args.outputRetry
     }
     return request
   })
@@ -135,14 +139,17 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
     const client = clientLayer(connection, args)
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
     const account = yield* Effect.provide(resolveAccountScope(connection.baseUrl), client)
+    const store = yield* storeFor(args.state, file)
+    const confirm = confirmBeforePaying({ connection, file, yes: args.yes, sandbox: args.sandbox, dryRun })
     const request: RunRequest = {
       ...(yield* batchRequest(args, account.accountId)),
       tokenScope: account.tokenScope,
       file,
       listen: Option.getOrUndefined(listen),
-      dryRun
+      dryRun,
+      statePath: store,
+      ...(confirm === undefined ? {} : { confirm })
     }
-    const store = yield* storeFor(args.state, file)
     yield* announceStore(store)
     const result = yield* runBatch(request).pipe(Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: store }))))
     const summary: Readonly<Record<string, unknown>> = result.summary
