@@ -1,4 +1,5 @@
 /** One `payouts run` in this process (as the CLI wires it), against a sandbox process; timings read from the store. */
+import { DEFAULT_FEE_ESTIMATE } from "../../src/batch/Preflight.ts"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { DateTime, Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
@@ -40,7 +41,7 @@ export const defaultSettings = (over: Partial<RunSettings> = {}): RunSettings =>
   pollMaxMs: 300_000,
   trackTimeoutMs: 26 * 3_600_000,
   reconcileGraceMs: 600_000,
-  feePercent: 2,
+  feePercent: DEFAULT_FEE_ESTIMATE,
   onInsufficient: "abort",
   callbackUrl: "http://localhost/payouts/webhooks",
   returnUrl: "http://localhost/payouts/return",

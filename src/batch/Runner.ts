@@ -293,7 +293,7 @@ export const runBatch = (request: RunRequest) =>
               file: request.file,
               startedAt,
               counts,
-              totals: yield* totalsByCurrency(accountId, batchId),
+              totals: yield* totalsByCurrency(accountId, batchId, request.settings.feePercent),
               exitCode,
               outcome: guarded.paused !== undefined && outcome === "finished" ? `paused: ${guarded.paused}` : outcome,
               alarms: alarmRows,

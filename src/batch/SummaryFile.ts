@@ -7,7 +7,9 @@ export const CurrencyTotals = Schema.Struct({
   rows: Schema.Number,
   amount: Schema.String,
   completed_amount: Schema.String,
-  fees: Schema.String
+  fees: Schema.String,
+  /** The preflight's estimate for the rows sent, beside the fees charged (absent from older summaries). */
+  fees_estimated: Schema.optional(Schema.String)
 })
 
 export const StuckRow = Schema.Struct({
