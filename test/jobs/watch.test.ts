@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, lstatSync, readlinkSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { admin, countByToken, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { FAST, payoutsDone, serviceOf } from "./cli.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
 
 const sellers = (n: number, prefix: string) =>
@@ -106,5 +107,34 @@ describe("payouts watch: the job folder", () => {
       expect(counts.size).toBe(6)
       expect([...counts.values()].every((n) => n === 1)).toBe(true)
     })
+  )
+
+  it.scopedLive("through the real watch: a symlink jobs/env.csv to a secrets file is never taken, and the secret is in no file we write and not in the output", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const base = tempDir("payouts-symlink-")
+      const root = join(base, "jobs")
+      mkdirSync(root, { recursive: true })
+      const secret = `leak-${Date.now().toString(36)}-do-not-copy`
+      const secretsFile = join(base, "prod.env")
+      writeFileSync(secretsFile, `PAYOUTS_API_SECRET=${secret}\nid,amount\n1,${secret}\n`)
+      symlinkSync(secretsFile, join(root, "env.csv"))
+      writeCsv(root, "good.csv", sellers(2, "S"))
+      const run = yield* payoutsDone(serviceOf(sandbox), ["watch", root, "--once", "--state", join(base, "state.db"), ...FAST])
+      expect(run.code).toBe(0)
+      expect(ls(join(root, "done"))).toContain("good.csv")
+      expect(lstatSync(join(root, "env.csv")).isSymbolicLink()).toBe(true)
+      expect(readlinkSync(join(root, "env.csv"))).toBe(secretsFile)
+      expect(run.output).not.toContain(secret)
+      // Every regular file under the folder (and the store beside it), except the secrets file itself.
+      const written = (dir: string): Array<string> =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? written(join(dir, e.name)) : e.isFile() && join(dir, e.name) !== secretsFile ? [join(dir, e.name)] : []
+        )
+      const files = written(base)
+      expect(files.some((f) => f.endsWith("good.ledger.csv"))).toBe(true)
+      expect(files.filter((f) => readFileSync(f).includes(secret))).toEqual([])
+    }),
+    120_000
   )
 })

@@ -3,7 +3,7 @@
  * in src/jobs (Watcher, Job) over src/batch's runner.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Config, Console, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { Cause, Config, Console, Duration, Effect, Either, Layer, Option, Ref } from "effect"
 import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_INTERNAL } from "../../batch/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../batch/Runner.ts"
 import { type ApprovalError, type ApprovalPolicy, personName } from "../../jobs/Approval.ts"
@@ -12,7 +12,7 @@ import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from 
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { withLogFormat } from "../../jobs/Logging.ts"
 import { refusalsOfTheService, ServiceProblem, serviceProblemOf } from "../../jobs/ServiceProblem.ts"
-import { backoff, claimReady, makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
+import { backoff, claimReady, makeWatcher, problemOf, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
 import { storeForWatch } from "../StoreLocation.ts"
@@ -179,7 +179,14 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
     const lateAfterMs = Duration.toMillis(args.scanEvery) * 10 + 30_000
     if (args.once) {
       const attentionBefore = (yield* Ref.get(watcher.health)).attention
-      yield* watchOnce(watcher)
+      // A pass that cannot even look at the folder (a disk, a store) is an internal failure: exit 4.
+      yield* watchOnce(watcher).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.interrupt
+            : Effect.zipRight(Effect.logError(`the job folder could not be processed: ${problemOf(cause).reason}`), new Exiting({ code: EXIT_INTERNAL }))
+        )
+      )
       if ((yield* Ref.get(watcher.health)).attention > attentionBefore) {
         yield* Effect.logError("a batch needs a person: see attention/ and payouts resolve")
         return yield* new Exiting({ code: EXIT_ATTENTION })
