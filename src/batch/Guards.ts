@@ -65,6 +65,7 @@ export interface Breach {
   readonly guard: "max-payout" | "max-batch-total" | "daily-cap" | "phone-daily-limit"
   /** The CSV column the breach is about (errors file). */
   readonly column: "amount" | "phone"
+  /** Starts with a word, not the flag: a cell starting with "-" would be quoted in the CSV files. */
   readonly reason: string
 }
 
@@ -73,24 +74,24 @@ export const breach = (g: GuardSettings, figures: Figures, row: GuardedRow): Bre
   const money = (minor: number) => `${formatAmount(minor, row.currency)} ${row.currency}`
   const max = g.maxPayout[row.currency]
   if (max !== undefined && row.amountMinor > max) {
-    return { guard: "max-payout", column: "amount", reason: `--max-payout: ${money(row.amountMinor)} is over the limit of ${money(max)} per payout` }
+    return { guard: "max-payout", column: "amount", reason: `over --max-payout: ${money(row.amountMinor)} is above the limit of ${money(max)} per payout` }
   }
   const batchMax = g.maxBatchTotal[row.currency]
   const batch = (figures.batch.get(row.currency) ?? 0) + row.amountMinor
   if (batchMax !== undefined && batch > batchMax) {
-    return { guard: "max-batch-total", column: "amount", reason: `--max-batch-total: this row would bring the batch to ${money(batch)}, over the limit of ${money(batchMax)}` }
+    return { guard: "max-batch-total", column: "amount", reason: `over --max-batch-total: this row would bring the batch to ${money(batch)}, above the limit of ${money(batchMax)}` }
   }
   const cap = g.dailyCap[row.currency]
   const day = (figures.day.get(row.currency) ?? 0) + row.amountMinor
   if (cap !== undefined && day > cap) {
-    return { guard: "daily-cap", column: "amount", reason: `--daily-cap: this row would bring the account's payouts of the last 24 hours to ${money(day)}, over the cap of ${money(cap)}` }
+    return { guard: "daily-cap", column: "amount", reason: `over --daily-cap: this row would bring the account's payouts of the last 24 hours to ${money(day)}, above the cap of ${money(cap)}` }
   }
   const payouts = (figures.phones.get(row.phone) ?? 0) + 1
   if (g.phoneDailyLimit !== undefined && payouts > g.phoneDailyLimit) {
     return {
       guard: "phone-daily-limit",
       column: "phone",
-      reason: `--phone-daily-limit: this would be payout ${payouts} to this phone in the last 24 hours, over the limit of ${g.phoneDailyLimit}`
+      reason: `over --phone-daily-limit: this would be payout ${payouts} to this phone in the last 24 hours, above the limit of ${g.phoneDailyLimit}`
     }
   }
   return undefined

@@ -74,7 +74,7 @@ export const makeSafeguards = (accountId: string, batchId: string, over: Partial
     const haltedAtStart = yield* halt
     if (Option.isSome(haltedAtStart)) {
       yield* Console.error(
-        `The ${describeHalt(haltedAtStart.value)}. No new payout is sent; what was already sent is still followed. Lift it with: payouts halt --lift --by NAME`
+        `Halted: ${describeHalt(haltedAtStart.value)}. This run sends no new payout; what was already sent is still followed. Lift the halt with: payouts halt --lift --by NAME`
       )
     }
 

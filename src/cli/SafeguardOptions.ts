@@ -40,6 +40,9 @@ export const parsePerCurrency = (text: string): Either.Either<Readonly<Record<st
   const limits: Record<string, number> = {}
   for (const part of text.split(",")) {
     const match = /^\s*([A-Za-z]{3})\s*:\s*(\S+)\s*$/.exec(part)
+    if (match === null && /^\s*\d+\s*$/.test(part)) {
+      return Either.left(`"${text.trim()}": "," separates currencies; write amounts without thousands separators (e.g. XAF:1000000)`)
+    }
     if (match === null) return Either.left(`"${part.trim()}" is not CUR:AMOUNT (e.g. XAF:500000,XOF:250000)`)
     const currency = match[1].toUpperCase()
     if (!isKnownCurrency(currency)) return Either.left(`unknown currency ${currency}`)

@@ -18,7 +18,7 @@ describe("guard rules", () => {
     count(figures, row(10_000))
     count(figures, row(10_000, "+237670000002"))
     expect(breach(g, figures, row(6_000, "+237670000003"))?.reason).toBe(
-      "--max-batch-total: this row would bring the batch to 26000 XAF, over the limit of 25000 XAF"
+      "over --max-batch-total: this row would bring the batch to 26000 XAF, above the limit of 25000 XAF"
     )
     figures.day.set("XAF", 38_000)
     expect(breach(g, figures, row(3_000, "+237670000003"))?.guard).toBe("daily-cap")

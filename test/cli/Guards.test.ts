@@ -37,7 +37,7 @@ describe("guards (the binary)", () => {
         expect(refused.code, refused.stderr).toBe(2)
         expect(refused.stderr).toContain("--max-payout")
         const errors = readFileSync(join(dir, "typo.errors.csv"), "utf8")
-        expect(errors).toMatch(/^4,amount,5000000,.*--max-payout: 5000000 XAF is over the limit of 100000 XAF per payout/m)
+        expect(errors).toMatch(/^4,amount,5000000,.*over --max-payout: 5000000 XAF is above the limit of 100000 XAF per payout/m)
         expect(yield* paidCount(sandbox)).toBe(0)
 
         const validate = yield* cli(sandbox, state, ["validate", file, "--max-payout", "XAF:100000"])
@@ -71,7 +71,7 @@ describe("guards (the binary)", () => {
         const refused = yield* cli(sandbox, state, ["run", file, ...FAST, "--max-batch-total", "XAF:100000"])
         expect(refused.code, refused.stderr).toBe(2)
         const errors = readFileSync(join(dir, "big.errors.csv"), "utf8")
-        expect(errors).toContain("--max-batch-total: this row would bring the batch to 120000 XAF, over the limit of 100000 XAF")
+        expect(errors).toContain("over --max-batch-total: this row would bring the batch to 120000 XAF, above the limit of 100000 XAF")
         expect(errors).toMatch(/^5,amount,30000,/m)
         expect(yield* paidCount(sandbox)).toBe(0)
       }),
@@ -111,7 +111,7 @@ describe("guards (the binary)", () => {
         const before = yield* paidCount(sandbox)
         const refused = yield* cli(sandbox, state, ["run", late, ...FAST, ...cap])
         expect(refused.code, refused.stderr).toBe(2)
-        expect(readFileSync(join(dir, "late.errors.csv"), "utf8")).toContain("--daily-cap: this row would bring the account's payouts of the last 24 hours to")
+        expect(readFileSync(join(dir, "late.errors.csv"), "utf8")).toContain("over --daily-cap: this row would bring the account's payouts of the last 24 hours to")
         expect(yield* paidCount(sandbox)).toBe(before)
         expect([...countByToken(yield* admin(sandbox).payouts).values()].every((n) => n === 1)).toBe(true)
       }),
@@ -141,7 +141,7 @@ describe("guards (the binary)", () => {
         ])
         const refused = yield* cli(sandbox, state, ["run", second, ...FAST, ...limit])
         expect(refused.code, refused.stderr).toBe(2)
-        expect(readFileSync(join(dir, "second.errors.csv"), "utf8")).toMatch(/^2,phone,\+?\d+,.*--phone-daily-limit: this would be payout 3 to this phone/m)
+        expect(readFileSync(join(dir, "second.errors.csv"), "utf8")).toMatch(/^2,phone,\+?\d+,.*over --phone-daily-limit: this would be payout 3 to this phone/m)
         const partly = yield* cli(sandbox, state, ["run", second, ...FAST, ...limit, "--skip-invalid"])
         expect(partly.code, partly.stderr).toBe(1)
         const toPhone = (yield* admin(sandbox).payouts).filter((p) => (p.phoneNumber ?? p.phone) === phone)

@@ -49,8 +49,8 @@ export const haltCommand = Command.make(
     jobs: jobsOption,
     state: jobsStateOption,
     connection: connectionOptions,
-    by: Options.text("by").pipe(Options.withDescription("Who halts or lifts (required for either; recorded)."), Options.optional),
-    reason: Options.text("reason").pipe(Options.withDescription("Why the account is halted (required to halt; recorded)."), Options.optional),
+    by: Options.text("by").pipe(Options.withPseudoName("NAME"), Options.withDescription("Who halts or lifts (required for either; recorded)."), Options.optional),
+    reason: Options.text("reason").pipe(Options.withPseudoName("TEXT"), Options.withDescription("Why the account is halted (required to halt; recorded)."), Options.optional),
     lift: Options.boolean("lift").pipe(Options.withDescription("End the halt in force.")),
     json: jsonOption
   },
