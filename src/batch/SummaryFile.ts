@@ -23,7 +23,9 @@ export const StuckRow = Schema.Struct({
 
 export const Approval = Schema.Struct({
   by: Schema.String,
-  at: Schema.String
+  at: Schema.String,
+  /** What was approved: the batch id (the file's hash) and its control totals. */
+  what: Schema.optional(Schema.Unknown)
 })
 
 export const Summary = Schema.Struct({

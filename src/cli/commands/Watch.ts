@@ -114,7 +114,9 @@ const watch = (dir: string, args: WatchOptions) =>
       )
       return yield* new Exiting({ code: EXIT_INCOMPLETE })
     }
-    const base = { ...request, accountId: scope.right.accountId, tokenScope: scope.right.tokenScope }
+    // Each run checks the store's folder for room before its first payout, as `run` does.
+    const statePath = yield* storeForWatch(b.state, dir)
+    const base = { ...request, accountId: scope.right.accountId, tokenScope: scope.right.tokenScope, statePath }
     const schedule = Option.isSome(args.schedule)
       ? yield* makeCronGate(args.schedule.value, Option.getOrUndefined(args.timezone)).pipe(Effect.mapError((e) => new UsageError({ reason: e.message })))
       : undefined
