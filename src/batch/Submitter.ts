@@ -197,12 +197,14 @@ export const makeSubmitter = (ctx: RunContext) =>
 
     /** A row stopped before its POST: a halt or an unreadable store puts it back; a guard skips it. */
     const notSent = (row: Row, blocked: Blocked) =>
-      Effect.ensuring(
-        blocked._tag === "Guard"
-          ? writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: blocked.breach.reason, source: "preflight" })
-          : store.releaseRows(accountId, batchId, [row.idx], `not sent: ${blocked.why}`, ctx.owner).pipe(Effect.orDie, Effect.asVoid),
-        book.drop(row.idx)
-      )
+      Effect.gen(function* () {
+        unsent.delete(row.idx)
+        if (blocked._tag === "Guard") {
+          yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: blocked.breach.reason, source: "preflight" })
+        } else {
+          yield* store.releaseRows(accountId, batchId, [row.idx], `not sent: ${blocked.why}`, ctx.owner).pipe(Effect.orDie)
+        }
+      }).pipe(Effect.ensuring(book.drop(row.idx)))
 
     const submitRow = (row: Row, resend: boolean) =>
       Effect.gen(function* () {
