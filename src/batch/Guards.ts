@@ -5,7 +5,7 @@
  * again right before each POST, skipped with the guard named. The rules are pure; the intake check and
  * the runner's book below add the figures the state store holds for the account's other batches.
  */
-import { Clock, Effect, FiberRef, Option, Stream } from "effect"
+import { Clock, Effect, Option, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row, StoreError } from "../store/Model.ts"
 import type { RowState } from "../store/RowState.ts"
@@ -32,13 +32,6 @@ export const GUARD_WINDOW_MS = 24 * 60 * 60 * 1000
 
 /** How old the store's figures may be when a row is checked before its POST. */
 export const GUARD_FIGURES_MAX_AGE_MS = 1_000
-
-/**
- * The guards of the command being run, for intake: the CLI sets them once it has parsed its flags
- * (the runner gives intake no settings of its own). The runner's checks before each POST read them
- * from the run's settings instead.
- */
-export const currentGuards = FiberRef.unsafeMake<GuardSettings>(NO_GUARDS)
 
 /** States whose payout was sent or may have been: what `sentTotalsSince` counts (SQLite adapter). */
 const SENT_OR_MAYBE: ReadonlyArray<RowState> = ["submitting", "submitted", "pending", "processing", "completed", "unknown"]

@@ -4,7 +4,7 @@
  * the store, so running it again is refused again rather than resumed.
  */
 import { FileSystem } from "@effect/platform"
-import { Chunk, DateTime, Duration, Effect, Either, FiberRef, Option, Stream } from "effect"
+import { Chunk, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { basename } from "node:path"
 import { formatAmount } from "../domain/Money.ts"
@@ -13,7 +13,7 @@ import type { Batch, RowInput } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
 import type { RowError } from "./Errors.ts"
-import { currentGuards, type GuardSettings, makeIntakeGuards } from "./Guards.ts"
+import { type GuardSettings, makeIntakeGuards, NO_GUARDS } from "./Guards.ts"
 import { type CheckedRow, validateCsvFile, type ValidRow } from "./Validate.ts"
 
 export interface IntakeOptions {
@@ -31,7 +31,7 @@ export interface IntakeOptions {
   readonly options?: unknown
   /** `payouts validate`: check everything, keep nothing in the store. */
   readonly dryRun?: boolean
-  /** Ceilings on a mistake; default: those the command set for its fiber (`currentGuards`). */
+  /** Ceilings on a mistake (issue 12, item 13); default: none. */
   readonly guards?: GuardSettings
 }
 
@@ -123,7 +123,7 @@ export const intake = (options: IntakeOptions) =>
     const errors: Array<RowError> = []
     let rows = 0
     const since = DateTime.subtractDuration(yield* DateTime.now, options.repeatWindow)
-    const guards = yield* makeIntakeGuards(accountId, options.guards ?? (yield* FiberRef.get(currentGuards)))
+    const guards = yield* makeIntakeGuards(accountId, options.guards ?? NO_GUARDS)
 
     // Occurrences of each content among the file's rows without ids, in file order (the token's index).
     const seenContent = new Map<string, number>()

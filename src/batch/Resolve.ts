@@ -158,6 +158,10 @@ export const resolve = (request: ResolveRequest) =>
           }
           case "Resend": {
             if (row.state !== "unknown") return yield* fail(`line ${row.line} is ${row.state}: only an unknown row can be resent`)
+            const halt = yield* store.activeHalt(accountId)
+            if (Option.isSome(halt)) {
+              return yield* fail(`line ${row.line}: refused, the account is halted by ${halt.value.by} (${halt.value.reason}); lift it first with payouts halt --lift`)
+            }
             if (evidence.carrying.length > 0) {
               return yield* fail(`line ${row.line}: refused, ${evidence.carrying.map((p) => p.reference).join(", ")} carries its token; adopt it instead`)
             }

@@ -163,7 +163,8 @@ export const runBatch = (request: RunRequest) =>
       allowRepeats: request.allowRepeats,
       repeatWindow: request.repeatWindow,
       options: { skipInvalid: request.skipInvalid, allowRepeats: request.allowRepeats },
-      dryRun: request.dryRun
+      dryRun: request.dryRun,
+      ...(request.settings.safeguards?.guards === undefined ? {} : { guards: request.settings.safeguards.guards })
     })
     if (loaded._tag === "Refused") {
       yield* writeErrors(paths, loaded.errors)

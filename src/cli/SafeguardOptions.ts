@@ -1,7 +1,7 @@
 /** The safeguards' flags, shared by `payouts run` and `payouts watch`. */
 import { Options } from "@effect/cli"
-import { Duration, Effect, Either, FiberRef, Option } from "effect"
-import { currentGuards, type GuardSettings } from "../batch/Guards.ts"
+import { Duration, Effect, Either, Option } from "effect"
+import type { GuardSettings } from "../batch/Guards.ts"
 import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "../batch/Safeguards.ts"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { durationOption } from "./Duration.ts"
@@ -81,15 +81,11 @@ export const guardSettings = (args: OptionValue<typeof safeguardOptions>): Effec
     phoneDailyLimit: phoneLimit(args.phoneDailyLimit)
   })
 
-/**
- * The run's safeguards. The guards are also set for the rest of this command (`currentGuards`): intake
- * reads them there, as the runner hands it none of the run's settings.
- */
+/** The run's safeguards, the guards among them (intake and the pre-POST check read them from here). */
 export const safeguardSettings = (args: OptionValue<typeof safeguardOptions>) =>
   Effect.gen(function* () {
     const stopFailureRatio = yield* ratio(args.stopFailureRatio)
     const guards = yield* guardSettings(args)
-    yield* FiberRef.set(currentGuards, guards)
     return {
       stopMinSettled: args.stopMinSettled,
       stopFailureRatio,

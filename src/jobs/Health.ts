@@ -3,6 +3,7 @@
  * `GET /health` with the same figures as JSON: 200 while all is well; 503 once the scan loop is late
  * (`stalled`) or while the service or the machine keeps files from running (`degraded`, with why).
  */
+import type { Halt } from "../store/AccountModel.ts"
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, DateTime, Duration, Effect, Ref } from "effect"
@@ -34,6 +35,8 @@ export interface HealthState {
   readonly service: { readonly reason: string; readonly since: number } | undefined
   /** Files kept in processing/, by path, with why. */
   readonly kept: Readonly<Record<string, KeptFile>>
+  /** The account's halt in force (`payouts halt`), as of the last scan: no new payout leaves. */
+  readonly halt?: Halt | undefined
 }
 
 export const makeHealth = Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -90,7 +93,9 @@ const iso = (ms: number) => DateTime.formatIso(DateTime.unsafeMake(ms))
 
 export const healthReport = (state: HealthState, now: number, lateAfterMs: number) => ({
   // While the service is out the loop may be waiting on it: degraded says why better than stalled.
-  status: state.service !== undefined || blocked(state) > 0 ? "degraded" : now - state.lastScanAt > lateAfterMs ? "stalled" : "ok",
+  status: state.halt !== undefined
+    ? "halted"
+    : state.service !== undefined || blocked(state) > 0 ? "degraded" : now - state.lastScanAt > lateAfterMs ? "stalled" : "ok",
   started_at: iso(state.startedAt),
   last_scan_at: iso(state.lastScanAt),
   uptime_s: Math.round((now - state.startedAt) / 1000),
@@ -102,6 +107,7 @@ export const healthReport = (state: HealthState, now: number, lateAfterMs: numbe
   awaiting_approval: state.awaitingApproval,
   incomplete: state.incomplete,
   attention: state.attention,
+  ...(state.halt === undefined ? {} : { halted: { by: state.halt.by, at: iso(state.halt.at), reason: state.halt.reason } }),
   ...(state.service === undefined ? {} : { service_problem: { reason: state.service.reason, since: iso(state.service.since) } }),
   kept_in_processing: Object.entries(state.kept).map(([file, k]) => ({
     file,

@@ -15,6 +15,7 @@ import { type JobOutcome, type JobSettings, processJob, type RunFile } from "./J
 import { batchFilesIn, claim, ensureFolders, type JobFolder } from "./JobFolder.ts"
 import { scanFile } from "./Scan.ts"
 import { ServiceProblem } from "./ServiceProblem.ts"
+import { StateStore } from "../store/StateStore.ts"
 
 export interface WatchSettings extends JobSettings {
   readonly settleMs: number
@@ -186,8 +187,14 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         }
       }
       const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
+      // The account's halt, for health: the runners read it themselves before every payout.
+      const halt = yield* StateStore.pipe(Effect.flatMap((store) => store.activeHalt(settings.accountId)), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
+      if (halt !== undefined && (yield* Ref.get(health)).halt === undefined) {
+        yield* Effect.logWarning(`the account is halted by ${halt.by}: ${halt.reason}; no new payout leaves until payouts halt --lift`)
+      }
       yield* Ref.update(health, (h) => ({
         ...h,
+        halt,
         lastScanAt: now,
         waiting: waiting + ready.length - claimed,
         running: running.size,

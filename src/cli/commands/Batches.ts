@@ -10,6 +10,16 @@ import { jsonOption, printJson } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
 import { type Column, renderTable } from "../Table.ts"
 
+/** The approval's record (JSON: the hash and totals approved), shown as it was stored. */
+const approvedWhat = (text: string | null): unknown => {
+  if (text === null) return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
 const PENDING = ["submitting", "submitted", "pending", "processing"] as const
 const FAILED = ["failed", "cancelled", "expired", "refunded"] as const
 
@@ -43,7 +53,14 @@ export const batchesCommand = Command.make(
           waiting: c.validated,
           skipped: c.skipped,
           rejected: c.rejected,
-          ...(b.pauseReason === null ? {} : { pause_reason: b.pauseReason })
+          ...(b.pauseReason === null ? {} : { pause_reason: b.pauseReason }),
+          ...(b.approvedBy === null
+            ? {}
+            : {
+                approved_by: b.approvedBy,
+                approved_at: b.approvedAt === null ? null : DateTime.formatIso(b.approvedAt),
+                approved_what: approvedWhat(b.approvedWhat)
+              })
         }
       })
       if (json) return yield* printJson(views)
@@ -56,6 +73,7 @@ export const batchesCommand = Command.make(
             col("batch", (v) => v.batch_id, "left"),
             col("file", (v) => v.file, "left"),
             col("state", (v) => v.state, "left"),
+            col("approved by", (v) => ("approved_by" in v ? v.approved_by : "-"), "left"),
             col("created", (v) => v.created_at.slice(0, 19), "left"),
             col("rows", (v) => v.rows),
             col("completed", (v) => v.completed),
