@@ -13,9 +13,9 @@ import {
   RateLimited,
   UnexpectedResponse,
   ValidationError
-} from "./Errors.js"
-import { parseRetryAfter } from "./RetryAfter.js"
-import { EnvelopeA, EnvelopeB } from "./Schemas.js"
+} from "./Errors.ts"
+import { parseRetryAfter } from "./RetryAfter.ts"
+import { EnvelopeA, EnvelopeB } from "./Schemas.ts"
 
 export type Endpoint = "wallet" | "transactions" | "summary" | "status" | "payout" | "payin"
 

@@ -4,11 +4,11 @@
  */
 import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Chunk, Clock, Effect, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
-import { classify, type Endpoint, makeScrub, Transient } from "./Classify.js"
-import { PaymentClientConfig } from "./ClientConfig.js"
-import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.js"
-import { RequestGate } from "./RequestGate.js"
-import { parseRetryAfter } from "./RetryAfter.js"
+import { classify, type Endpoint, makeScrub, Transient } from "./Classify.ts"
+import { PaymentClientConfig } from "./ClientConfig.ts"
+import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.ts"
+import { RequestGate } from "./RequestGate.ts"
+import { parseRetryAfter } from "./RetryAfter.ts"
 import {
   CardPayinRequest,
   CardPayinResponse,
@@ -25,8 +25,8 @@ import {
   type WalletSummary,
   WalletsResponse,
   type WalletTransaction
-} from "./Schemas.js"
-import { failureWithoutAnswer, TimedOut } from "./Transport.js"
+} from "./Schemas.ts"
+import { failureWithoutAnswer, TimedOut } from "./Transport.ts"
 
 export interface TransactionFilters {
   readonly wallet_id?: string

@@ -4,8 +4,8 @@
  */
 import type { HttpClientError } from "@effect/platform"
 import { Duration } from "effect"
-import { Transient } from "./Classify.js"
-import { type ClientError, NotSent, OutcomeUnknown } from "./Errors.js"
+import { Transient } from "./Classify.ts"
+import { type ClientError, NotSent, OutcomeUnknown } from "./Errors.ts"
 
 const BEFORE_SEND_CODES = new Set([
   "ECONNREFUSED",

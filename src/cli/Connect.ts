@@ -4,10 +4,10 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { PaymentClient } from "../api/Client.js"
-import { PaymentClientConfig } from "../api/ClientConfig.js"
-import { RequestGate } from "../api/RequestGate.js"
-import { type Connection, type ConnectionOptions, resolveConnection } from "./Settings.js"
+import { PaymentClient } from "../api/Client.ts"
+import { PaymentClientConfig } from "../api/ClientConfig.ts"
+import { RequestGate } from "../api/RequestGate.ts"
+import { type Connection, type ConnectionOptions, resolveConnection } from "./Settings.ts"
 
 export const clientLayer = (connection: Connection) =>
   PaymentClient.Default.pipe(

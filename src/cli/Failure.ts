@@ -8,9 +8,9 @@ import { ValidationError as CliValidationError } from "@effect/cli"
 import { SystemError } from "@effect/platform/Error"
 import type { Teardown } from "@effect/platform/Runtime"
 import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
-import * as Api from "../api/Errors.js"
-import { describeFileError } from "../batch/LedgerFile.js"
-import { InvalidSetting, MissingSetting, UsageError } from "./Errors.js"
+import * as Api from "../api/Errors.ts"
+import { describeFileError } from "../output/AtomicFile.ts"
+import { InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
 
 export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
 

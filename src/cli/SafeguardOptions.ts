@@ -1,8 +1,8 @@
 /** The safeguards' flags, shared by `payouts run` and `payouts watch`. */
 import { Options } from "@effect/cli"
 import { Duration, Effect, Either, Option } from "effect"
-import type { GuardSettings } from "../batch/Guards.ts"
-import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "../batch/Safeguards.ts"
+import type { GuardSettings } from "../intake/Guards.ts"
+import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "../run/Safeguards.ts"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { durationOption } from "./Duration.ts"
 import { UsageError } from "./Errors.ts"

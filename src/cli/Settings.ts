@@ -6,8 +6,8 @@
  */
 import { Options } from "@effect/cli"
 import { Config, Effect, Option, Redacted } from "effect"
-import { InvalidSetting, MissingSetting } from "./Errors.js"
-import type { OptionValue } from "./Output.js"
+import { InvalidSetting, MissingSetting } from "./Errors.ts"
+import type { OptionValue } from "./Output.ts"
 
 const nonEmpty = <A>(value: Option.Option<A>, isEmpty: (a: A) => boolean) => Option.filter(value, (a) => !isEmpty(a))
 

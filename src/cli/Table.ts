@@ -1,7 +1,7 @@
 /**
  * Plain aligned tables for people; `--json` is the format for scripts.
  */
-import { fromWire, formatAmount } from "../domain/Money.js"
+import { fromWire, formatAmount } from "../domain/Money.ts"
 
 export interface Column<A> {
   readonly header: string

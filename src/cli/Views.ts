@@ -1,9 +1,9 @@
 /**
  * How the service's records read in a terminal. Phone numbers are masked wherever they are shown.
  */
-import type { BalanceSummary, Pagination, StatusRecord, Wallet, WalletSummary, WalletTransaction } from "../api/Schemas.js"
-import { maskPhone } from "../domain/Phone.js"
-import { amount, column, orDash, renderRecord, renderTable } from "./Table.js"
+import type { BalanceSummary, Pagination, StatusRecord, Wallet, WalletSummary, WalletTransaction } from "../api/Schemas.ts"
+import { maskPhone } from "../domain/Phone.ts"
+import { amount, column, orDash, renderRecord, renderTable } from "./Table.ts"
 
 export const walletsTable = (wallets: ReadonlyArray<Wallet>): string =>
   wallets.length === 0

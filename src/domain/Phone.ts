@@ -4,7 +4,7 @@
  */
 import { Either } from "effect"
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max"
-import { COUNTRY_NAMES, isCountry } from "./Operators.js"
+import { COUNTRY_NAMES, isCountry } from "./Operators.ts"
 
 const MOBILE_TYPES = new Set(["MOBILE", "FIXED_LINE_OR_MOBILE"])
 

@@ -10,8 +10,8 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, Data, DateTime, Effect, Option, Schema } from "effect"
 import { join } from "node:path"
-import { fileBatchId } from "../batch/Intake.ts"
-import { writeTextAtomic } from "../batch/LedgerFile.ts"
+import { fileBatchId } from "../intake/Intake.ts"
+import { writeTextAtomic } from "../output/AtomicFile.ts"
 import { batchFilesIn, type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
 import { controlDifference, scanFile } from "./Scan.ts"
 

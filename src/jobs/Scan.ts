@@ -5,8 +5,8 @@
 import { Effect, Stream } from "effect"
 import { basename } from "node:path"
 import { formatAmount } from "../domain/Money.ts"
-import { estimateFee } from "../batch/Preflight.ts"
-import { validateCsvFile } from "../batch/Validate.ts"
+import { estimateFee } from "../run/Preflight.ts"
+import { validateCsvFile } from "../intake/Validate.ts"
 
 export interface CurrencyPlan {
   readonly rows: number

@@ -8,8 +8,8 @@
 import { Data, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
-import { EXIT_REFUSED } from "../batch/ExitCode.ts"
-import type { RunResult } from "../batch/Runner.ts"
+import { EXIT_REFUSED } from "../run/ExitCode.ts"
+import type { RunResult } from "../run/Runner.ts"
 
 export type ServiceProblemKind = "unreachable" | "server-error" | "auth" | "rate-limited" | "unexpected"
 

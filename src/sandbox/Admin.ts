@@ -1,17 +1,17 @@
 /** Admin endpoints under /__sandbox (never under /v1): test data, funding, clock, faults, invariants. */
 import { HttpRouter, type HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Random } from "effect"
-import { isKnownCurrency, minorDigits, toWire } from "../domain/Money.js"
-import { iso } from "./Clock.js"
-import { makeFaultState, type SandboxContext } from "./Context.js"
-import { CLOCK_MOVED } from "./Persistence.js"
-import { parseFaults } from "./Faults.js"
-import { invariantsView } from "./Invariants.js"
-import { envelopeA, invalid, jsonBody, type JsonObject, ok } from "./Http.js"
-import { refund } from "./Payouts.js"
-import { fund, settle } from "./State.js"
-import { testData } from "./TestNumbers.js"
-import { payoutView, statusRecordView, transactionView, walletView } from "./Views.js"
+import { isKnownCurrency, minorDigits, toWire } from "../domain/Money.ts"
+import { iso } from "./Clock.ts"
+import { makeFaultState, type SandboxContext } from "./Context.ts"
+import { CLOCK_MOVED } from "./Persistence.ts"
+import { parseFaults } from "./Faults.ts"
+import { invariantsView } from "./Invariants.ts"
+import { envelopeA, invalid, jsonBody, type JsonObject, ok } from "./Http.ts"
+import { refund } from "./Payouts.ts"
+import { fund, settle } from "./State.ts"
+import { testData } from "./TestNumbers.ts"
+import { payoutView, statusRecordView, transactionView, walletView } from "./Views.ts"
 
 const withBody = (handle: (body: JsonObject) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
   Effect.flatMap(jsonBody, Either.match({ onLeft: Effect.succeed, onRight: handle }))

@@ -1,6 +1,6 @@
 /** The card checkout page: plain, accessible HTML with inline styles and no external assets. */
-import { formatAmount } from "../domain/Money.js"
-import type { Txn } from "./State.js"
+import { formatAmount } from "../domain/Money.ts"
+import type { Txn } from "./State.ts"
 
 export interface CardForm {
   readonly number: string

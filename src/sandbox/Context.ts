@@ -1,9 +1,9 @@
 /** What every route of the sandbox shares: state, clock, settings, faults and webhooks. */
 import { type Effect, type Fiber, Random } from "effect"
-import type { VirtualClock } from "./Clock.js"
-import type { FaultSettings } from "./Faults.js"
-import type { FeeSchedule } from "./Fees.js"
-import type { SandboxState, Txn } from "./State.js"
+import type { VirtualClock } from "./Clock.ts"
+import type { FaultSettings } from "./Faults.ts"
+import type { FeeSchedule } from "./Fees.ts"
+import type { SandboxState, Txn } from "./State.ts"
 
 export interface Settings {
   readonly key: string

@@ -1,5 +1,5 @@
 /** Sandbox fees (DESIGN section 4): a percentage rounded up to a whole major unit, with a minimum. */
-import { minorDigits } from "../domain/Money.js"
+import { minorDigits } from "../domain/Money.ts"
 
 export interface FeeRule {
   readonly percent: number

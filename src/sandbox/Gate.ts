@@ -6,9 +6,9 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Clock, Effect } from "effect"
-import { count, type FaultState, type SandboxContext, type Settings } from "./Context.js"
-import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./Faults.js"
-import { envelopeA } from "./Http.js"
+import { count, type FaultState, type SandboxContext, type Settings } from "./Context.ts"
+import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./Faults.ts"
+import { envelopeA } from "./Http.ts"
 
 export const endpointOf = (method: string, path: string): FaultEndpoint | undefined => {
   if (method === "GET" && (path === "/v1/wallet" || path === "/v1/wallet/summary")) return "wallet"

@@ -1,7 +1,7 @@
 /** Response helpers: every refusal is the spec's envelope A; bodies are decoded by hand. */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
-import { EnvelopeA, EnvelopeB } from "../api/Schemas.js"
+import { EnvelopeA, EnvelopeB } from "../api/Schemas.ts"
 
 export type FieldErrors = Record<string, Array<string>>
 

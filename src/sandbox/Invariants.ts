@@ -3,8 +3,8 @@
  * the in-flight payouts' amount + fee, each transaction's net movement matches its status, and only
  * adjustments (and pay-ins) create money.
  */
-import { entryViolation, type Figures, sumByCurrency, sumByReference, zero } from "./Journal.js"
-import type { SandboxState, Txn } from "./State.js"
+import { entryViolation, type Figures, sumByCurrency, sumByReference, zero } from "./Journal.ts"
+import type { SandboxState, Txn } from "./State.ts"
 
 const isOpen = (status: string) => status === "pending" || status === "processing"
 

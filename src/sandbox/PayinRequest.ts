@@ -1,9 +1,9 @@
 /** Validates pay-in bodies (mobile money and card); refusals are joined into envelope B's error_message. */
 import { Either } from "effect"
-import { cardOperator } from "../domain/Operators.js"
-import { type FieldErrors, isObject, type JsonObject } from "./Http.js"
-import type { PayinInput } from "./Payins.js"
-import { customerOf, mobileMoneyFields, text, url } from "./PayoutRequest.js"
+import { cardOperator } from "../domain/Operators.ts"
+import { type FieldErrors, isObject, type JsonObject } from "./Http.ts"
+import type { PayinInput } from "./Payins.ts"
+import { customerOf, mobileMoneyFields, text, url } from "./PayoutRequest.ts"
 
 export type ValidPayin = Omit<PayinInput, "fee">
 

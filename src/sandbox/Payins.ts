@@ -3,9 +3,9 @@
  * later); failed, cancelled and expired move nothing and charge no fee; a refund takes the net back.
  */
 import { Either } from "effect"
-import { DAY } from "./Clock.js"
-import type { CustomerData, Outcome, Plan, SandboxState, Txn } from "./State.js"
-import { addTransaction, available, nextIds, post, setStatus, walletOf } from "./State.js"
+import { DAY } from "./Clock.ts"
+import type { CustomerData, Outcome, Plan, SandboxState, Txn } from "./State.ts"
+import { addTransaction, available, nextIds, post, setStatus, walletOf } from "./State.ts"
 
 export const MOBILE_MONEY_LIFETIME = 15 * 60 * 1000
 export const CARD_CHECKOUT_LIFETIME = 30 * 60 * 1000

@@ -1,11 +1,11 @@
 /** Validates a payout body field by field; every refusal is keyed by the field's name (dotted for customer). */
 import { Either } from "effect"
-import { isKnownCurrency, minorDigits } from "../domain/Money.js"
-import { mobileOperator } from "../domain/Operators.js"
-import { normaliseMobile } from "../domain/Phone.js"
-import { type FieldErrors, isObject, type JsonObject } from "./Http.js"
-import type { PayoutInput } from "./Payouts.js"
-import type { CustomerData } from "./State.js"
+import { isKnownCurrency, minorDigits } from "../domain/Money.ts"
+import { mobileOperator } from "../domain/Operators.ts"
+import { normaliseMobile } from "../domain/Phone.ts"
+import { type FieldErrors, isObject, type JsonObject } from "./Http.ts"
+import type { PayoutInput } from "./Payouts.ts"
+import type { CustomerData } from "./State.ts"
 
 export type ValidPayout = Omit<PayoutInput, "fee">
 

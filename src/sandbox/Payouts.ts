@@ -1,8 +1,8 @@
 /** Payout state changes: reserve on acceptance, complete or release when due, refund on request. */
 import { Either } from "effect"
-import type { CustomerData, Outcome, Plan, SandboxState, Txn } from "./State.js"
-import { finishPayin, refundPayin } from "./Payins.js"
-import { addTransaction, available, nextIds, post, setStatus, walletOf } from "./State.js"
+import type { CustomerData, Outcome, Plan, SandboxState, Txn } from "./State.ts"
+import { finishPayin, refundPayin } from "./Payins.ts"
+import { addTransaction, available, nextIds, post, setStatus, walletOf } from "./State.ts"
 
 export interface PayoutInput {
   readonly amount: number

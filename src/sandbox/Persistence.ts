@@ -6,8 +6,8 @@
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Context, Effect, Layer, Option, type Scope } from "effect"
-import type { JournalEntry } from "./Journal.js"
-import { makeState, type SandboxState, type Txn, type WalletState } from "./State.js"
+import type { JournalEntry } from "./Journal.ts"
+import { makeState, type SandboxState, type Txn, type WalletState } from "./State.ts"
 
 /** Marks a change that touches no transaction (a clock advance), so the next save runs. */
 export const CLOCK_MOVED = "__clock__"

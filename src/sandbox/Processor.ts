@@ -1,8 +1,8 @@
 /** Applies due transitions and settlements: now on demand (clock advance), and from a background fiber. */
 import { Effect, Schedule, type Scope } from "effect"
-import type { VirtualClock } from "./Clock.js"
-import { advanceDue } from "./Payouts.js"
-import { settle, type SandboxState, type Txn } from "./State.js"
+import type { VirtualClock } from "./Clock.ts"
+import { advanceDue } from "./Payouts.ts"
+import { settle, type SandboxState, type Txn } from "./State.ts"
 
 export const makeProcessDue = (
   state: SandboxState,

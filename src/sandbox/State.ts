@@ -3,8 +3,8 @@
  * Every money movement goes through `post`, which updates the wallet and appends to the journal.
  * Operations are synchronous, so each one is atomic inside the single-threaded event loop.
  */
-import { WALLET_CURRENCIES } from "../domain/Operators.js"
-import type { JournalEntry, Movement } from "./Journal.js"
+import { WALLET_CURRENCIES } from "../domain/Operators.ts"
+import type { JournalEntry, Movement } from "./Journal.ts"
 
 export interface WalletState {
   readonly id: string

@@ -2,7 +2,7 @@
  * Test numbers: one set per country for payouts and one for pay-ins, each a valid mobile number of
  * its country (libphonenumber-js/max), plus the two test cards (Luhn-valid).
  */
-import type { Country } from "../domain/Operators.js"
+import type { Country } from "../domain/Operators.ts"
 
 export type PayoutOutcome = "success" | "failure" | "delayed" | "cancelled"
 export type PayinOutcome = "success" | "insufficient_funds" | "timeout" | "cancelled"

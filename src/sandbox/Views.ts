@@ -1,9 +1,9 @@
 /** Internal records to the spec's wire shapes (src/api/Schemas.ts), amounts in major units. */
 import { Schema } from "effect"
-import { Customer, StatusRecord, Wallet, WalletTransaction } from "../api/Schemas.js"
-import { toWire } from "../domain/Money.js"
-import { iso } from "./Clock.js"
-import type { Txn, WalletState } from "./State.js"
+import { Customer, StatusRecord, Wallet, WalletTransaction } from "../api/Schemas.ts"
+import { toWire } from "../domain/Money.ts"
+import { iso } from "./Clock.ts"
+import type { Txn, WalletState } from "./State.ts"
 
 export const walletRecord = (w: WalletState) =>
   new Wallet({

@@ -5,11 +5,11 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Data, Duration, Effect, FiberSet, Ref, Schedule, Schema, type Scope } from "effect"
 import * as Crypto from "node:crypto"
-import { WebhookEvent } from "../api/Schemas.js"
-import { count, type FaultState } from "./Context.js"
-import { faultOf } from "./Faults.js"
-import type { Txn } from "./State.js"
-import { statusRecord } from "./Views.js"
+import { WebhookEvent } from "../api/Schemas.ts"
+import { count, type FaultState } from "./Context.ts"
+import { faultOf } from "./Faults.ts"
+import type { Txn } from "./State.ts"
+import { statusRecord } from "./Views.ts"
 
 export interface WebhookOptions {
   readonly retryBase: Duration.DurationInput

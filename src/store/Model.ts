@@ -1,6 +1,6 @@
 /** What the state store keeps, declared once: the SQLite adapter decodes its rows with these. */
 import { type DateTime, Schema } from "effect"
-import { RowState } from "./RowState.js"
+import { RowState } from "./RowState.ts"
 
 export const BatchState = Schema.Literal("loading", "open", "running", "paused", "done")
 export type BatchState = typeof BatchState.Type

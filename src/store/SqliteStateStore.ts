@@ -1,15 +1,15 @@
 /** The SQLite adapter of the StateStore port. */
 import { SqlClient } from "@effect/sql"
 import { type Duration, Effect, Layer } from "effect"
-import type { StoreError } from "./Model.js"
-import { makeAccount } from "./Sqlite/Account.js"
-import { makeBatches } from "./Sqlite/Batches.js"
-import { makeMirror } from "./Sqlite/Mirror.js"
-import { runMigrations } from "./Sqlite/Migrations.js"
-import { layerClient, type SqliteOptions } from "./Sqlite/Open.js"
-import { makeRows } from "./Sqlite/Rows.js"
-import { makeWriteTransaction } from "./Sqlite/Transaction.js"
-import { StateStore } from "./StateStore.js"
+import type { StoreError } from "./Model.ts"
+import { makeAccount } from "./Sqlite/Account.ts"
+import { makeBatches } from "./Sqlite/Batches.ts"
+import { makeMirror } from "./Sqlite/Mirror.ts"
+import { runMigrations } from "./Sqlite/Migrations.ts"
+import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
+import { makeRows } from "./Sqlite/Rows.ts"
+import { makeWriteTransaction } from "./Sqlite/Transaction.ts"
+import { StateStore } from "./StateStore.ts"
 
 export type { SqliteOptions }
 

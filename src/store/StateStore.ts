@@ -16,10 +16,10 @@ import type {
   RowMatch,
   StoreError,
   Transition
-} from "./Model.js"
-import type { Approval, Halt, PhoneCount, SentTotal } from "./AccountModel.js"
-import type { AccountAlarm, DayRead, KnownPayout, MirrorDay, MirroredPayout } from "./MirrorModel.js"
-import type { RowState, StateCounts } from "./RowState.js"
+} from "./Model.ts"
+import type { Approval, Halt, PhoneCount, SentTotal } from "./AccountModel.ts"
+import type { AccountAlarm, DayRead, KnownPayout, MirrorDay, MirroredPayout } from "./MirrorModel.ts"
+import type { RowState, StateCounts } from "./RowState.ts"
 
 export interface CurrencyTotal {
   readonly currency: string

@@ -1,12 +1,12 @@
 /** The real client against the real sandbox, over a real port. */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { PaymentClient } from "../../src/api/Client.js"
-import type { PaymentClientSettingsInput } from "../../src/api/ClientConfig.js"
-import { RequestGate } from "../../src/api/RequestGate.js"
-import type { PayoutRequest } from "../../src/api/Schemas.js"
-import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.js"
-import { clientLayer } from "../sandbox/support/Harness.js"
+import { PaymentClient } from "../../src/api/Client.ts"
+import type { PaymentClientSettingsInput } from "../../src/api/ClientConfig.ts"
+import { RequestGate } from "../../src/api/RequestGate.ts"
+import type { PayoutRequest } from "../../src/api/Schemas.ts"
+import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
+import { clientLayer } from "../sandbox/support/Harness.ts"
 
 
 const admin = (info: SandboxInfo, method: string, path: string, body?: unknown) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Layer, Redacted } from "effect"
-import { checkBaseUrl, PaymentClientConfig, serviceAccountId } from "../../src/api/ClientConfig.js"
+import { checkBaseUrl, PaymentClientConfig, serviceAccountId } from "../../src/api/ClientConfig.ts"
 
 const fromEnv = (env: Record<string, string>) =>
   Effect.flatMap(PaymentClientConfig, Effect.succeed).pipe(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, TestClock } from "effect"
-import { makeRequestGate, RequestGate } from "../../src/api/RequestGate.js"
+import { makeRequestGate, RequestGate } from "../../src/api/RequestGate.ts"
 
 /** Times (ms since start) at which each of `n` concurrent takers got its slot. */
 const slotTimes = (gate: Effect.Effect.Success<ReturnType<typeof makeRequestGate>>, n: number) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../../src/api/RetryAfter.js"
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../../src/api/RetryAfter.ts"
 
 const now = Date.parse("2025-03-01T12:00:00Z")
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck, Schema } from "effect"
-import * as S from "../../src/api/Schemas.js"
-import * as F from "./support/fixtures.js"
+import * as S from "../../src/api/Schemas.ts"
+import * as F from "./support/fixtures.ts"
 
 /** Field names of each table of payment-api-v1.md, as written there. */
 const specTables = {

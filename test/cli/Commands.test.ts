@@ -7,7 +7,7 @@ import { NodeContext } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Stream, String as Str } from "effect"
 import { fileURLToPath } from "node:url"
-import { startSandbox } from "../../src/sandbox/Sandbox.js"
+import { startSandbox } from "../../src/sandbox/Sandbox.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const KEY = "cli-test-key"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Either, Schema } from "effect"
-import { DurationFromString, formatDuration, parseDuration } from "../../src/cli/Duration.js"
+import { DurationFromString, formatDuration, parseDuration } from "../../src/cli/Duration.ts"
 
 const millis = (text: string) => Either.map(parseDuration(text), Duration.toMillis)
 

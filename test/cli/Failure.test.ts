@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import * as Api from "../../src/api/Errors.js"
-import { UsageError } from "../../src/cli/Errors.js"
-import { describe as describeFailure, Exiting, report, teardown } from "../../src/cli/Failure.js"
-import { SandboxStartError } from "../../src/sandbox/Sandbox.js"
+import * as Api from "../../src/api/Errors.ts"
+import { UsageError } from "../../src/cli/Errors.ts"
+import { describe as describeFailure, Exiting, report, teardown } from "../../src/cli/Failure.ts"
+import { SandboxStartError } from "../../src/sandbox/Sandbox.ts"
 import { SystemError } from "@effect/platform/Error"
-import { StoreError } from "../../src/store/Model.js"
+import { StoreError } from "../../src/store/Model.ts"
 
 describe("describe(failure)", () => {
   it("gives each failure one line and its exit code", () => {

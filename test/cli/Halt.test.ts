@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { cli, FAST, start, until } from "./binarySupport.ts"
 
 const ROWS = 20

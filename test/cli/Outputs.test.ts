@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { admin, countByToken, ordinaryPhone, readLedger, type Sandbox, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, readLedger, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const BIN = join(ROOT, "bin", "payouts.js")

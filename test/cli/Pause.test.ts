@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { join, resolve } from "node:path"
-import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 
 const BIN = resolve("bin/payouts.js")
 

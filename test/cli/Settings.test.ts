@@ -2,9 +2,9 @@ import { CliConfig, Options } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
-import { durationOption } from "../../src/cli/Duration.js"
-import { describe as describeFailure } from "../../src/cli/Failure.js"
-import { connectionOptions, resolveConnection, stateOption } from "../../src/cli/Settings.js"
+import { durationOption } from "../../src/cli/Duration.ts"
+import { describe as describeFailure } from "../../src/cli/Failure.ts"
+import { connectionOptions, resolveConnection, stateOption } from "../../src/cli/Settings.ts"
 
 const parse = <A>(options: Options.Options<A>, argv: ReadonlyArray<string>, env: Record<string, string>) =>
   Options.processCommandLine(options, argv, CliConfig.defaultConfig).pipe(

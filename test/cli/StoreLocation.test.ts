@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { defaultStorePath, storeFor, storeForWatch, watchedFolderOf } from "../../src/cli/StoreLocation.ts"
-import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const BIN = join(ROOT, "bin", "payouts.js")

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { formatAmount, fromWire, isKnownCurrency, minorDigits, parseAmount, toWire } from "../../src/domain/Money.js"
+import { formatAmount, fromWire, isKnownCurrency, minorDigits, parseAmount, toWire } from "../../src/domain/Money.ts"
 
 const CURRENCIES = ["XAF", "XOF", "NGN", "GHS", "USD", "EUR"] as const
 const positiveSafe = fc.oneof(fc.integer({ min: 1, max: 1_000_000 }), fc.maxSafeNat().filter((n) => n > 0))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { maskPhone, normaliseMobile } from "../../src/domain/Phone.js"
+import { maskPhone, normaliseMobile } from "../../src/domain/Phone.ts"
 
 const ok = (raw: string, country: string) => Either.getOrUndefined(normaliseMobile(raw, country))
 const why = (raw: string, country: string) => Either.flip(normaliseMobile(raw, country)).pipe(Either.getOrUndefined)

@@ -7,8 +7,8 @@ import {
   MOBILE_OPERATOR_CODES,
   MOBILE_OPERATORS,
   mobileOperator
-} from "../../src/domain/Operators.js"
-import { isForward, isTerminal, NON_TERMINAL_STATUSES, statusRank, TERMINAL_STATUSES } from "../../src/domain/Status.js"
+} from "../../src/domain/Operators.ts"
+import { isForward, isTerminal, NON_TERMINAL_STATUSES, statusRank, TERMINAL_STATUSES } from "../../src/domain/Status.ts"
 
 describe("Operators", () => {
   it("has the spec's 12 mobile operators, each paying in its country's currency", () => {

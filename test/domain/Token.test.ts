@@ -9,11 +9,11 @@ import { Chunk, Duration, Effect, Layer, Stream } from "effect"
 import fc from "fast-check"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { intake } from "../../src/batch/Intake.ts"
+import { intake } from "../../src/intake/Intake.ts"
 import { mintToken, TOKEN_PATTERN } from "../../src/domain/Token.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { ordinaryPhone, tempDir } from "../orchestrator/support.ts"
+import { ordinaryPhone, tempDir } from "../run/support.ts"
 
 const ACCOUNT = "acct0000000000aa"
 

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { StateStore } from "../../src/store/StateStore.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { accountOf, admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { accountOf, admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { FAST, payoutsDone, serviceOf } from "./cli.ts"
 
 const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])

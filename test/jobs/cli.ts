@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
 import { createServer } from "node:net"
 import { resolve } from "node:path"
-import type { Sandbox } from "../orchestrator/support.ts"
+import type { Sandbox } from "../run/support.ts"
 
 const BIN = resolve("bin/payouts.js")
 

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
-import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, type Sandbox, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, type Sandbox, writeCsv } from "../run/support.ts"
 
 const BIN = resolve("bin/payouts.js")
 const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--lease-ttl", "3s", "--request-timeout", "2s", "--settle", "0s", "--scan-every", "200ms", "--concurrency", "2"]

@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { reconcileBatch } from "../../src/jobs/ReconcileBatch.ts"
+import { reconcileBatch } from "../../src/run/ReconcileBatch.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { accountOf, layersFor, refund } from "./support.ts"
 
 describe("payouts reconcile", () => {

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { admin, countByToken, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { accountOf } from "./support.ts"
 
 const FAILS = "+237670000002"

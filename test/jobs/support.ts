@@ -6,12 +6,12 @@ import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
-import { type RunRequest, runBatch } from "../../src/batch/Runner.ts"
+import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
 import type { CronGate } from "../../src/jobs/CronGate.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { makeWatcher } from "../../src/jobs/Watcher.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { type Sandbox, settings } from "../orchestrator/support.ts"
+import { type Sandbox, settings } from "../run/support.ts"
 
 export const layersFor = (sandbox: Sandbox, state: string) => {
   const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) }
@@ -23,8 +23,8 @@ export const layersFor = (sandbox: Sandbox, state: string) => {
   return Layer.mergeAll(client, SqliteStateStore.layer({ filename: state }), NodeContext.layer)
 }
 
-export { accountOf } from "../orchestrator/support.ts"
-import { accountOf } from "../orchestrator/support.ts"
+export { accountOf } from "../run/support.ts"
+import { accountOf } from "../run/support.ts"
 
 export interface WatchSetup {
   readonly root: string

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { FAST, freePort, payouts, payoutsDone, serviceOf, until } from "./cli.ts"
 
 const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { copyFileSync, existsSync, lstatSync, readlinkSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { admin, countByToken, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { FAST, payoutsDone, serviceOf } from "./cli.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
 

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import Papa from "papaparse"
-import { admin, run, startSandbox, tempDir } from "../orchestrator/support.ts"
+import { admin, run, startSandbox, tempDir } from "../run/support.ts"
 
 interface Expected {
   readonly verdict: "accepted" | "refused"

@@ -9,10 +9,10 @@ import { Effect, TestClock } from "effect"
 import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, truncateSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { isTempFileOf } from "../../src/batch/LedgerFile.ts"
+import { isTempFileOf } from "../../src/output/AtomicFile.ts"
 import { makeArrivals } from "../../src/jobs/Arrivals.ts"
 import { prng } from "../../scripts/soak.ts"
-import { tempDir } from "../orchestrator/support.ts"
+import { tempDir } from "../run/support.ts"
 
 const child = join(import.meta.dirname, "support", "ledger-writer-child.ts")
 const seed = Number(process.env.FILE_DROP_SEED ?? Date.now() % 100_000)

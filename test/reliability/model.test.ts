@@ -19,13 +19,13 @@ import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
-import type { RunSettings } from "../../src/batch/RunContext.ts"
-import { type RunResult, runBatch } from "../../src/batch/Runner.ts"
+import type { RunSettings } from "../../src/run/RunContext.ts"
+import { type RunResult, runBatch } from "../../src/run/Runner.ts"
 import { launchSandbox } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { mintToken } from "../../src/domain/Token.ts"
-import { accountOf, countByToken, ordinaryPhone, readLedger, settings, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { accountOf, countByToken, ordinaryPhone, readLedger, settings, tempDir, writeCsv } from "../run/support.ts"
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 200)
 const GRACE_MS = 150

@@ -11,12 +11,12 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { createServer } from "node:net"
 import { basename, dirname, join, relative, resolve } from "node:path"
 import Papa from "papaparse"
-import { fileBatchId } from "../../src/batch/Intake.ts"
-import { escapeCell, neutraliseFormula } from "../../src/batch/LedgerCsv.ts"
-import { outputPaths } from "../../src/batch/LedgerFile.ts"
+import { fileBatchId } from "../../src/intake/Intake.ts"
+import { escapeCell, neutraliseFormula } from "../../src/output/CsvCells.ts"
+import { outputPaths } from "../../src/output/AtomicFile.ts"
 import { NodeContext } from "@effect/platform-node"
 import { openStore } from "../store/fixtures.ts"
-import { accountOf, admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../orchestrator/support.ts"
+import { accountOf, admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 
 const ROOT = resolve(import.meta.dirname, "..", "..")
 const LEADING = ["=", "+", "-", "@", "\t", "\r", "\n", "\u0000"]

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { parsePhoneNumberFromString } from "libphonenumber-js/max"
-import { feeFor, DEFAULT_FEES } from "../../src/sandbox/Fees.js"
-import { checkInvariants } from "../../src/sandbox/Invariants.js"
-import { entryViolation } from "../../src/sandbox/Journal.js"
-import { parseFund } from "../../src/sandbox/Sandbox.js"
-import { addTransaction, fund, makeState, nextIds, plantUnjournaledCredit, post, settle } from "../../src/sandbox/State.js"
-import { advance, assertInvariants, payout, receiver, sandbox } from "./support/Harness.js"
+import { feeFor, DEFAULT_FEES } from "../../src/sandbox/Fees.ts"
+import { checkInvariants } from "../../src/sandbox/Invariants.ts"
+import { entryViolation } from "../../src/sandbox/Journal.ts"
+import { parseFund } from "../../src/sandbox/Sandbox.ts"
+import { addTransaction, fund, makeState, nextIds, plantUnjournaledCredit, post, settle } from "../../src/sandbox/State.ts"
+import { advance, assertInvariants, payout, receiver, sandbox } from "./support/Harness.ts"
 
 const COUNTRIES = ["CM", "CI", "SN", "BJ", "TG"]
 

@@ -1,8 +1,8 @@
 /** Conformance, continued: Observable facts, Balance movements, Limits and Errors of payment-api-v1.md. */
 import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { PAYIN_NUMBERS } from "../../src/sandbox/TestNumbers.js"
-import * as H from "./support/Harness.js"
+import { PAYIN_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
+import * as H from "./support/Harness.ts"
 
 const { advance, cardPayin, payin, payout, status, statusIs, wallet } = H
 const { PAY, rule } = H

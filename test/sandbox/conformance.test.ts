@@ -4,8 +4,8 @@
  */
 import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { PAYIN_NUMBERS, PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.js"
-import * as H from "./support/Harness.js"
+import { PAYIN_NUMBERS, PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
+import * as H from "./support/Harness.ts"
 
 const { advance, cardPayin, payin, payout, status, statusIs } = H
 const { PAY, rule } = H

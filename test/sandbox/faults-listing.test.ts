@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { seededUnit } from "../../src/sandbox/Faults.js"
-import { parseFaults } from "../../src/sandbox/Sandbox.js"
-import { advance, assertInvariants, type Api, eventually, payout, payoutBody, receiver, sandbox, status, wallet, webhooks } from "./support/Harness.js"
+import { seededUnit } from "../../src/sandbox/Faults.ts"
+import { parseFaults } from "../../src/sandbox/Sandbox.ts"
+import { advance, assertInvariants, type Api, eventually, payout, payoutBody, receiver, sandbox, status, wallet, webhooks } from "./support/Harness.ts"
 
 /** Virtual time stands still unless advanced, so visibility edges are exact. */
 const FROZEN = 1e-9

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { parseFaults } from "../../src/sandbox/Sandbox.js"
-import { advance, assertInvariants, payout, payoutBody, sandbox, type Api } from "./support/Harness.js"
+import { parseFaults } from "../../src/sandbox/Sandbox.ts"
+import { advance, assertInvariants, payout, payoutBody, sandbox, type Api } from "./support/Harness.ts"
 
 const payouts = (api: Api) => Effect.map(api.get("/__sandbox/payouts"), (r) => r.json.payouts as Array<any>)
 const counters = (api: Api) => Effect.map(api.get("/__sandbox/faults"), (r) => r.json.counters as Record<string, number>)
@@ -168,7 +168,7 @@ describe("fault injection over HTTP", () => {
 
   it.scopedLive("an invalid --faults string refuses to start", () =>
     Effect.gen(function* () {
-      const { launchSandbox } = yield* Effect.promise(() => import("../../src/sandbox/Sandbox.js"))
+      const { launchSandbox } = yield* Effect.promise(() => import("../../src/sandbox/Sandbox.ts"))
       const error = yield* Effect.flip(launchSandbox({ faults: "nope.latency=1ms" }))
       expect(error._tag).toBe("SandboxStartError")
       expect(error.message).toMatch(/unknown endpoint "nope"/)

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
-import { DEFAULT_FEES, feeFor } from "../../src/sandbox/Fees.js"
-import { checkInvariants } from "../../src/sandbox/Invariants.js"
-import { advanceDue, createPayout, refund } from "../../src/sandbox/Payouts.js"
-import { fund, makeState } from "../../src/sandbox/State.js"
-import { assertInvariants, payout, sandbox, wallet } from "./support/Harness.js"
+import { DEFAULT_FEES, feeFor } from "../../src/sandbox/Fees.ts"
+import { checkInvariants } from "../../src/sandbox/Invariants.ts"
+import { advanceDue, createPayout, refund } from "../../src/sandbox/Payouts.ts"
+import { fund, makeState } from "../../src/sandbox/State.ts"
+import { assertInvariants, payout, sandbox, wallet } from "./support/Harness.ts"
 
 const customer = { name: "A", phone: "+237670000001", email: "a@b.co" }
 

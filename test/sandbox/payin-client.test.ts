@@ -1,11 +1,11 @@
 /** The client's pay-in methods (src/api/Client.ts) against the sandbox over a real port. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
-import { PaymentClient } from "../../src/api/Client.js"
-import { RequestGate } from "../../src/api/RequestGate.js"
-import type { CardPayinRequest, MobileMoneyPayinRequest } from "../../src/api/Schemas.js"
-import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.js"
-import { cardBody, clientLayer, payinBody, submitCheckout } from "./support/Harness.js"
+import { PaymentClient } from "../../src/api/Client.ts"
+import { RequestGate } from "../../src/api/RequestGate.ts"
+import type { CardPayinRequest, MobileMoneyPayinRequest } from "../../src/api/Schemas.ts"
+import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
+import { cardBody, clientLayer, payinBody, submitCheckout } from "./support/Harness.ts"
 
 
 const withClient = <A, E>(use: (client: PaymentClient, info: SandboxInfo) => Effect.Effect<A, E, RequestGate>) =>

@@ -13,7 +13,7 @@ import {
   submitCheckout,
   wallet,
   webhooks
-} from "./support/Harness.js"
+} from "./support/Harness.ts"
 
 const PAY = { number: "4242 4242 4242 4242", expiry: "12/39", cvv: "123", action: "pay" }
 

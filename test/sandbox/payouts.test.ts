@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.js"
-import { advance, assertInvariants, payout, receiver, sandbox, status, statusIs, wallet } from "./support/Harness.js"
+import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
+import { advance, assertInvariants, payout, receiver, sandbox, status, statusIs, wallet } from "./support/Harness.ts"
 
 const SLOW = { payoutDelaySeconds: 60 }
 const FAST = { payoutDelaySeconds: 0.1 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
-import { ACCOUNT, newBatch, rowInputs, scopedStore } from "./fixtures.js"
+import { ACCOUNT, newBatch, rowInputs, scopedStore } from "./fixtures.ts"
 
 describe("account-wide records", () => {
   it.scoped("a halt holds until lifted; a second halt keeps the first", () =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
-import { TOKEN_LENGTH, rowToken } from "../../src/store/Token.js"
-import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInput, rowInputs, scopedStore, tempDbPath } from "./fixtures.js"
+import { TOKEN_LENGTH, rowToken } from "../../src/store/Token.ts"
+import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInput, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
 
 describe("batches", () => {
   it.scoped("createBatch stores the batch open with its rows, tokens and details", () =>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { DateTime, Effect, Fiber, Option, TestClock } from "effect"
-import { ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.js"
+import { ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
 
 describe("claims: the durable intent", () => {
   it.scoped("claimRows moves validated rows to submitting with intent, attempt and event", () =>

@@ -3,9 +3,9 @@
  * parent SIGKILLs it; `race` mode claims until nothing is left and prints the idxs it got.
  */
 import { Effect, Layer } from "effect"
-import * as SqliteStateStore from "../../src/store/SqliteStateStore.js"
-import { StateStore } from "../../src/store/StateStore.js"
-import { ACCOUNT, newBatch, rowInputs } from "./fixtures.js"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { StateStore } from "../../src/store/StateStore.ts"
+import { ACCOUNT, newBatch, rowInputs } from "./fixtures.ts"
 
 const [filename, mode, total] = process.argv.slice(2)
 

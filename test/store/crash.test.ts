@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { ACCOUNT, openStore, tempDbPath } from "./fixtures.js"
+import { ACCOUNT, openStore, tempDbPath } from "./fixtures.ts"
 
 const child = fileURLToPath(new URL("./crash-child.ts", import.meta.url))
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, TestClock } from "effect"
-import { ACCOUNT, OTHER_ACCOUNT, newBatch, rowInput, rowInputs, scopedStore } from "./fixtures.js"
+import { ACCOUNT, OTHER_ACCOUNT, newBatch, rowInput, rowInputs, scopedStore } from "./fixtures.ts"
 
 describe("cross-batch checks (DESIGN 5)", () => {
   it.scoped("existingIds finds ids of other batches of the same account only", () =>

@@ -3,10 +3,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { existsSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { layerClient } from "../../src/store/Sqlite/Open.js"
-import { MIGRATIONS_TABLE } from "../../src/store/Sqlite/Migrations.js"
-import * as SqliteStateStore from "../../src/store/SqliteStateStore.js"
-import { ACCOUNT, newBatch, openStore, rowInputs, tempDbPath, tempDir } from "./fixtures.js"
+import { layerClient } from "../../src/store/Sqlite/Open.ts"
+import { MIGRATIONS_TABLE } from "../../src/store/Sqlite/Migrations.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { ACCOUNT, newBatch, openStore, rowInputs, tempDbPath, tempDir } from "./fixtures.ts"
 
 const mode = (path: string) => statSync(path).mode & 0o777
 

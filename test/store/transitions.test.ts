@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Option, TestClock } from "effect"
 import * as fc from "fast-check"
-import type { Transition } from "../../src/store/Model.js"
-import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.js"
-import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.js"
+import type { Transition } from "../../src/store/Model.ts"
+import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
+import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
 
 const getRow = (store: Effect.Effect.Success<typeof scopedStore>["store"], idx: number) =>
   store.getRow(ACCOUNT, "b1", idx).pipe(Effect.map(Option.getOrThrow))

@@ -1,7 +1,7 @@
 /** `payouts batches`: the account's batches in the state store, with their state and counts. */
 import { Command } from "@effect/cli"
 import { Console, DateTime, Effect, Option } from "effect"
-import { describeHalt } from "../../batch/Safeguards.ts"
+import { describeHalt } from "../../run/Safeguards.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { accountOf, jobsOption, jobsStateOption } from "../Jobs.ts"

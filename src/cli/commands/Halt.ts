@@ -5,7 +5,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Clock, Console, Effect, Layer, Option } from "effect"
-import { describeHalt } from "../../batch/Safeguards.ts"
+import { describeHalt } from "../../run/Safeguards.ts"
 import type { Halt } from "../../store/AccountModel.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"

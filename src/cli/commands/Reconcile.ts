@@ -1,20 +1,20 @@
 /**
- * `payouts reconcile BATCH`: checks the batch against the service (src/jobs/ReconcileBatch), updates
+ * `payouts reconcile BATCH`: checks the batch against the service (src/run/ReconcileBatch), updates
  * the store, rewrites the ledger, summary and report it finds in the job folder (or `--ledger`), and
  * exits 1 on any disagreement.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { checkAccount, describeAccountReport } from "../../batch/AccountCheck.ts"
-import { EXIT_ATTENTION } from "../../batch/ExitCode.ts"
+import { checkAccount, describeAccountReport } from "../../run/AccountCheck.ts"
+import { EXIT_ATTENTION } from "../../run/ExitCode.ts"
 import { UsageError } from "../Errors.ts"
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
 import { join } from "node:path"
-import { writeLedgerFromStore } from "../../batch/Outputs.ts"
-import { writeReport } from "../../batch/Report.ts"
-import { amendSummary, readSummary } from "../../batch/SummaryFile.ts"
+import { writeLedgerFromStore } from "../../output/Outputs.ts"
+import { writeReport } from "../../output/Report.ts"
+import { amendSummary, readSummary } from "../../output/SummaryFile.ts"
 import { jobFolder, outputOf } from "../../jobs/JobFolder.ts"
-import { describeReport, reconcileBatch, reconciledAt } from "../../jobs/ReconcileBatch.ts"
+import { describeReport, reconcileBatch, reconciledAt } from "../../run/ReconcileBatch.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { withClient } from "../Connect.ts"

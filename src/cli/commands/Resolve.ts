@@ -1,12 +1,12 @@
 /**
  * `payouts resolve BATCH`: what a person does when a run ends with exit 5. Without a decision it
  * shows the evidence of every unknown or alarmed row; with `--line N` and one decision it applies it
- * (src/batch/Resolve). Exit 5 while rows or the account still need a person, else 0.
+ * (src/run/Resolve). Exit 5 while rows or the account still need a person, else 0.
  */
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { EXIT_ATTENTION } from "../../batch/ExitCode.ts"
-import { type Decision, describeResolve, resolve } from "../../batch/Resolve.ts"
+import { EXIT_ATTENTION } from "../../run/ExitCode.ts"
+import { type Decision, describeResolve, resolve } from "../../run/Resolve.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { withClient } from "../Connect.ts"
 import { UsageError } from "../Errors.ts"

@@ -1,6 +1,6 @@
 /**
  * `payouts run FILE` and `payouts validate FILE`: the batch commands. Wiring only: the work is in
- * src/batch (Runner) over the state store and the client.
+ * src/run (Runner) over the state store and the client.
  */
 import { Args, Command, Options } from "@effect/cli"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -10,9 +10,9 @@ import { PaymentClient } from "../../api/Client.ts"
 import { resolveAccountScope } from "../../api/Account.ts"
 import { PaymentClientConfig } from "../../api/ClientConfig.ts"
 import { RequestGate } from "../../api/RequestGate.ts"
-import { EXIT_INCOMPLETE, EXIT_OK } from "../../batch/ExitCode.ts"
-import { DEFAULT_FEE_ESTIMATE, formatFeeEstimate, parseFeeEstimate } from "../../batch/Preflight.ts"
-import { type RunRequest, runBatch } from "../../batch/Runner.ts"
+import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
+import { DEFAULT_FEE_ESTIMATE, formatFeeEstimate, parseFeeEstimate } from "../../run/Preflight.ts"
+import { type RunRequest, runBatch } from "../../run/Runner.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { durationOption } from "../Duration.ts"
 import { confirmBeforePaying } from "../Confirm.ts"

@@ -1,8 +1,8 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Either, Option, Redacted } from "effect"
-import { durationOption } from "../Duration.js"
-import { UsageError } from "../Errors.js"
-import type { OptionValue } from "../Output.js"
+import { durationOption } from "../Duration.ts"
+import { UsageError } from "../Errors.ts"
+import type { OptionValue } from "../Output.ts"
 
 const DEFAULT_FUND = "XAF=10000000,XOF=10000000"
 
@@ -56,7 +56,7 @@ const shellWord = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${
 const usage = (reason: string) => new UsageError({ reason })
 
 // Loaded on use: the look-up commands should not pay for loading the server.
-const loadSandbox = Effect.promise(() => import("../../sandbox/Sandbox.js"))
+const loadSandbox = Effect.promise(() => import("../../sandbox/Sandbox.ts"))
 
 const check = (args: Parsed) =>
   Effect.gen(function* () {

@@ -1,11 +1,11 @@
 import { Args, Command } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { UsageError } from "../Errors.js"
-import { PaymentClient } from "../../api/Client.js"
-import { withClient } from "../Connect.js"
-import { jsonOption, printJson } from "../Output.js"
-import { connectionOptions } from "../Settings.js"
-import { statusJson, statusView } from "../Views.js"
+import { UsageError } from "../Errors.ts"
+import { PaymentClient } from "../../api/Client.ts"
+import { withClient } from "../Connect.ts"
+import { jsonOption, printJson } from "../Output.ts"
+import { connectionOptions } from "../Settings.ts"
+import { statusJson, statusView } from "../Views.ts"
 
 const reference = Args.text({ name: "REFERENCE" }).pipe(
   Args.withDescription("The reference returned when the pay-in or payout was created (TXN...).")

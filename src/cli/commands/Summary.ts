@@ -1,10 +1,10 @@
 import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { PaymentClient } from "../../api/Client.js"
-import { withClient } from "../Connect.js"
-import { jsonOption, printJson } from "../Output.js"
-import { connectionOptions } from "../Settings.js"
-import { summaryView } from "../Views.js"
+import { PaymentClient } from "../../api/Client.ts"
+import { withClient } from "../Connect.ts"
+import { jsonOption, printJson } from "../Output.ts"
+import { connectionOptions } from "../Settings.ts"
+import { summaryView } from "../Views.ts"
 
 export const summaryCommand = Command.make(
   "summary",

@@ -1,12 +1,12 @@
 import { Command, Options } from "@effect/cli"
 import { Chunk, Console, Effect, Option, Schema, Stream } from "effect"
-import { PaymentClient, type TransactionFilters } from "../../api/Client.js"
-import { TransactionStatus, TransactionType } from "../../api/Schemas.js"
-import { withClient } from "../Connect.js"
-import { UsageError } from "../Errors.js"
-import { jsonOption, type OptionValue, printJson } from "../Output.js"
-import { connectionOptions } from "../Settings.js"
-import { pageFooter, transactionsTable } from "../Views.js"
+import { PaymentClient, type TransactionFilters } from "../../api/Client.ts"
+import { TransactionStatus, TransactionType } from "../../api/Schemas.ts"
+import { withClient } from "../Connect.ts"
+import { UsageError } from "../Errors.ts"
+import { jsonOption, type OptionValue, printJson } from "../Output.ts"
+import { connectionOptions } from "../Settings.ts"
+import { pageFooter, transactionsTable } from "../Views.ts"
 
 const day = (flag: string) =>
   Options.text(flag).pipe(

@@ -1,11 +1,11 @@
 /**
  * `payouts watch [DIR]`: the job folder daemon (or one pass with `--once`). Wiring only: the work is
- * in src/jobs (Watcher, Job) over src/batch's runner.
+ * in src/jobs (Watcher, Job) over src/run's runner.
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Cause, Config, Console, Duration, Effect, Either, Layer, Option, Ref } from "effect"
-import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_INTERNAL } from "../../batch/ExitCode.ts"
-import { type RunRequest, runBatch } from "../../batch/Runner.ts"
+import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_INTERNAL } from "../../run/ExitCode.ts"
+import { type RunRequest, runBatch } from "../../run/Runner.ts"
 import { type ApprovalError, type ApprovalPolicy, personName } from "../../jobs/Approval.ts"
 import { makeCronGate } from "../../jobs/CronGate.ts"
 import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from "../../jobs/Health.ts"

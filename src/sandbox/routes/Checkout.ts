@@ -4,11 +4,11 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import type { SandboxContext } from "../Context.js"
-import { type CardErrors, type CardForm, checkoutPage, closedPage } from "../CheckoutPage.js"
-import { checkoutOutcome } from "../Payins.js"
-import type { Txn } from "../State.js"
-import { TEST_CARDS } from "../TestNumbers.js"
+import type { SandboxContext } from "../Context.ts"
+import { type CardErrors, type CardForm, checkoutPage, closedPage } from "../CheckoutPage.ts"
+import { checkoutOutcome } from "../Payins.ts"
+import type { Txn } from "../State.ts"
+import { TEST_CARDS } from "../TestNumbers.ts"
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'"
 

@@ -1,15 +1,15 @@
 /** POST /v1/payments/payin/mobile-money and /card: validate (envelope B, 422), create, plan the outcome. */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
-import { CardPayinResponse, MobileMoneyPayinResponse } from "../../api/Schemas.js"
-import { iso } from "../Clock.js"
-import type { SandboxContext } from "../Context.js"
-import { feeFor } from "../Fees.js"
-import { envelopeB, jsonBody, ok } from "../Http.js"
-import { errorMessage, validateCardPayin, validateMobilePayin } from "../PayinRequest.js"
-import { CARD_CHECKOUT_LIFETIME, createPayin, MOBILE_MONEY_LIFETIME } from "../Payins.js"
-import type { Plan } from "../State.js"
-import { payinOutcomeOf } from "../TestNumbers.js"
+import { CardPayinResponse, MobileMoneyPayinResponse } from "../../api/Schemas.ts"
+import { iso } from "../Clock.ts"
+import type { SandboxContext } from "../Context.ts"
+import { feeFor } from "../Fees.ts"
+import { envelopeB, jsonBody, ok } from "../Http.ts"
+import { errorMessage, validateCardPayin, validateMobilePayin } from "../PayinRequest.ts"
+import { CARD_CHECKOUT_LIFETIME, createPayin, MOBILE_MONEY_LIFETIME } from "../Payins.ts"
+import type { Plan } from "../State.ts"
+import { payinOutcomeOf } from "../TestNumbers.ts"
 
 const mobilePlan = (ctx: SandboxContext, phone: string, now: number): Effect.Effect<Plan> =>
   Effect.gen(function* () {

@@ -5,17 +5,17 @@
  */
 import { HttpRouter } from "@effect/platform"
 import { Effect, Either, Fiber, Schema } from "effect"
-import { PayoutResponse } from "../../api/Schemas.js"
-import { toWire } from "../../domain/Money.js"
-import { iso } from "../Clock.js"
-import { count, type SandboxContext } from "../Context.js"
-import { feeFor } from "../Fees.js"
-import { envelopeA, invalid, jsonBody, ok } from "../Http.js"
-import { faultOf } from "../Faults.js"
-import { createPayout } from "../Payouts.js"
-import { type ValidPayout, validatePayout } from "../PayoutRequest.js"
-import type { Plan } from "../State.js"
-import { payoutOutcomeOf } from "../TestNumbers.js"
+import { PayoutResponse } from "../../api/Schemas.ts"
+import { toWire } from "../../domain/Money.ts"
+import { iso } from "../Clock.ts"
+import { count, type SandboxContext } from "../Context.ts"
+import { feeFor } from "../Fees.ts"
+import { envelopeA, invalid, jsonBody, ok } from "../Http.ts"
+import { faultOf } from "../Faults.ts"
+import { createPayout } from "../Payouts.ts"
+import { type ValidPayout, validatePayout } from "../PayoutRequest.ts"
+import type { Plan } from "../State.ts"
+import { payoutOutcomeOf } from "../TestNumbers.ts"
 
 const planFor = (ctx: SandboxContext, phone: string, now: number): Effect.Effect<Plan> =>
   Effect.gen(function* () {

@@ -1,11 +1,11 @@
 /** GET /v1/payment/status/{reference}: 90 days of history; 404 envelope A otherwise. */
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { StatusResponse } from "../../api/Schemas.js"
-import { DAY } from "../Clock.js"
-import type { SandboxContext } from "../Context.js"
-import { envelopeA, ok } from "../Http.js"
-import { statusRecord } from "../Views.js"
+import { StatusResponse } from "../../api/Schemas.ts"
+import { DAY } from "../Clock.ts"
+import type { SandboxContext } from "../Context.ts"
+import { envelopeA, ok } from "../Http.ts"
+import { statusRecord } from "../Views.ts"
 
 export const HISTORY_DAYS = 90
 

@@ -5,14 +5,14 @@
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
-import { Pagination, PaginationLinks, TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.js"
-import { DAY } from "../Clock.js"
-import type { SandboxContext } from "../Context.js"
-import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type PagesLie, seededUnit } from "../Faults.js"
-import { type FieldErrors, invalid, ok } from "../Http.js"
-import type { Txn } from "../State.js"
-import { transactionRecord } from "../Views.js"
-import { HISTORY_DAYS } from "./Status.js"
+import { Pagination, PaginationLinks, TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.ts"
+import { DAY } from "../Clock.ts"
+import type { SandboxContext } from "../Context.ts"
+import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type PagesLie, seededUnit } from "../Faults.ts"
+import { type FieldErrors, invalid, ok } from "../Http.ts"
+import type { Txn } from "../State.ts"
+import { transactionRecord } from "../Views.ts"
+import { HISTORY_DAYS } from "./Status.ts"
 
 const FILTERS = ["wallet_id", "currency", "type", "status", "from_date", "to_date"] as const
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>

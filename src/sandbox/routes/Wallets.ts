@@ -1,13 +1,13 @@
 /** GET /v1/wallet and GET /v1/wallet/summary. */
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { BalanceSummary, Last30Days, SummaryResponse, WalletsResponse, WalletSummary } from "../../api/Schemas.js"
-import { toWire } from "../../domain/Money.js"
-import { DAY } from "../Clock.js"
-import type { SandboxContext } from "../Context.js"
-import { ok } from "../Http.js"
-import type { SandboxState } from "../State.js"
-import { walletRecord } from "../Views.js"
+import { BalanceSummary, Last30Days, SummaryResponse, WalletsResponse, WalletSummary } from "../../api/Schemas.ts"
+import { toWire } from "../../domain/Money.ts"
+import { DAY } from "../Clock.ts"
+import type { SandboxContext } from "../Context.ts"
+import { ok } from "../Http.ts"
+import type { SandboxState } from "../State.ts"
+import { walletRecord } from "../Views.ts"
 
 const summary = (state: SandboxState, now: number) => {
   const wallets = Object.values(state.wallets)

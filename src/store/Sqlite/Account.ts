@@ -1,11 +1,11 @@
 /** Account-wide records for the SQLite adapter: the halt, approvals, and sent figures for the guards. */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { Halt, PhoneCount, SentTotal } from "../AccountModel.js"
-import { StoreError } from "../Model.js"
-import type { StateStoreShape } from "../StateStore.js"
-import { chunksOf } from "./Queries.js"
-import { catchSql, type WriteTransaction } from "./Transaction.js"
+import { Halt, PhoneCount, SentTotal } from "../AccountModel.ts"
+import { StoreError } from "../Model.ts"
+import type { StateStoreShape } from "../StateStore.ts"
+import { chunksOf } from "./Queries.ts"
+import { catchSql, type WriteTransaction } from "./Transaction.ts"
 
 const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))

@@ -1,13 +1,13 @@
 /** Batches and their lease, for the SQLite adapter. */
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Duration, Effect, Option, Predicate, Stream } from "effect"
-import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from "../Model.js"
-import { emptyCounts } from "../RowState.js"
-import type { BatchSummary, StateStoreShape } from "../StateStore.js"
-import { rowToken } from "../Token.js"
-import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts, decodeTotals } from "./Queries.js"
-import type { WriteTransaction } from "./Transaction.js"
-import { catchSql } from "./Transaction.js"
+import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from "../Model.ts"
+import { emptyCounts } from "../RowState.ts"
+import type { BatchSummary, StateStoreShape } from "../StateStore.ts"
+import { rowToken } from "../Token.ts"
+import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts, decodeTotals } from "./Queries.ts"
+import type { WriteTransaction } from "./Transaction.ts"
+import { catchSql } from "./Transaction.ts"
 
 /** Rows per INSERT statement (bound parameters stay under SQLite's limit). */
 const INSERT_CHUNK = 1_000

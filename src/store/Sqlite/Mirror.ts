@@ -1,10 +1,10 @@
 /** The listing mirror, account alarms and row alarms, for the SQLite adapter. */
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
-import { AccountAlarm, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.js"
-import type { StateStoreShape } from "../StateStore.js"
-import { chunksOf, decodeRows, ROW_COLUMNS } from "./Queries.js"
-import { catchSql, type WriteTransaction } from "./Transaction.js"
+import { AccountAlarm, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.ts"
+import type { StateStoreShape } from "../StateStore.ts"
+import { chunksOf, decodeRows, ROW_COLUMNS } from "./Queries.ts"
+import { catchSql, type WriteTransaction } from "./Transaction.ts"
 
 const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))

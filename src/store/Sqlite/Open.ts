@@ -10,8 +10,8 @@ import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Context, Duration, Effect, Layer, Predicate, String as Str } from "effect"
 import { dirname } from "node:path"
-import { StoreError } from "../Model.js"
-import { whatIsWrong } from "./Transaction.js"
+import { StoreError } from "../Model.ts"
+import { whatIsWrong } from "./Transaction.ts"
 
 export interface SqliteOptions {
   /** Path of the database file, or ":memory:". */

@@ -1,8 +1,8 @@
 /** Row-level SQL shared by the SQLite adapter: column lists, decoding, events, chunking. */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { Batch, type EventSource, Row, RowEvent, RowMatch } from "../Model.js"
-import { RowState } from "../RowState.js"
+import { Batch, type EventSource, Row, RowEvent, RowMatch } from "../Model.ts"
+import { RowState } from "../RowState.ts"
 
 export const ROW_COLUMNS = `account_id, batch_id, idx, line, row_id, token, repeat_key, operator, currency,
   amount_minor, phone, name, email, description, details_json AS details, state, reference, fee_minor,

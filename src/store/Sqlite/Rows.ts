@@ -2,9 +2,9 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
-import { type ClaimSelection, type EventSource, type Fence, type Page, type Row, StoreError } from "../Model.js"
-import { IN_DOUBT_STATES, type RowState } from "../RowState.js"
-import type { StateStoreShape } from "../StateStore.js"
+import { type ClaimSelection, type EventSource, type Fence, type Page, type Row, StoreError } from "../Model.ts"
+import { IN_DOUBT_STATES, type RowState } from "../RowState.ts"
+import type { StateStoreShape } from "../StateStore.ts"
 import {
   chunksOf,
   decodeEarliest,
@@ -15,9 +15,9 @@ import {
   EVENT_COLUMNS,
   insertEvents,
   ROW_COLUMNS
-} from "./Queries.js"
-import { catchSql, type WriteTransaction } from "./Transaction.js"
-import { applyTransitions } from "./Transitions.js"
+} from "./Queries.ts"
+import { catchSql, type WriteTransaction } from "./Transaction.ts"
+import { applyTransitions } from "./Transitions.ts"
 
 const IN_CHUNK = 500
 const PAGE = 1_000

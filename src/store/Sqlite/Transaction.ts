@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Predicate, Schedule, Scope } from "effect"
-import { StoreError } from "../Model.js"
+import { StoreError } from "../Model.ts"
 
 const sqliteCode = (error: SqlError): string =>
   Predicate.hasProperty(error.cause, "code") && typeof error.cause.code === "string" ? error.cause.code : ""

@@ -2,9 +2,9 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { DateTime, Effect, Option, Schema } from "effect"
-import { StoreError, type Transition } from "../Model.js"
-import { canMove, isFinal, predecessors, RowState } from "../RowState.js"
-import { type EventInput, insertEvents } from "./Queries.js"
+import { StoreError, type Transition } from "../Model.ts"
+import { canMove, isFinal, predecessors, RowState } from "../RowState.ts"
+import { type EventInput, insertEvents } from "./Queries.ts"
 
 const Current = Schema.Struct({
   state: RowState,

@@ -5,7 +5,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Stream } from "effect"
-import { writeFileAtomic } from "../../../src/batch/LedgerFile.ts"
+import { writeFileAtomic } from "../../../src/output/AtomicFile.ts"
 
 const [path, rowsText] = process.argv.slice(2)
 const rows = Number(rowsText)

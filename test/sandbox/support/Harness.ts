@@ -1,15 +1,15 @@
 /** Test harness: a sandbox on an ephemeral port, plain-fetch helpers, a webhook receiver, invariants. */
 import { expect, it } from "@effect/vitest"
 import { NodeHttpClient } from "@effect/platform-node"
-import { PaymentClient } from "../../../src/api/Client.js"
-import { PaymentClientConfig, type PaymentClientSettingsInput } from "../../../src/api/ClientConfig.js"
-import { RequestGate } from "../../../src/api/RequestGate.js"
-import type { SandboxInfo } from "../../../src/sandbox/Sandbox.js"
+import { PaymentClient } from "../../../src/api/Client.ts"
+import { PaymentClientConfig, type PaymentClientSettingsInput } from "../../../src/api/ClientConfig.ts"
+import { RequestGate } from "../../../src/api/RequestGate.ts"
+import type { SandboxInfo } from "../../../src/sandbox/Sandbox.ts"
 import { Effect, Layer, Schedule, type Scope } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { launchSandbox, type SandboxOptions } from "../../../src/sandbox/Sandbox.js"
-import type { SandboxState } from "../../../src/sandbox/State.js"
+import { launchSandbox, type SandboxOptions } from "../../../src/sandbox/Sandbox.ts"
+import type { SandboxState } from "../../../src/sandbox/State.ts"
 
 export interface Reply {
   readonly status: number

@@ -1,0 +1,76 @@
+/**
+ * Batch input, streamed: `parseCsvFile` reads a payout CSV (DESIGN.md section 5) chunk by chunk and
+ * emits one record per data row, with the physical line where it starts. File-level problems end
+ * the stream with a `CsvFileError`; row-level problems travel on the record (`errors`).
+ */
+import { FileSystem } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
+import { Effect, Either, Stream } from "effect"
+import { CsvReadError, type CsvFileError } from "./CsvErrors.ts"
+import { type CsvRecord, CsvRecordReader } from "./CsvReader.ts"
+import { type CsvRow, CsvRowReader, type RowsOrError } from "./CsvRows.ts"
+
+export type { CsvRecord } from "./CsvReader.ts"
+export { MAX_FIELD_CHARS } from "./CsvReader.ts"
+export { type CsvRow, MAX_RECORD_CHARS } from "./CsvRows.ts"
+export * from "./CsvErrors.ts"
+export { COLUMN_ALIASES, CSV_COLUMNS, type CsvColumn, MAX_COLUMNS, META_PREFIX, REQUIRED_COLUMNS } from "./CsvHeader.ts"
+
+export interface ParseCsvOptions {
+  /** Bytes read at a time; 64 KiB by default. */
+  readonly chunkSize?: number
+}
+
+/** Every row of cells, the header included, with its starting line: the generic CSV layer. */
+export const csvRows = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<CsvRow, E | CsvFileError, R> =>
+  Stream.suspend(() => {
+    const reader = new CsvRowReader()
+    return bytes.pipe(
+      Stream.mapConcatEffect((chunk) => reader.push(chunk)),
+      Stream.concat(Stream.suspend(() => Stream.fromIterableEffect(reader.end())))
+    )
+  })
+
+/** Payout records from a stream of bytes; a file without data rows fails with `CsvNoRowsError`. */
+export const parseCsvBytes = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<CsvRecord, E | CsvFileError, R> =>
+  Stream.suspend(() => {
+    const rows = new CsvRowReader()
+    const records = new CsvRecordReader()
+    const toRecords = (result: RowsOrError): Either.Either<ReadonlyArray<CsvRecord>, CsvFileError> =>
+      Either.flatMap(result, (batch) => records.rows(batch, rows.delimiter ?? ","))
+    return bytes.pipe(
+      Stream.mapConcatEffect((chunk) => toRecords(rows.push(chunk))),
+      Stream.concat(
+        Stream.suspend(() =>
+          Stream.fromIterableEffect(
+            Either.flatMap(toRecords(rows.end()), (last) => Either.map(records.end(), () => last))
+          )
+        )
+      )
+    )
+  })
+
+const readError = (path: string) => (error: PlatformError): CsvReadError =>
+  new CsvReadError({
+    path,
+    reason: error._tag === "SystemError" && error.reason === "NotFound" ? "no such file" : error.message,
+    cause: error
+  })
+
+export const parseCsvFile = (
+  path: string,
+  options?: ParseCsvOptions
+): Stream.Stream<CsvRecord, CsvFileError, FileSystem.FileSystem> =>
+  Stream.unwrap(
+    Effect.map(FileSystem.FileSystem, (fs) =>
+      parseCsvBytes(fs.stream(path, { chunkSize: options?.chunkSize ?? 64 * 1024 }).pipe(Stream.mapError(readError(path))))
+    )
+  )
+
+const encoder = new TextEncoder()
+
+/** Records from text or bytes already in memory, in the given chunks (tests, small inputs). */
+export const parseCsvChunks = (chunks: Iterable<string | Uint8Array>): Stream.Stream<CsvRecord, CsvFileError> =>
+  parseCsvBytes(Stream.fromIterable(chunks).pipe(Stream.map((c) => (typeof c === "string" ? encoder.encode(c) : c))))
+
+export const parseCsvText = (text: string): Stream.Stream<CsvRecord, CsvFileError> => parseCsvChunks([text])

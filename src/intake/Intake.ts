@@ -1,0 +1,228 @@
+/**
+ * From a CSV file to a batch in the state store, in one streamed pass: parse, validate, compare ids
+ * and repeats with the account's other batches, insert in chunks. A refused file leaves nothing in
+ * the store, so running it again is refused again rather than resumed.
+ */
+import { FileSystem } from "@effect/platform"
+import { Chunk, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
+import { createHash } from "node:crypto"
+import { basename } from "node:path"
+import { formatAmount } from "../domain/Money.ts"
+import { contentKeyOf, mintToken, rejectedRowToken } from "../domain/Token.ts"
+import type { Batch, RowInput } from "../store/Model.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
+import type { RowError } from "./RowError.ts"
+import { type GuardSettings, makeIntakeGuards, NO_GUARDS } from "./Guards.ts"
+import { type CheckedRow, validateCsvFile, type ValidRow } from "./Validate.ts"
+
+export interface IntakeOptions {
+  readonly accountId: string
+  /**
+   * What tokens are minted from (default: the account id): the service's wallet ids, so the same
+   * merchant account reached through another address (a proxy, an alias) names its payouts the same.
+   */
+  readonly tokenScope?: string
+  readonly file: string
+  readonly skipInvalid: boolean
+  readonly allowRepeats: boolean
+  readonly repeatWindow: Duration.Duration
+  /** Kept with the batch so a resume runs as it started. */
+  readonly options?: unknown
+  /** `payouts validate`: check everything, keep nothing in the store. */
+  readonly dryRun?: boolean
+  /** Ceilings on a mistake (issue 12, item 13); default: none. */
+  readonly guards?: GuardSettings
+}
+
+/** The rows a batch would pay, as columns: a million rows stay a few megabytes. */
+export interface PendingColumns {
+  readonly idxs: Array<number>
+  readonly currencies: Array<string>
+  readonly amounts: Array<number>
+}
+
+export type Intake =
+  | { readonly _tag: "Refused"; readonly batchId: string; readonly errors: ReadonlyArray<RowError>; readonly rows: number }
+  | {
+      readonly _tag: "Loaded"
+      readonly batch: Batch
+      readonly resumed: boolean
+      /** Errors of the rows kept as `rejected` under --skip-invalid. */
+      readonly errors: ReadonlyArray<RowError>
+    }
+  | {
+      /** A dry run of a new file: checked, nothing stored. */
+      readonly _tag: "Checked"
+      readonly batchId: string
+      readonly pending: PendingColumns
+      readonly rejected: number
+      readonly errors: ReadonlyArray<RowError>
+    }
+
+/** Batch id: a hash of the file's bytes (the account scopes it in the store). */
+export const fileBatchId = (file: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const hash = createHash("sha256")
+    yield* fs.stream(file, { chunkSize: 256 * 1024 }).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
+    return hash.digest("hex").slice(0, 16)
+  })
+
+const GROUP = 500
+
+const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: string): RowInput => {
+  if (row._tag === "ValidRow" && extra.length === 0) {
+    return {
+      idx: row.index,
+      token,
+      line: row.line,
+      rowId: row.id ?? null,
+      repeatKey: row.repeatKey,
+      operator: row.operator,
+      currency: row.currency,
+      amountMinor: row.amountMinor,
+      phone: row.phone,
+      name: row.name,
+      email: row.email,
+      description: row.description,
+      details: row.details
+    }
+  }
+  const errors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
+  const cells = row._tag === "RejectedRow" ? row.cells : { operator: row.operator, currency: row.currency, phone: row.phone, name: row.name, email: row.email }
+  return {
+    idx: row.index,
+    token,
+    line: row.line,
+    rowId: row.id ?? null,
+    repeatKey: null,
+    operator: cells.operator ?? "",
+    currency: cells.currency ?? "",
+    amountMinor: row.amountMinor ?? null,
+    phone: cells.phone ?? "",
+    name: cells.name ?? "",
+    email: cells.email ?? "",
+    description: row._tag === "ValidRow" ? row.description : cells.description ?? "",
+    details: row.details,
+    state: "rejected",
+    error: errors.map((e) => `${e.column}: ${e.reason}`).join("; ")
+  }
+}
+
+export const intake = (options: IntakeOptions) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const { accountId } = options
+    const batchId = yield* fileBatchId(options.file)
+    const existing = yield* store.getBatch(accountId, batchId)
+    if (Option.isSome(existing) && existing.value.state !== "loading") {
+      return { _tag: "Loaded", batch: existing.value, resumed: true, errors: [] } satisfies Intake as Intake
+    }
+    const fileName = basename(options.file)
+    const errors: Array<RowError> = []
+    let rows = 0
+    const since = DateTime.subtractDuration(yield* DateTime.now, options.repeatWindow)
+    const guards = yield* makeIntakeGuards(accountId, options.guards ?? NO_GUARDS)
+
+    // Occurrences of each content among the file's rows without ids, in file order (the token's index).
+    const seenContent = new Map<string, number>()
+    const tokenScope = options.tokenScope ?? accountId
+    const tokenOf = (row: CheckedRow, valid: boolean): string => {
+      if (!valid || row._tag !== "ValidRow") return rejectedRowToken(batchId, row.index)
+      if (row.id !== undefined) return mintToken(tokenScope, { _tag: "Id", id: row.id, generation: 0 })
+      const key = contentKeyOf(row.phone, row.amountMinor, row.currency, row.operator)
+      const occurrence = seenContent.get(key) ?? 0
+      seenContent.set(key, occurrence + 1)
+      return mintToken(tokenScope, { _tag: "Content", phone: row.phone, amountMinor: row.amountMinor, currency: row.currency, operator: row.operator, occurrence })
+    }
+
+    /** Ids and repeats already used by the account's other batches. */
+    const crossBatch = (group: ReadonlyArray<CheckedRow>) =>
+      Effect.gen(function* () {
+        const valid = group.filter((r): r is ValidRow => r._tag === "ValidRow")
+        const ids = valid.flatMap((r) => (r.id === undefined ? [] : [r.id]))
+        const keys = options.allowRepeats ? [] : valid.flatMap((r) => (r.id === undefined ? [r.repeatKey] : []))
+        const idHits = ids.length === 0 ? [] : yield* store.existingIds(accountId, ids, batchId)
+        const keyHits = keys.length === 0 ? [] : yield* store.recentRepeats(accountId, keys, since, batchId)
+        const byId = new Map(idHits.map((m) => [m.key, m]))
+        const byKey = new Map(keyHits.map((m) => [m.key, m]))
+        const extras = group.map((row) => {
+          const extra: Array<RowError> = []
+          if (row._tag === "ValidRow") {
+            const id = row.id === undefined ? undefined : byId.get(row.id)
+            if (id !== undefined) {
+              extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${row.id}" was already used in ${id.fileName} line ${id.line} (${id.state})` })
+            }
+            const key = row.id === undefined ? byKey.get(row.repeatKey) : undefined
+            if (key !== undefined) {
+              extra.push({
+                line: row.line,
+                column: "phone+amount+operator",
+                value: `${row.phone} ${row.amountMinor} ${row.operator}`,
+                reason: `same phone, amount and operator as ${key.fileName} line ${key.line} within the repeat window, without an id: a double entry? (give rows ids, or allow repeats)`
+              })
+            }
+          }
+          return extra
+        })
+        // The guards judge only the rows that would otherwise be paid, in file order.
+        const payable = group.flatMap((row, i) => (row._tag === "ValidRow" && extras[i].length === 0 ? [{ row, i }] : []))
+        const breaches = yield* guards.check(payable.map(({ row }) => row))
+        payable.forEach(({ row, i }, k) => {
+          const broken = breaches[k]
+          if (broken !== undefined) {
+            extras[i].push({ line: row.line, column: broken.column, value: broken.column === "phone" ? row.phone : formatAmount(row.amountMinor, row.currency), reason: broken.reason })
+          }
+        })
+        return group.map((row, i) => {
+          const extra = extras[i]
+          const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
+          errors.push(...rowErrors)
+          rows++
+          return toInput(row, extra, tokenOf(row, rowErrors.length === 0))
+        })
+      })
+
+    const inputs = validateCsvFile(options.file, { fileName, allowRepeats: options.allowRepeats }).pipe(
+      Stream.grouped(GROUP),
+      Stream.mapEffect((group) => crossBatch(Chunk.toReadonlyArray(group))),
+      Stream.flattenIterables
+    )
+    if (options.dryRun === true) {
+      const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
+      let rejected = 0
+      const checked = yield* inputs.pipe(
+        Stream.runForEach((input) =>
+          Effect.sync(() => {
+            if (input.state === "rejected") return void rejected++
+            pending.idxs.push(input.idx)
+            pending.currencies.push(input.currency)
+            pending.amounts.push(input.amountMinor ?? 0)
+          })
+        ),
+        Effect.either
+      )
+      if (Either.isLeft(checked)) {
+        const error = checked.left
+        if (error._tag === "StoreError") return yield* Effect.fail(error)
+        return { _tag: "Refused", batchId, errors: csvFileErrorRows(error as CsvFileError), rows } satisfies Intake as Intake
+      }
+      if (errors.length > 0 && !options.skipInvalid) return { _tag: "Refused", batchId, errors, rows } satisfies Intake as Intake
+      return { _tag: "Checked", batchId, pending, rejected, errors } satisfies Intake as Intake
+    }
+    const created = yield* store
+      .createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
+      .pipe(Effect.either)
+    if (Either.isLeft(created)) {
+      yield* store.deleteBatch(accountId, batchId)
+      const error = created.left
+      if (error._tag === "StoreError") return yield* Effect.fail(error)
+      return { _tag: "Refused", batchId, errors: csvFileErrorRows(error as CsvFileError), rows } satisfies Intake as Intake
+    }
+    if (errors.length > 0 && !options.skipInvalid) {
+      yield* store.deleteBatch(accountId, batchId)
+      return { _tag: "Refused", batchId, errors, rows } satisfies Intake as Intake
+    }
+    return { _tag: "Loaded", batch: created.right, resumed: false, errors } satisfies Intake as Intake
+  })

@@ -1,0 +1,201 @@
+/**
+ * Row validation (DESIGN.md section 5): each CSV record becomes a `ValidRow`, ready to be paid, or a
+ * `RejectedRow` naming every problem by line, column and reason. Duplicate ids and repeats of
+ * (phone, amount, operator) are found within the file here; the keys to compare with other batches
+ * are on each row for the state store.
+ */
+import type { FileSystem } from "@effect/platform"
+import { Either, Stream } from "effect"
+import type { Country, MobileOperator, PayoutCurrency } from "../domain/Operators.ts"
+import { normaliseMobile } from "../domain/Phone.ts"
+import { type CsvColumn, type CsvFileError, type CsvRecord, parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
+import type { RowError } from "./RowError.ts"
+import { hash64, hashOfHex, LineTable, repeatKeyOf } from "./ValidateKeys.ts"
+import * as Rules from "./ValidateRules.ts"
+
+export interface ValidRow {
+  readonly _tag: "ValidRow"
+  readonly line: number
+  readonly index: number
+  readonly id: string | undefined
+  readonly amountMinor: number
+  readonly currency: PayoutCurrency
+  readonly operator: string
+  readonly country: Country
+  /** E.164. */
+  readonly phone: string
+  readonly name: string
+  readonly email: string
+  /** Without the row token, which the submitter prepends. */
+  readonly description: string
+  /** From the `meta.*` columns; sent as payout_details. */
+  readonly details: Readonly<Record<string, string>>
+  /** See `repeatKeyOf`: compared with other batches' rows of the repeat window. */
+  readonly repeatKey: string
+}
+
+export interface RejectedRow {
+  readonly _tag: "RejectedRow"
+  readonly line: number
+  readonly index: number
+  readonly id: string | undefined
+  readonly errors: readonly [RowError, ...Array<RowError>]
+  /** The cells as read (trimmed), for a ledger of rejected rows. */
+  readonly cells: Readonly<Partial<Record<CsvColumn, string>>>
+  readonly amountMinor: number | undefined
+  readonly details: Readonly<Record<string, string>>
+}
+
+export type CheckedRow = ValidRow | RejectedRow
+
+export interface ValidateOptions {
+  /** The input's file name, for the default description `Payout <file name> line <n>`. */
+  readonly fileName: string
+  /** Accept exact repeats of (phone, amount, operator) without distinct ids. */
+  readonly allowRepeats?: boolean
+}
+
+export const defaultDescription = (id: string | undefined, fileName: string, line: number): string =>
+  id === undefined ? `Payout ${fileName} line ${line}` : `Payout ${id}`
+
+/** Checks one record alone: everything but duplicates. */
+export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => {
+  const { line, index, fields, headers } = record
+  const errors: Array<RowError> = [...record.errors]
+  const cell = (column: CsvColumn): string => fields[column] ?? ""
+  const get = <A>(column: CsvColumn, check: Either.Either<A, string>): A | undefined => {
+    if (Either.isRight(check)) return check.right
+    errors.push({ line, column: headers[column] ?? column, value: cell(column), reason: check.left })
+    return undefined
+  }
+  const present = (column: CsvColumn) => fields[column] !== undefined
+
+  const id = present("id") ? get("id", Rules.checkId(cell("id"))) : undefined
+  const operator: MobileOperator | undefined = present("operator") ? get("operator", Rules.checkOperator(cell("operator"))) : undefined
+  let currency = present("currency") ? get("currency", Rules.checkCurrency(cell("currency"))) : undefined
+  if (currency !== undefined && operator !== undefined) {
+    currency = get("currency", Rules.checkCurrencyOfOperator(currency, operator))
+  }
+  const amountCurrency = currency ?? operator?.currency
+  const amountMinor =
+    present("amount") && amountCurrency !== undefined ? get("amount", Rules.checkAmount(cell("amount"), amountCurrency)) : undefined
+  const phone = present("phone") && operator !== undefined ? get("phone", normaliseMobile(cell("phone"), operator.country)) : undefined
+  const name = present("name") ? get("name", Rules.checkName(cell("name"))) : undefined
+  const email = present("email") ? get("email", Rules.checkEmail(cell("email"))) : undefined
+  const description = present("description") ? get("description", Rules.checkDescription(cell("description"))) : undefined
+  const details = Rules.cleanDetails(record.meta)
+
+  if (
+    errors.length === 0 &&
+    operator !== undefined &&
+    currency !== undefined &&
+    amountMinor !== undefined &&
+    phone !== undefined &&
+    name !== undefined &&
+    email !== undefined
+  ) {
+    return {
+      _tag: "ValidRow",
+      line,
+      index,
+      id,
+      amountMinor,
+      currency,
+      operator: operator.code,
+      country: operator.country,
+      phone,
+      name,
+      email,
+      description: description ?? defaultDescription(id, fileName, line),
+      details,
+      repeatKey: repeatKeyOf(phone, amountMinor, operator.code)
+    }
+  }
+  const [first, ...rest] = errors.length > 0 ? errors : [{ line, column: "", value: "", reason: "row is incomplete" }]
+  return {
+    _tag: "RejectedRow",
+    line,
+    index,
+    id,
+    errors: [first, ...rest],
+    cells: cellsOf(record),
+    // Only in the row's own currency: "2000" read for the operator's XAF but kept beside the row's NGN
+    // became 20.00 NGN in the ledger.
+    amountMinor: currency !== undefined ? amountMinor : undefined,
+    details: rejectedDetails(record, details)
+  }
+}
+
+/**
+ * Where a rejected row keeps its amount as written, for the ledger: in its details, which a rejected
+ * row never sends. (A `meta.amount_as_written` column of a rejected row is replaced by it.)
+ */
+export const AMOUNT_AS_WRITTEN = "amount_as_written"
+
+const rejectedDetails = (record: CsvRecord, details: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  const amount = record.fields.amount?.trim()
+  return amount === undefined ? details : { ...details, [AMOUNT_AS_WRITTEN]: amount }
+}
+
+const cellsOf = (record: CsvRecord): Partial<Record<CsvColumn, string>> =>
+  Object.fromEntries(Object.entries(record.fields).map(([column, value]) => [column, (value ?? "").trim()]))
+
+/**
+ * A checker that remembers the ids and repeat keys it has seen: one per file. A later row that
+ * repeats an id, or repeats (phone, amount, operator) where either row has no id, is rejected.
+ */
+export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) => CheckedRow) => {
+  const ids = new LineTable()
+  const keys = new LineTable()
+  const keysWithoutId = new LineTable()
+  return (record) => {
+    const row = checkRecord(record, options.fileName)
+    const errors: Array<RowError> = []
+    const idColumn = record.headers.id ?? "id"
+    if (row.id !== undefined) {
+      const first = ids.addOrGet(hash64(row.id), row.line)
+      if (first !== undefined) {
+        errors.push({ line: row.line, column: idColumn, value: row.id, reason: `duplicate id "${row.id}": first used on line ${first}` })
+      }
+    }
+    if (row._tag === "ValidRow") {
+      const hash = hashOfHex(row.repeatKey)
+      const first = row.id === undefined ? keys.addOrGet(hash, row.line) : keysWithoutId.get(hash)
+      if (row.id === undefined) keysWithoutId.addOrGet(hash, row.line)
+      else keys.addOrGet(hash, row.line)
+      if (first !== undefined && !options.allowRepeats) {
+        const { headers } = record
+        errors.push({
+          line: row.line,
+          column: [headers.phone, headers.amount, headers.operator].join("+"),
+          value: [row.phone, record.fields.amount?.trim(), row.operator].join(" "),
+          reason: `same phone, amount and operator as line ${first} without distinct ids: a double entry? (give each row its own id, or allow repeats)`
+        })
+      }
+    }
+    if (errors.length === 0) return row
+    if (row._tag === "RejectedRow") return { ...row, errors: [...row.errors, ...errors] }
+    const [first, ...rest] = errors
+    return {
+      _tag: "RejectedRow",
+      line: row.line,
+      index: row.index,
+      id: row.id,
+      errors: [first, ...rest],
+      cells: cellsOf(record),
+      amountMinor: row.amountMinor,
+      details: rejectedDetails(record, row.details)
+    }
+  }
+}
+
+/** Checks a stream of records; the duplicate tables live in one run of the stream. */
+export const validateRows =
+  (options: ValidateOptions) =>
+  <E, R>(records: Stream.Stream<CsvRecord, E, R>): Stream.Stream<CheckedRow, E, R> =>
+    Stream.suspend(() => Stream.map(records, makeRowChecker(options)))
+
+export const validateCsvFile = (
+  path: string,
+  options: ValidateOptions & ParseCsvOptions
+): Stream.Stream<CheckedRow, CsvFileError, FileSystem.FileSystem> => parseCsvFile(path, options).pipe(validateRows(options))

@@ -1,0 +1,124 @@
+/**
+ * What a run leaves beside its input: the ledger (streamed from the store), the summary JSON and the
+ * errors file. Every file is replaced atomically, so a reader never sees half of one.
+ */
+import { Clock, DateTime, Effect, Stream } from "effect"
+import { formatAmount } from "../domain/Money.ts"
+import type { Row } from "../store/Model.ts"
+import type { RowState, StateCounts } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { type RowError, writeErrorsFile } from "./ErrorsFile.ts"
+import { type LedgerRow, writeLedger, writeSummary } from "./Ledger.ts"
+import { DEFAULT_FEE_ESTIMATE, estimateFee, type FeeEstimate } from "../domain/FeeEstimate.ts"
+import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
+import type { OutputPaths } from "./AtomicFile.ts"
+
+/** A rejected row's amount as the file wrote it ("2000" for NGN stays "2000", "abc" stays "abc"). */
+export const amountAsWritten = (row: Row): string | undefined =>
+  row.state === "rejected" ? row.details[AMOUNT_AS_WRITTEN] : undefined
+
+export const ledgerRow = (row: Row): LedgerRow => ({
+  line: row.line,
+  id: row.rowId,
+  operator: row.operator,
+  currency: row.currency,
+  amountMinor: row.amountMinor,
+  amountText: amountAsWritten(row),
+  phone: row.phone,
+  name: row.name,
+  status: row.state,
+  reference: row.reference,
+  feeMinor: row.feeMinor,
+  attempts: row.attempts,
+  // An alarmed row names why and every payout that may be its own, so finance sees it in the ledger.
+  error:
+    row.alarm === null
+      ? row.error
+      : `ALARM: ${row.alarm}${row.candidates !== null && row.candidates.length > 0 ? `; candidates: ${row.candidates.join(" ")}` : ""}${row.error === null ? "" : ` (last error: ${row.error})`}`,
+  submittedAt: row.submittedAt,
+  updatedAt: row.updatedAt
+})
+
+export const writeLedgerFromStore = (paths: OutputPaths, accountId: string, batchId: string) =>
+  Effect.flatMap(StateStore, (store) => writeLedger(paths.ledger, Stream.map(store.streamRows(accountId, batchId), ledgerRow)))
+
+export const writeErrors = (paths: OutputPaths, errors: ReadonlyArray<RowError>) =>
+  writeErrorsFile(paths.errors, Stream.fromIterable(errors))
+
+export interface CurrencyTotals {
+  rows: number
+  amount: string
+  completed_amount: string
+  /** Charged by the service (completed and refunded rows). */
+  fees: string
+  /** What `--fee-estimate` reserved for the same rows, beside the fees charged. */
+  fees_estimated?: string
+}
+
+/** Rows that make the totals: only those sent. A rejected or skipped row, or one not sent yet, moved no money. */
+const NOT_SENT: ReadonlyArray<RowState> = ["validated", "rejected", "skipped"]
+
+/**
+ * Per-currency totals of the rows sent: their amount, the completed rows' amount, the fees charged and
+ * the fees estimated. One pass over the rows, as the ledger makes: the estimate has a minimum per
+ * payout, so it cannot be summed from the amounts.
+ */
+export const totalsByCurrency = (accountId: string, batchId: string, feeEstimate: FeeEstimate = DEFAULT_FEE_ESTIMATE) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const sums = new Map<string, { rows: number; amount: number; completed: number; fees: number; estimated: number }>()
+    yield* Stream.runForEach(store.streamRows(accountId, batchId), (row) =>
+      Effect.sync(() => {
+        if (NOT_SENT.includes(row.state) || row.amountMinor === null) return
+        const t = sums.get(row.currency) ?? { rows: 0, amount: 0, completed: 0, fees: 0, estimated: 0 }
+        t.rows += 1
+        t.amount += row.amountMinor
+        if (row.state === "completed") t.completed += row.amountMinor
+        if (row.state === "completed" || row.state === "refunded") t.fees += row.feeMinor ?? 0
+        t.estimated += estimateFee(row.amountMinor, feeEstimate)
+        sums.set(row.currency, t)
+      })
+    )
+    return Object.fromEntries(
+      [...sums.entries()].map(([currency, t]): [string, CurrencyTotals] => [
+        currency,
+        {
+          rows: t.rows,
+          amount: formatAmount(t.amount, currency),
+          completed_amount: formatAmount(t.completed, currency),
+          fees: formatAmount(t.fees, currency),
+          fees_estimated: formatAmount(t.estimated, currency)
+        }
+      ])
+    )
+  })
+
+export interface SummaryInput {
+  readonly batchId: string
+  readonly file: string
+  readonly startedAt: number
+  readonly counts: StateCounts | Readonly<Record<string, number>>
+  readonly totals: Readonly<Record<string, CurrencyTotals>>
+  readonly exitCode: number
+  readonly outcome: string
+  readonly alarms?: ReadonlyArray<{ readonly line: number; readonly reason?: string; readonly references: ReadonlyArray<string> }>
+  readonly extra?: Readonly<Record<string, unknown>>
+}
+
+export const makeSummary = (input: SummaryInput) =>
+  Effect.map(Clock.currentTimeMillis, (now) => ({
+    batch_id: input.batchId,
+    file: input.file,
+    outcome: input.outcome,
+    started_at: DateTime.formatIso(DateTime.unsafeMake(input.startedAt)),
+    finished_at: DateTime.formatIso(DateTime.unsafeMake(now)),
+    duration_ms: now - input.startedAt,
+    counts: Object.fromEntries(Object.entries(input.counts).filter(([, n]) => n > 0)),
+    total_rows: Object.values(input.counts).reduce((a, b) => a + b, 0),
+    totals: input.totals,
+    alarms: input.alarms ?? [],
+    ...input.extra,
+    exit_code: input.exitCode
+  }))
+
+export const writeSummaryFile = (paths: OutputPaths, summary: object) => writeSummary(paths.summary, summary)

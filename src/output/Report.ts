@@ -1,0 +1,143 @@
+/**
+ * `<name>.report.html`: what people look at after a run. The figures come from the summary (counts,
+ * totals, stuck rows) and one streamed pass over the rows (operators, time to final status, failures,
+ * the rows rejected or skipped and why).
+ */
+import { DateTime, Effect, Schema, Stream } from "effect"
+import { basename, dirname, join } from "node:path"
+import { formatAmount } from "../domain/Money.ts"
+import { maskPhone } from "../domain/Phone.ts"
+import type { Row } from "../store/Model.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { writeTextAtomic } from "./AtomicFile.ts"
+import type { OutputPaths } from "./AtomicFile.ts"
+import { amountAsWritten } from "./Outputs.ts"
+import { renderReport } from "./ReportHtml.ts"
+import { Summary } from "./SummaryFile.ts"
+
+export const reportPath = (paths: OutputPaths): string =>
+  join(dirname(paths.ledger), basename(paths.ledger).replace(/\.ledger\.csv$/, "") + ".report.html")
+
+export interface OperatorStats {
+  readonly operator: string
+  readonly sent: number
+  readonly completed: number
+  readonly failed: number
+}
+
+export interface FailedRow {
+  readonly line: number
+  readonly id: string
+  readonly operator: string
+  readonly amount: string
+  readonly phone: string
+  readonly status: string
+  readonly error: string
+}
+
+/** A row never sent: rejected by validation (`--skip-invalid`) or skipped for balance. */
+export interface UnpaidRow {
+  readonly line: number
+  readonly id: string
+  readonly operator: string
+  /** As the file wrote it for a rejected row; with its currency. */
+  readonly amount: string
+  readonly status: string
+  readonly reason: string
+}
+
+export interface ReportData {
+  readonly summary: Summary
+  readonly operators: ReadonlyArray<OperatorStats>
+  /** Seconds from submission to the final status, one per finished row. */
+  readonly timesToFinal: ReadonlyArray<number>
+  readonly failed: ReadonlyArray<FailedRow>
+  readonly failedTotal: number
+  readonly unpaid: ReadonlyArray<UnpaidRow>
+  readonly unpaidTotal: number
+  /** `fees_estimated` of the summary's totals, per currency, beside the fees charged. */
+  readonly feesEstimated: Readonly<Record<string, string>>
+}
+
+const FAILED = ["failed", "cancelled", "expired", "refunded", "unknown"]
+const SETTLED_FAILURE = ["failed", "cancelled", "expired"]
+const MAX_FAILED_LISTED = 500
+const UNPAID = ["rejected", "skipped"]
+
+const amountOf = (row: Row): string => {
+  const written = amountAsWritten(row)
+  if (written !== undefined) return `${written} ${row.currency}`.trim()
+  return row.amountMinor === null ? "" : `${formatAmount(row.amountMinor, row.currency)} ${row.currency}`
+}
+
+const collect = (rows: Stream.Stream<Row, unknown>) =>
+  Effect.gen(function* () {
+    const operators = new Map<string, { sent: number; completed: number; failed: number }>()
+    const times: Array<number> = []
+    const failed: Array<FailedRow> = []
+    let failedTotal = 0
+    const unpaid: Array<UnpaidRow> = []
+    let unpaidTotal = 0
+    yield* Stream.runForEach(rows, (row) =>
+      Effect.sync(() => {
+        const sent = row.attempts > 0 || row.reference !== null
+        if (sent) {
+          const op = operators.get(row.operator) ?? { sent: 0, completed: 0, failed: 0 }
+          op.sent += 1
+          if (row.state === "completed" || row.state === "refunded") op.completed += 1
+          if (SETTLED_FAILURE.includes(row.state)) op.failed += 1
+          operators.set(row.operator, op)
+        }
+        const from = row.submittedAt ?? row.intentAt
+        if (row.finalAt !== null && from !== null && sent) {
+          times.push(Math.max(0, (DateTime.toEpochMillis(row.finalAt) - DateTime.toEpochMillis(from)) / 1000))
+        }
+        if (FAILED.includes(row.state)) {
+          failedTotal += 1
+          if (failed.length < MAX_FAILED_LISTED) {
+            failed.push({
+              line: row.line,
+              id: row.rowId ?? "",
+              operator: row.operator,
+              amount: amountOf(row),
+              phone: maskPhone(row.phone),
+              status: row.state,
+              error: row.error ?? ""
+            })
+          }
+        }
+        if (UNPAID.includes(row.state)) {
+          unpaidTotal += 1
+          if (unpaid.length < MAX_FAILED_LISTED) {
+            unpaid.push({ line: row.line, id: row.rowId ?? "", operator: row.operator, amount: amountOf(row), status: row.state, reason: row.error ?? "" })
+          }
+        }
+      })
+    )
+    return {
+      operators: [...operators.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([operator, s]) => ({ operator, ...s })),
+      timesToFinal: times,
+      failed,
+      failedTotal,
+      unpaid,
+      unpaidTotal
+    }
+  })
+
+/** The estimates beside the fees charged (Outputs.totalsByCurrency); absent from older summaries. */
+const FeeEstimates = Schema.Struct({
+  totals: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ fees_estimated: Schema.optional(Schema.String) }) }))
+})
+
+/** Writes the report of a batch beside its ledger, atomically. */
+export const writeReport = (path: string, accountId: string, batchId: string, summary: object) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const decoded = yield* Schema.decodeUnknown(Summary)(summary)
+    const estimates = yield* Schema.decodeUnknown(FeeEstimates)(summary)
+    const feesEstimated = Object.fromEntries(
+      Object.entries(estimates.totals ?? {}).flatMap(([c, t]) => (t.fees_estimated === undefined ? [] : [[c, t.fees_estimated]]))
+    )
+    const data = yield* collect(store.streamRows(accountId, batchId))
+    yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, ...data }))
+  }).pipe(Effect.withSpan("Report.write"))

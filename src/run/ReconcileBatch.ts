@@ -1,0 +1,192 @@
+/**
+ * `payouts reconcile BATCH`: our ledger against the service, after the fact. One scan of the payout
+ * listing over the batch's period matched by `[token]`, then GET /payment/status for every reference:
+ * tokens with no payout or several, payouts we never recorded, statuses changed since (e.g. a
+ * refund), and totals and fees per currency ours vs the service's. Forward changes go to the store.
+ */
+import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
+import { PaymentClient } from "../api/Client.ts"
+import { formatAmount, fromWire } from "../domain/Money.ts"
+import { DAY_MS, dayOf, serviceDays, syncDays } from "./ListingMirror.ts"
+import { stateOfStatus } from "./Submitter.ts"
+import type { Fence, Row } from "../store/Model.ts"
+import { acquireLease, runnerName } from "./Lease.ts"
+import { canMove, type RowState } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+
+const SENT: ReadonlyArray<RowState> = ["submitted", "pending", "processing", "completed", "failed", "cancelled", "expired", "refunded", "unknown", "submitting"]
+
+export interface Finding {
+  readonly kind: "missing" | "duplicate" | "unrecorded" | "changed" | "unreachable"
+  readonly line: number
+  readonly token: string
+  readonly detail: string
+  readonly references: ReadonlyArray<string>
+}
+
+export interface SideTotals {
+  readonly completed: number
+  readonly completed_amount: string
+  readonly fees: string
+}
+
+export interface ReconcileReport {
+  readonly batch_id: string
+  readonly scanned_from: string | null
+  readonly listed: number
+  readonly checked: number
+  readonly findings: ReadonlyArray<Finding>
+  readonly totals: Readonly<Record<string, { readonly ours: SideTotals; readonly service: SideTotals; readonly agree: boolean }>>
+  readonly updated: number
+  /** Another process runs the batch: nothing was written, its runner keeps the ledger. */
+  readonly busy?: boolean
+  readonly ok: boolean
+}
+
+interface Sums {
+  completed: number
+  amount: number
+  fees: number
+}
+
+const side = (s: Sums, currency: string): SideTotals => ({
+  completed: s.completed,
+  completed_amount: formatAmount(s.amount, currency),
+  fees: formatAmount(s.fees, currency)
+})
+
+/**
+ * Changes are written under the batch's lease (DESIGN 7: every row transition is fenced). While a
+ * runner holds it, the batch is compared and reported but the store is left to that runner.
+ */
+export const reconcileBatch = (accountId: string, batchId: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const owner = runnerName("reconcile")
+    const fence = yield* acquireLease(accountId, batchId, owner, "5 minutes")
+    return yield* compare(accountId, batchId, fence).pipe(
+      Effect.ensuring(store.releaseLease(accountId, batchId, owner).pipe(Effect.ignore))
+    )
+  })
+
+const compare = (accountId: string, batchId: string, fence: Option.Option<Fence>) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const client = yield* PaymentClient
+    const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(accountId, batchId)))
+    const byToken = new Map(rows.map((r) => [r.token, r]))
+    const intents = rows.flatMap((r) => (r.intentAt === null ? [] : [DateTime.toEpochMillis(r.intentAt)]))
+    const now = yield* Clock.currentTimeMillis
+    const fromDate = intents.length === 0 ? null : dayOf(Math.min(...intents) - DAY_MS)
+    // The listing mirror, synced over the batch's days: complete reads only (DESIGN 7).
+    const sync =
+      intents.length === 0
+        ? undefined
+        : yield* syncDays(accountId, yield* serviceDays(Math.min(...intents) - DAY_MS, now), { closeAfterMs: 6 * 60 * 60 * 1000 })
+    const listed = new Map<string, Array<string>>()
+    for (const p of yield* store.mirrorByTokens(accountId, [...byToken.keys()])) {
+      if (p.token === null || p.description === null || !p.description.startsWith(`[${p.token}]`)) continue
+      const refs = listed.get(p.token) ?? []
+      if (!refs.includes(p.reference)) refs.push(p.reference)
+      listed.set(p.token, refs)
+    }
+
+    const findings: Array<Finding> = []
+    const ours = new Map<string, Sums>()
+    const theirs = new Map<string, Sums>()
+    const add = (m: Map<string, Sums>, currency: string, amount: number, fee: number) => {
+      const s = m.get(currency) ?? { completed: 0, amount: 0, fees: 0 }
+      s.completed += 1
+      s.amount += amount
+      s.fees += fee
+      m.set(currency, s)
+    }
+    const note = (row: Row, kind: Finding["kind"], detail: string, references: ReadonlyArray<string>) =>
+      findings.push({ kind, line: row.line, token: row.token, detail, references })
+
+    let updated = 0
+    let checked = 0
+    yield* Effect.forEach(
+      rows,
+      (row) =>
+        Effect.gen(function* () {
+          if (row.state === "completed") add(ours, row.currency, row.amountMinor ?? 0, row.feeMinor ?? 0)
+          const refs = listed.get(row.token) ?? []
+          if (refs.length > 1) note(row, "duplicate", `${refs.length} payouts carry this row's token`, refs)
+          for (const ref of refs) if (ref !== row.reference) note(row, "unrecorded", `payout ${ref} is not the one the ledger records (${row.reference ?? "none"})`, [ref])
+          const references = [...new Set([...(row.reference === null ? [] : [row.reference]), ...refs])]
+          if (references.length === 0) {
+            if (SENT.includes(row.state) && row.state !== "submitting" && row.state !== "unknown") note(row, "missing", `ledger says ${row.state} but no payout carries the token`, [])
+            return
+          }
+          for (const reference of references) {
+            checked += 1
+            const record = yield* client.status(reference).pipe(Effect.either)
+            if (record._tag === "Left") {
+              if (record.left._tag === "NotFound") note(row, "missing", `payout ${reference} is unknown to the service`, [reference])
+              else note(row, "unreachable", `status of ${reference}: ${record.left.message}`, [reference])
+              continue
+            }
+            const r = record.right
+            if (r.status === "completed") add(theirs, r.currency, fromWire(r.amount, r.currency), fromWire(r.fee, r.currency))
+            if (reference !== row.reference && !(row.reference === null && refs.length === 1)) continue
+            const state = stateOfStatus(r.status)
+            if (state === row.state) continue
+            note(row, "changed", `ledger ${row.state}, service ${r.status}`, [reference])
+            if (canMove(row.state, state) && Option.isSome(fence)) {
+              const applied = yield* store.recordTransition(accountId, batchId, {
+                idx: row.idx,
+                from: [row.state],
+                to: state,
+                reference,
+                feeMinor: fromWire(r.fee, r.currency),
+                source: "reconcile",
+                detail: `payouts reconcile: service says ${r.status}`,
+                ...(["failed", "cancelled", "expired", "refunded"].includes(state) ? { error: r.status_description ?? r.status } : {})
+              }, fence.value)
+              if (applied) updated += 1
+            }
+          }
+        }),
+      { concurrency: 8, discard: true }
+    )
+
+    const currencies = [...new Set([...ours.keys(), ...theirs.keys()])].sort()
+    const empty = (): Sums => ({ completed: 0, amount: 0, fees: 0 })
+    const totals = Object.fromEntries(
+      currencies.map((c) => {
+        const o = ours.get(c) ?? empty()
+        const t = theirs.get(c) ?? empty()
+        return [c, { ours: side(o, c), service: side(t, c), agree: o.amount === t.amount && o.fees === t.fees && o.completed === t.completed }]
+      })
+    )
+    for (const [day, why] of sync?.incomplete ?? []) findings.push({ kind: "unreachable", line: 0, token: "", detail: `listing of ${day} incomplete: ${why}`, references: [] })
+    findings.sort((a, b) => a.line - b.line)
+    return {
+      batch_id: batchId,
+      scanned_from: fromDate,
+      listed: [...listed.values()].reduce((n, refs) => n + refs.length, 0),
+      checked,
+      findings,
+      totals,
+      updated,
+      ...(Option.isNone(fence) ? { busy: true } : {}),
+      ok: findings.length === 0 && Object.values(totals).every((t) => t.agree)
+    } satisfies ReconcileReport
+  })
+
+export const reconciledAt = Effect.map(Clock.currentTimeMillis, (ms) => DateTime.formatIso(DateTime.unsafeMake(ms)))
+
+export const describeReport = (report: ReconcileReport): string => {
+  const lines = [`Batch ${report.batch_id}: ${report.listed} payouts listed since ${report.scanned_from ?? "-"}, ${report.checked} statuses checked.`]
+  for (const f of report.findings) lines.push(`  line ${f.line} [${f.token}] ${f.kind}: ${f.detail}`)
+  for (const [c, t] of Object.entries(report.totals)) {
+    lines.push(
+      `  ${c}: ours ${t.ours.completed} completed, ${t.ours.completed_amount} + fees ${t.ours.fees}; service ${t.service.completed} completed, ${t.service.completed_amount} + fees ${t.service.fees}: ${t.agree ? "agree" : "DISAGREE"}`
+    )
+  }
+  if (report.updated > 0) lines.push(`  ${report.updated} row(s) updated in the ledger.`)
+  if (report.busy === true) lines.push("  The batch is being run by another process: nothing was updated here; its runner keeps the ledger.")
+  lines.push(report.ok ? "Everything agrees." : "Disagreements found.")
+  return lines.join("\n")
+}

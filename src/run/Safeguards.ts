@@ -1,0 +1,196 @@
+/**
+ * Safeguards fed by the rows' final outcomes: a stop rule pauses the whole batch when too many of
+ * the settled rows fail, and a circuit breaker per operator holds one operator's rows after
+ * consecutive failures while the others go on. Both only stop new payouts; what was sent is followed
+ * to its end. A paused batch stays paused in the store until `payouts resume`.
+ */
+import { Clock, Console, DateTime, Effect, Option, Ref, Stream } from "effect"
+import type { Halt } from "../store/AccountModel.ts"
+import type { Transition } from "../store/Model.ts"
+import type { RowState } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { type GuardSettings, makeHaltWatch, NO_GUARDS } from "../intake/Guards.ts"
+
+export interface SafeguardSettings {
+  /** The stop rule looks at the failure ratio only once this many rows are settled. */
+  readonly stopMinSettled: number
+  /** Pause the batch when failed / settled exceeds this (0..1). */
+  readonly stopFailureRatio: number
+  /** Hold an operator's rows after this many consecutive failures (0 = off). */
+  readonly breakerFailures: number
+  /** A sent row still without a final status after this long is listed as stuck. */
+  readonly stuckAfterMs: number
+  /** Ceilings on a mistake, checked at intake and before each POST (Guards.ts); off by default. */
+  readonly guards: GuardSettings
+}
+
+export const DEFAULT_SAFEGUARDS: SafeguardSettings = {
+  stopMinSettled: 20,
+  stopFailureRatio: 0.5,
+  breakerFailures: 5,
+  stuckAfterMs: 3_600_000,
+  guards: NO_GUARDS
+}
+
+const SUCCESS: ReadonlyArray<RowState> = ["completed"]
+const FAILURE: ReadonlyArray<RowState> = ["failed", "cancelled", "expired"]
+
+export interface Safeguards {
+  readonly settings: SafeguardSettings
+  /** Called with every transition the run records; counts each row's first outcome once. */
+  readonly observe: (transition: Transition) => Effect.Effect<void>
+  /** Pauses the whole batch (no new payouts); the first reason wins. */
+  readonly pause: (reason: string) => Effect.Effect<void>
+  readonly paused: Effect.Effect<string | undefined>
+  /** Operators whose circuit is open, with the reason. */
+  readonly openCircuits: Effect.Effect<ReadonlyMap<string, string>>
+  /** True when no new payout may go to this operator. */
+  readonly holds: (operator: string) => Effect.Effect<boolean>
+  /** Why rows are held, if any are: the batch's pause reason in the store. */
+  readonly reason: Effect.Effect<string | undefined>
+  /** The account's halt in force (`payouts halt`), read from the store at most about once a second. */
+  readonly halt: Effect.Effect<Option.Option<Halt>>
+}
+
+/** How a halt reads in messages and the summary. */
+export const describeHalt = (halt: Halt) => `account halted by ${halt.by} at ${new Date(halt.at).toISOString()}: ${halt.reason}`
+
+const percent = (x: number) => `${Math.round(x * 100)}%`
+
+export const makeSafeguards = (accountId: string, batchId: string, over: Partial<SafeguardSettings> = {}) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const settings = { ...DEFAULT_SAFEGUARDS, ...over }
+    const paused = yield* Ref.make<string | undefined>(undefined)
+    const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
+    const seen = new Set<number>()
+    const operators = new Map<number, string>()
+    const streak = new Map<string, number>()
+    let settled = 0
+    let failures = 0
+
+    const pause = (reason: string) => Ref.update(paused, (current) => current ?? reason)
+    const halt = yield* makeHaltWatch(accountId)
+    const haltedAtStart = yield* halt
+    if (Option.isSome(haltedAtStart)) {
+      yield* Console.error(
+        `Halted: ${describeHalt(haltedAtStart.value)}. This run sends no new payout; what was already sent is still followed. Lift the halt with: payouts halt --lift --by NAME`
+      )
+    }
+
+    const operatorOf = (idx: number) =>
+      operators.has(idx)
+        ? Effect.succeed(operators.get(idx))
+        : store.getRow(accountId, batchId, idx).pipe(
+            Effect.map(Option.map((row) => row.operator)),
+            Effect.map(Option.getOrUndefined),
+            Effect.tap((op) => Effect.sync(() => op !== undefined && operators.set(idx, op))),
+            Effect.orElseSucceed(() => undefined)
+          )
+
+    const observe = (t: Transition) =>
+      Effect.gen(function* () {
+        const failed = FAILURE.includes(t.to)
+        if ((!failed && !SUCCESS.includes(t.to)) || seen.has(t.idx)) return
+        seen.add(t.idx)
+        settled += 1
+        if (failed) failures += 1
+        if (settled >= settings.stopMinSettled && failures / settled > settings.stopFailureRatio) {
+          yield* pause(
+            `stop rule: ${failures} of ${settled} settled rows failed (${percent(failures / settled)} > ${percent(settings.stopFailureRatio)})`
+          )
+        }
+        const operator = yield* operatorOf(t.idx)
+        if (operator === undefined || settings.breakerFailures <= 0) return
+        const run = failed ? (streak.get(operator) ?? 0) + 1 : 0
+        streak.set(operator, run)
+        if (run >= settings.breakerFailures) {
+          yield* Ref.update(circuits, (open) =>
+            open.has(operator) ? open : new Map([...open, [operator, `${run} consecutive failures`]])
+          )
+        }
+      })
+
+    const reason = Effect.gen(function* () {
+      const whole = yield* Ref.get(paused)
+      if (whole !== undefined) return whole
+      const open = yield* Ref.get(circuits)
+      if (open.size === 0) return undefined
+      return `circuit open for ${[...open].map(([op, why]) => `${op} (${why})`).join(", ")}`
+    })
+
+    return {
+      settings,
+      observe,
+      pause,
+      paused: Ref.get(paused),
+      openCircuits: Ref.get(circuits),
+      holds: (operator: string) =>
+        Effect.map(Effect.all([Ref.get(paused), Ref.get(circuits)]), ([p, open]) => p !== undefined || open.has(operator)),
+      reason,
+      halt
+    } satisfies Safeguards
+  })
+
+export interface StuckRow {
+  readonly line: number
+  readonly id: string | null
+  readonly operator: string
+  readonly status: string
+  readonly reference: string | null
+  readonly since: string
+}
+
+/** Sent rows with no final status for longer than `afterMs`: listed in the summary and the report. */
+export const stuckRows = (accountId: string, batchId: string, afterMs: number) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const now = yield* Clock.currentTimeMillis
+    return yield* store.streamRowsInStates(accountId, batchId, ["submitting", "submitted", "pending", "processing", "unknown"]).pipe(
+      Stream.filterMap((row) => {
+        const since = row.submittedAt ?? row.intentAt
+        if (since === null || now - DateTime.toEpochMillis(since) < afterMs) return Option.none()
+        return Option.some<StuckRow>({
+          line: row.line,
+          id: row.rowId,
+          operator: row.operator,
+          status: row.state,
+          reference: row.reference,
+          since: DateTime.formatIso(since)
+        })
+      }),
+      Stream.runCollect,
+      Effect.map((chunk) => [...chunk])
+    )
+  })
+
+/**
+ * At the end of a run: when rows are still held by a safeguard, the batch is paused in the store with
+ * the reason (it stays so until `payouts resume`); returns the summary's fields. Rows held by an
+ * account halt are not a pause of the batch: they stay `validated`, and the first run after the halt
+ * is lifted pays them.
+ */
+export const concludeSafeguards = (
+  ctx: { readonly accountId: string; readonly batchId: string; readonly safeguards: Safeguards },
+  counts: Readonly<Record<string, number>>,
+  persist: boolean
+) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const waiting = counts["validated"] ?? 0
+    const ownPause = waiting > 0 ? yield* ctx.safeguards.reason : undefined
+    if (persist && ownPause !== undefined) {
+      yield* store.setBatchState(ctx.accountId, ctx.batchId, "paused", ownPause)
+      yield* Console.error(`Paused: ${ownPause}. Resume with: payouts resume ${ctx.batchId}`)
+    }
+    const halt = waiting > 0 ? Option.getOrUndefined(yield* ctx.safeguards.halt) : undefined
+    if (persist && halt !== undefined) {
+      yield* Console.error(
+        `Halted: ${describeHalt(halt)}. ${waiting} row(s) were not sent and wait; once the halt is lifted (payouts halt --lift --by NAME), run the file again to pay them.`
+      )
+    }
+    const paused = ownPause ?? (halt === undefined ? undefined : describeHalt(halt))
+    const halted = halt === undefined ? {} : { halted: { by: halt.by, at: new Date(halt.at).toISOString(), reason: halt.reason } }
+    const stuck = yield* stuckRows(ctx.accountId, ctx.batchId, ctx.safeguards.settings.stuckAfterMs)
+    return { paused, extra: { ...(paused === undefined ? {} : { paused }), ...halted, stuck } }
+  })

@@ -1,0 +1,42 @@
+/**
+ * The webhook receiver cannot be crashed or slowed from outside (issue 12.4): a body over 64 KiB is
+ * refused by its header and while streaming (a real oversized body over a real socket), and the
+ * receiver still serves the next caller.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Queue } from "effect"
+import { request } from "node:http"
+import { MAX_BODY, startWebhookReceiver } from "../../src/run/WebhookReceiver.ts"
+
+const post = (url: string, chunks: ReadonlyArray<Buffer>, headers: Record<string, string> = {}) =>
+  Effect.promise(
+    () =>
+      new Promise<number>((ok) => {
+        const req = request(url, { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } }, (res) => {
+          res.resume()
+          res.on("end", () => ok(res.statusCode ?? 0))
+        })
+        req.on("error", () => ok(-1))
+        for (const c of chunks) req.write(c)
+        req.end()
+      })
+  )
+
+describe("webhook receiver", () => {
+  it.scopedLive("refuses bodies over 64 KiB by header and while streaming, and keeps serving", () =>
+    Effect.gen(function* () {
+      const seen = yield* Queue.unbounded<string>()
+      const { url } = yield* startWebhookReceiver({ host: "127.0.0.1", port: 0 }, (ref) => Queue.offer(seen, ref))
+      // 8 MiB streamed in chunks without a length: cut at the cap, never held whole (the client sees
+      // the 413, or the connection closed under its writes).
+      const chunk = Buffer.alloc(256 * 1024, 0x61)
+      expect(yield* post(url, Array.from({ length: 32 }, () => chunk))).toBeOneOf([413, -1])
+      // A declared length over the cap: refused before reading.
+      expect(yield* post(url, [Buffer.from("{}")], { "content-length": String(MAX_BODY + 1) })).toBeOneOf([413, -1])
+      // The next, well-formed webhook is served.
+      const ok = yield* post(url, [Buffer.from(JSON.stringify({ event: "payout.completed", data: { reference: "TXN1" } }))])
+      expect(ok).toBe(200)
+      expect(yield* Queue.take(seen)).toBe("TXN1")
+    })
+  )
+})
