@@ -119,7 +119,7 @@ describe("transitions", () => {
         [2, 1, true],
         [3, 1, true]
       ])
-      expect(yield* second.store.acquireLease(ACCOUNT, "crash", "runner-b", "1 minute")).toBe(false)
+      expect(Option.isNone(yield* second.store.acquireLease(ACCOUNT, "crash", "runner-b", "1 minute"))).toBe(true)
       expect((yield* second.store.createBatch(newBatch("crash"), [])).state).toBe("open")
       yield* second.close
     })
