@@ -58,18 +58,19 @@ describe("payouts watch: the job folder", () => {
       const sandbox = yield* startSandbox()
       const root = jobsRoot()
       yield* Effect.gen(function* () {
-        const watcher = yield* watcherFor(sandbox, { root, settleMs: 400 })
+        // Ages are set with utimes, far from the settle time, so no look depends on how fast the machine is.
+        const watcher = yield* watcherFor(sandbox, { root, settleMs: 60_000 })
         const part = writeCsv(root, "slow.csv.part", sellers(2, "P"))
-        const old = Date.now() / 1000 - 60
+        const old = Date.now() / 1000 - 600
         utimesSync(part, old, old)
         writeFileSync(join(root, "growing.csv"), "id,amount,currency,operator,phone,name,email\n")
         yield* watcher.scan
         yield* watcher.idle
         expect(ls(join(root, "processing"))).toEqual([])
         expect(ls(root)).toContain("growing.csv")
-        // still being written: it changes between two looks
+        // still being written: it changes between two looks (old enough, yet not taken: it changed)
         writeFileSync(join(root, "growing.csv"), readFileSync(writeCsv(tempDir(), "g.csv", sellers(3, "W"))))
-        yield* Effect.sleep("450 millis")
+        utimesSync(join(root, "growing.csv"), old, old)
         renameSync(part, join(root, "slow.csv"))
         utimesSync(join(root, "slow.csv"), old, old)
         yield* watcher.scan

@@ -130,8 +130,10 @@ describe("ledger and errors files", () => {
 
       const endless = Stream.repeatValue(row(1)).pipe(Stream.tap(() => Effect.yieldNow()))
       const fiber = yield* Effect.fork(writeLedger(path, endless))
-      yield* Effect.sleep("50 millis")
-      const temps = readdirSync(dir).filter((f) => f.endsWith(".tmp"))
+      // Wait for the write to be under way (its temp file exists), however slow the machine.
+      const tempsNow = () => readdirSync(dir).filter((f) => f.endsWith(".tmp"))
+      while (tempsNow().length === 0) yield* Effect.sleep("5 millis")
+      const temps = tempsNow()
       expect(temps.length).toBe(1)
       expect(temps[0].startsWith(".batch.ledger.csv.")).toBe(true)
       yield* Fiber.interrupt(fiber)

@@ -6,7 +6,7 @@ import { checkInvariants } from "../../src/sandbox/Invariants.ts"
 import { entryViolation } from "../../src/sandbox/Journal.ts"
 import { parseFund } from "../../src/sandbox/Sandbox.ts"
 import { addTransaction, fund, makeState, nextIds, plantUnjournaledCredit, post, settle } from "../../src/sandbox/State.ts"
-import { advance, assertInvariants, payout, receiver, sandbox } from "./support/Harness.ts"
+import { advance, assertInvariants, deliveriesDone, payout, receiver, sandbox } from "./support/Harness.ts"
 
 const COUNTRIES = ["CM", "CI", "SN", "BJ", "TG"]
 
@@ -102,7 +102,7 @@ describe("admin endpoints", () => {
       const api = yield* sandbox({ payoutDelaySeconds: 60, faults: "payout.webhook_dup=1" })
       yield* payout(api, { callback_url: hooks.url })
       yield* advance(api, 60)
-      yield* Effect.sleep(300)
+      yield* deliveriesDone(api, 2)
       expect(hooks.received).toHaveLength(2)
       expect(hooks.received[0].body).toEqual(hooks.received[1].body)
     })

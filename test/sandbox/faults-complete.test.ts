@@ -97,7 +97,8 @@ describe("webhook faults and delivery", () => {
       yield* advance(api, 30)
       const second = yield* payout(api, { callback_url: hooks.url })
       yield* advance(api, 30)
-      yield* Effect.sleep("100 millis")
+      // The first outcome is held back before the second is produced: wait for the hold, not for a fixed time.
+      yield* eventually(Effect.filterOrFail(counters(api), (c) => c["payout.webhook_reorder"] === 1))
       yield* advance(api, 30)
       const got = yield* webhooks(hooks, 2)
       expect(got.map((h) => h.body.data.reference)).toEqual([second.json.reference, first.json.reference])

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { DateTime, Effect, Fiber, Option, TestClock } from "effect"
+import { DateTime, Effect, Fiber, Option, TestClock, TestServices } from "effect"
 import { ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
 
 describe("claims: the durable intent", () => {
@@ -158,19 +158,31 @@ describe("a lock held by another process", () => {
       return { end: (how: "COMMIT" | "ROLLBACK") => Effect.orDie(conn.executeUnprepared(how, [], undefined)) }
     }).pipe(Effect.orDie)
 
-  it.live("a write waits for the lock, then goes through", () =>
+  // On the TestClock: the write's waits between tries are clock sleeps, so "still waiting" is a state
+  // to reach (a retry pending) rather than a time to let pass.
+  const retryPending = Effect.gen(function* () {
+    while ((yield* TestClock.sleeps()).length === 0) yield* TestServices.provideLive(Effect.sleep("5 millis"))
+  })
+
+  it.scoped("a write waits for the lock, then goes through", () =>
     Effect.gen(function* () {
       const filename = yield* tempDbPath
       const { close, store } = yield* openStore(filename)
       yield* store.createBatch(newBatch("b1"), rowInputs(3))
       const other = yield* holdLock(filename)
+      expect((yield* TestClock.sleeps()).length).toBe(0)
       const claim = yield* Effect.fork(store.claimRows(ACCOUNT, "b1", { limit: 3 }))
-      yield* Effect.sleep("300 millis")
+      yield* retryPending
+      expect(Option.isNone(yield* Fiber.poll(claim))).toBe(true)
+      // Many tries later (well within the 60 s lockTimeout) it is still waiting.
+      yield* TestClock.adjust("5 seconds")
+      yield* retryPending
       expect(Option.isNone(yield* Fiber.poll(claim))).toBe(true)
       yield* other.end("COMMIT")
+      yield* TestClock.adjust("1 second")
       expect((yield* Fiber.join(claim)).length).toBe(3)
       yield* close
-    }).pipe(Effect.scoped)
+    })
   )
 
   it.live("a lock held past lockTimeout is a typed Busy error, and nothing was claimed", () =>

@@ -200,6 +200,19 @@ export const submitCheckout = (paymentUrl: string, fields: Record<string, string
 export const webhooks = (hooks: { readonly received: Array<Webhook> }, n: number, millis = 5_000) =>
   eventually(Effect.suspend(() => (hooks.received.length >= n ? Effect.succeed(hooks.received.slice()) : Effect.fail(`${hooks.received.length} of ${n} webhooks`))), millis)
 
+/** The sandbox's fault and delivery counters. */
+export const counters = (api: Api) => Effect.map(api.get("/__sandbox/faults"), (r) => r.json.counters as Record<string, number>)
+
+/** Waits until the sandbox has finished `n` webhook deliveries (delivered or given up): what it sent is then all received. */
+export const deliveriesDone = (api: Api, n: number, millis = 10_000) =>
+  eventually(
+    Effect.flatMap(counters(api), (c) => {
+      const done = (c["webhooks.delivered"] ?? 0) + (c["webhooks.gave_up"] ?? 0)
+      return done >= n ? Effect.succeed(c) : Effect.fail(`${done} of ${n} deliveries done`)
+    }),
+    millis
+  )
+
 /** The success test card, any future expiry, any 3-digit CVV. */
 export const PAY = { number: "4242424242424242", expiry: "12/39", cvv: "123", action: "pay" }
 
