@@ -63,8 +63,17 @@ export const until = (what: string, check: Effect.Effect<boolean>, timeoutMs = 3
     }
   })
 
-/** A port nothing listens on (bound to 0, then closed). */
-export const freePort = Effect.promise(
+/** The URL `watch --health HOST:0` logged once it bound its port (text or JSON logs). */
+export const healthUrl = (output: () => string) =>
+  Effect.gen(function* () {
+    yield* until("the health endpoint's URL in the log", Effect.sync(() => HEALTH_AT.test(output())))
+    return HEALTH_AT.exec(output())?.[1] ?? ""
+  })
+
+const HEALTH_AT = /health endpoint at (http:\/\/[^\s"]+\/health)/
+
+/** A port nothing listens on (bound to 0, then closed): for a service that cannot be reached, never to listen on. */
+export const closedPort = Effect.promise(
   () =>
     new Promise<number>((ok) => {
       const server = createServer().listen(0, "127.0.0.1", () => {

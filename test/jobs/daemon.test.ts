@@ -3,9 +3,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
-import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, type Sandbox, writeCsv } from "../run/support.ts"
+import { healthUrl } from "./cli.ts"
 
 const BIN = resolve("bin/payouts.js")
 const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--lease-ttl", "3s", "--request-timeout", "2s", "--settle", "0s", "--scan-every", "200ms", "--concurrency", "2"]
@@ -40,16 +40,6 @@ const until = (what: string, check: Effect.Effect<boolean>, timeoutMs = 30_000) 
     }
   })
 
-const freePort = Effect.promise(
-  () =>
-    new Promise<number>((ok) => {
-      const server = createServer().listen(0, "127.0.0.1", () => {
-        const port = (server.address() as { port: number }).port
-        server.close(() => ok(port))
-      })
-    })
-)
-
 const sellers = (n: number, prefix: string, offset: number) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(offset + i) }))
 
@@ -72,10 +62,10 @@ describe("payouts watch as a daemon", () => {
       expect(readdirSync(join(root, "processing"))).toContain("first.csv")
 
       // 2. The daemon: resumes processing/, answers /health, logs JSON; SIGTERM mid-batch exits 0.
-      const port = yield* freePort
-      const daemon = yield* payouts(sandbox, ["watch", root, ...FAST, "--log-format", "json", "--health", `127.0.0.1:${port}`, "--health-every", "500ms"])
+      const daemon = yield* payouts(sandbox, ["watch", root, ...FAST, "--log-format", "json", "--health", "127.0.0.1:0", "--health-every", "500ms"])
+      const url = yield* healthUrl(daemon.out)
       yield* until("the first batch done", Effect.sync(() => existsSync(join(root, "done", "first.summary.json"))), 120_000)
-      const health = Effect.promise(() => fetch(`http://127.0.0.1:${port}/health`).then(async (r) => ({ status: r.status, body: await r.json() })))
+      const health = Effect.promise(() => fetch(url).then(async (r) => ({ status: r.status, body: await r.json() })))
       // The files reach done/ a moment before the watcher counts the batch done.
       yield* until("health counting the batch done", Effect.map(health, (h) => h.body.done === 1))
       const answer = yield* health

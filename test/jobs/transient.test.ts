@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
-import { FAST, freePort, payouts, payoutsDone, serviceOf, until } from "./cli.ts"
+import { closedPort, FAST, healthUrl, payouts, payoutsDone, serviceOf, until } from "./cli.ts"
 
 const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])
 
@@ -22,9 +22,9 @@ const setup = () => {
   return { root, state: join(base, "state.db"), processing: join(root, "processing"), rejected: join(root, "rejected"), done: join(root, "done") }
 }
 
-const health = (port: number) =>
+const health = (url: string) =>
   Effect.promise(() =>
-    fetch(`http://127.0.0.1:${port}/health`)
+    fetch(url)
       .then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
       .catch(() => ({ status: 0, body: {} as any }))
   )
@@ -35,7 +35,7 @@ describe("a transient failure never rejects a valid batch", () => {
       const sandbox = yield* startSandbox()
       const service = serviceOf(sandbox)
       const { done, processing, rejected, root, state } = setup()
-      const down = { ...service, baseUrl: sandbox.baseUrl.replace(/:\d+/, `:${yield* freePort}`) }
+      const down = { ...service, baseUrl: sandbox.baseUrl.replace(/:\d+/, `:${yield* closedPort}`) }
       writeCsv(root, "pay.csv", sellers(4, "U"))
       const once = (s: typeof service) => payoutsDone(s, ["watch", root, "--once", "--state", state, ...FAST])
 
@@ -46,10 +46,10 @@ describe("a transient failure never rejects a valid batch", () => {
       expect(ls(rejected)).toEqual([])
 
       // The daemon waits for the service, and its health says why (503, degraded).
-      const port = yield* freePort
-      const daemon = yield* payouts(down, ["watch", root, "--state", state, "--health", `127.0.0.1:${port}`, "--retry-every", "1s", ...FAST])
-      yield* until("health naming the unreachable service", Effect.map(health(port), (h) => /cannot be reached/.test(h.body.service_problem?.reason ?? "")))
-      const answer = yield* health(port)
+      const daemon = yield* payouts(down, ["watch", root, "--state", state, "--health", "127.0.0.1:0", "--retry-every", "1s", ...FAST])
+      const url = yield* healthUrl(() => daemon.stdout() + daemon.stderr())
+      yield* until("health naming the unreachable service", Effect.map(health(url), (h) => /cannot be reached/.test(h.body.service_problem?.reason ?? "")))
+      const answer = yield* health(url)
       expect(answer.status).toBe(503)
       expect(answer.body.status).toBe("degraded")
       daemon.child.kill("SIGTERM")
@@ -79,13 +79,13 @@ describe("a transient failure never rejects a valid batch", () => {
       const sandbox = yield* startSandbox()
       const service = serviceOf(sandbox)
       const { done, processing, rejected, root, state } = setup()
-      const port = yield* freePort
-      const daemon = yield* payouts(service, ["watch", root, "--state", state, "--health", `127.0.0.1:${port}`, "--retry-every", "1s", ...FAST])
-      yield* until("the daemon up", Effect.map(health(port), (h) => h.status === 200))
+      const daemon = yield* payouts(service, ["watch", root, "--state", state, "--health", "127.0.0.1:0", "--retry-every", "1s", ...FAST])
+      const url = yield* healthUrl(() => daemon.stdout() + daemon.stderr())
+      yield* until("the daemon up", Effect.map(health(url), (h) => h.status === 200))
 
       yield* admin(sandbox).faults("wallet.error_before=1")
       writeCsv(root, "mid.csv", sellers(3, "M", 20))
-      const kept = Effect.map(health(port), (h) =>
+      const kept = Effect.map(health(url), (h) =>
         ((h.body.kept_in_processing ?? []) as Array<{ file: string; kind: string; reason: string; attempts: number }>).find((k) => k.file.endsWith("mid.csv"))
       )
       yield* until("health naming the server error", Effect.map(kept, (k) => k?.kind === "service" && /HTTP 5\d\d/.test(k.reason)), 60_000)
@@ -97,7 +97,7 @@ describe("a transient failure never rejects a valid batch", () => {
 
       yield* admin(sandbox).faults("")
       yield* until("the batch done", Effect.sync(() => existsSync(join(done, "mid.summary.json"))), 60_000)
-      yield* until("health clear", Effect.map(health(port), (h) => h.status === 200 && (h.body.kept_in_processing ?? []).length === 0))
+      yield* until("health clear", Effect.map(health(url), (h) => h.status === 200 && (h.body.kept_in_processing ?? []).length === 0))
       daemon.child.kill("SIGTERM")
       expect(yield* daemon.exit).toBe(0)
       const counts = countByToken(yield* admin(sandbox).payouts)

@@ -4,11 +4,10 @@
  * output paths that stay where they belong.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Redacted, Stream } from "effect"
+import { type Console, Effect, Fiber, Redacted, Stream } from "effect"
 import fc from "fast-check"
 import { spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs"
-import { createServer } from "node:net"
 import { basename, dirname, join, relative, resolve } from "node:path"
 import Papa from "papaparse"
 import { fileBatchId } from "../../src/intake/Intake.ts"
@@ -22,13 +21,25 @@ const ROOT = resolve(import.meta.dirname, "..", "..")
 const LEADING = ["=", "+", "-", "@", "\t", "\r", "\n", "\u0000"]
 const PLAIN_NUMBER = /^[+-]?[0-9]+(\.[0-9]+)?$/
 
-const freePort = () =>
-  new Promise<number>((ok) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => ok(typeof address === "object" && address !== null ? address.port : 0))
-    })
+/** Polls `check` until it yields a value; dies with `what` after the deadline (a safety net, not an assertion). */
+const until = <A>(what: string, check: Effect.Effect<A | undefined>, timeoutMs = 30_000) =>
+  Effect.gen(function* () {
+    const began = Date.now()
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      if (Date.now() - began > timeoutMs) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+      yield* Effect.sleep("20 millis")
+    }
   })
+
+/** A console that keeps what the run writes (the webhook receiver says where it listens). */
+const recordingConsole = Effect.map(Effect.console, (base) => {
+  const lines: Array<string> = []
+  const keep = (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.map(String).join(" ")))
+  const console: Console.Console = { ...base, error: keep, log: keep }
+  return { console, lines }
+})
 
 /** Every file under `dir`, recursively. */
 const allFiles = (dir: string): Array<string> =>
@@ -150,15 +161,28 @@ describe("webhook receiver", () => {
       const dir = tempDir("payouts-sec-")
       const file = writeCsv(dir, "hooks.csv", [1, 2, 3].map((i) => ({ id: `W${i}`, amount: String(1000 * i), phone: ordinaryPhone(i) })))
       const state = join(dir, "state.db")
-      const port = yield* Effect.promise(freePort)
-      const fiber = yield* Effect.fork(run(sandbox, { file, state, settings: { pollIntervalMs: 60_000, pollMaxMs: 60_000 }, request: { listen: { host: "127.0.0.1", port } } }))
-      let payouts = yield* admin(sandbox).payouts
-      while (payouts.length < 3) {
-        yield* Effect.sleep("50 millis")
-        payouts = yield* admin(sandbox).payouts
-      }
-      yield* Effect.sleep("300 millis")
-      const url = `http://127.0.0.1:${port}/webhooks`
+      const output = yield* recordingConsole
+      const fiber = yield* Effect.fork(
+        run(sandbox, { file, state, settings: { pollIntervalMs: 60_000, pollMaxMs: 60_000 }, request: { listen: { host: "127.0.0.1", port: 0 } } }).pipe(
+          Effect.withConsole(output.console)
+        )
+      )
+      // The receiver binds port 0 and says where it listens.
+      const url = yield* until("the receiver's URL", Effect.sync(() => output.lines.map((l) => /listening at (http:\/\/\S+\/webhooks)/.exec(l)?.[1]).find((u) => u !== undefined)))
+      const account = accountOf(sandbox)
+      const batchId = yield* fileBatchId(file).pipe(Effect.provide(NodeContext.layer))
+      const reader = yield* openStore(state)
+      // Each payout's reference is in the store, so the run follows it: a webhook naming it makes a lookup.
+      yield* until("the three references recorded", Effect.map(reader.store.streamRows(account, batchId).pipe(Stream.runCollect, Effect.orDie), (rows) => [...rows].filter((r) => r.reference !== null).length === 3 || undefined))
+      yield* reader.close
+      const payouts = yield* admin(sandbox).payouts
+      expect(payouts.length).toBe(3)
+      const statusLookups = Effect.promise(async () => {
+        const response = await fetch(`${sandbox.origin}/__sandbox/faults`, { headers: { "X-API-Key": sandbox.key, "X-API-Secret": sandbox.secret } })
+        return ((await response.json()) as { counters: Record<string, number> }).counters["status.requests"] ?? 0
+      })
+      // Polls are a minute apart: until then, only a webhook makes the run look a payout up.
+      expect(yield* statusLookups).toBe(0)
       const post = (body: string | ArrayBuffer, contentType = "application/json") =>
         Effect.promise(() => fetch(url, { method: "POST", headers: { "Content-Type": contentType }, body }).then((r) => r.status, () => -1))
       const [first] = payouts
@@ -185,7 +209,8 @@ describe("webhook receiver", () => {
       ]
       for (const body of malformed) statuses.push(yield* post(body))
       statuses.push(yield* post(forged(first.reference, "completed"), "text/plain"))
-      yield* Effect.sleep("500 millis")
+      // The run acted on the hints (one lookup per payout at least) before it is stopped and checked.
+      yield* until("a status lookup for each payout", Effect.map(statusLookups, (n) => n >= 3 || undefined))
       yield* Fiber.interrupt(fiber)
       // The receiver answered every call (nothing crashed it) ...
       expect(statuses.filter((s) => s < 0)).toEqual([])
@@ -193,8 +218,6 @@ describe("webhook receiver", () => {
       const sandboxStatus = new Map((yield* admin(sandbox).payouts).map((p) => [p.reference, p.status]))
       expect([...sandboxStatus.values()].every((s) => s === "pending" || s === "processing")).toBe(true)
       const { close, store } = yield* openStore(state)
-      const account = accountOf(sandbox)
-      const batchId = yield* fileBatchId(file).pipe(Effect.provide(NodeContext.layer))
       const rows = yield* store.streamRows(account, batchId).pipe(Stream.runCollect)
       expect([...rows].map((r) => [r.state, sandboxStatus.get(r.reference ?? "")])).toEqual([...rows].map((r) => [r.state, r.state]))
       const events = yield* store.events(account, batchId)
