@@ -8,7 +8,7 @@
 import { Clock, Effect, Option, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row, StoreError } from "../store/Model.ts"
-import type { RowState } from "../store/RowState.ts"
+import { MAY_HAVE_PAID_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 
 export interface GuardSettings {
@@ -32,9 +32,6 @@ export const GUARD_WINDOW_MS = 24 * 60 * 60 * 1000
 
 /** How old the store's figures may be when a row is checked before its POST. */
 export const GUARD_FIGURES_MAX_AGE_MS = 1_000
-
-/** States whose payout was sent or may have been: what `sentTotalsSince` counts (SQLite adapter). */
-const SENT_OR_MAYBE: ReadonlyArray<RowState> = ["submitting", "submitted", "pending", "processing", "completed", "unknown"]
 
 export const guardsActive = (g: GuardSettings) =>
   Object.keys(g.maxPayout).length + Object.keys(g.maxBatchTotal).length + Object.keys(g.dailyCap).length > 0 || g.phoneDailyLimit !== undefined
@@ -190,7 +187,7 @@ export const makeGuardBook = (accountId: string, batchId: string, g: GuardSettin
       })
 
     // What this batch sent (or may have) in earlier runs and so far in this one.
-    const loadBatch = store.streamRowsInStates(accountId, batchId, SENT_OR_MAYBE).pipe(
+    const loadBatch = store.streamRowsInStates(accountId, batchId, MAY_HAVE_PAID_STATES).pipe(
       Stream.filter((r) => !pending.has(r.idx) && !admitted.has(r.idx)),
       Stream.runForEach((r) => Effect.sync(() => add(figures.batch, r.currency, r.amountMinor ?? 0)))
     )

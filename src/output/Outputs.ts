@@ -5,7 +5,7 @@
 import { Clock, DateTime, Effect, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
-import type { RowState, StateCounts } from "../store/RowState.ts"
+import { NOT_SENT_STATES, PAID_OUT_STATES, type StateCounts } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type RowError, writeErrorsFile } from "./ErrorsFile.ts"
 import { type LedgerRow, writeLedger, writeSummary } from "./Ledger.ts"
@@ -55,9 +55,6 @@ export interface CurrencyTotals {
   fees_estimated?: string
 }
 
-/** Rows that make the totals: only those sent. A rejected or skipped row, or one not sent yet, moved no money. */
-const NOT_SENT: ReadonlyArray<RowState> = ["validated", "rejected", "skipped"]
-
 /**
  * Per-currency totals of the rows sent: their amount, the completed rows' amount, the fees charged and
  * the fees estimated. One pass over the rows, as the ledger makes: the estimate has a minimum per
@@ -69,12 +66,13 @@ export const totalsByCurrency = (accountId: string, batchId: string, feeEstimate
     const sums = new Map<string, { rows: number; amount: number; completed: number; fees: number; estimated: number }>()
     yield* Stream.runForEach(store.streamRows(accountId, batchId), (row) =>
       Effect.sync(() => {
-        if (NOT_SENT.includes(row.state) || row.amountMinor === null) return
+        // Only rows sent make the totals: a rejected or skipped row, or one not sent yet, moved no money.
+        if (NOT_SENT_STATES.includes(row.state) || row.amountMinor === null) return
         const t = sums.get(row.currency) ?? { rows: 0, amount: 0, completed: 0, fees: 0, estimated: 0 }
         t.rows += 1
         t.amount += row.amountMinor
         if (row.state === "completed") t.completed += row.amountMinor
-        if (row.state === "completed" || row.state === "refunded") t.fees += row.feeMinor ?? 0
+        if (PAID_OUT_STATES.includes(row.state)) t.fees += row.feeMinor ?? 0
         t.estimated += estimateFee(row.amountMinor, feeEstimate)
         sums.set(row.currency, t)
       })

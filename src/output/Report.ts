@@ -8,6 +8,7 @@ import { basename, dirname, join } from "node:path"
 import { formatAmount } from "../domain/Money.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import type { Row } from "../store/Model.ts"
+import { DROPPED_STATES, PAID_OUT_STATES, SETTLED_FAILURE_STATES, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { writeTextAtomic } from "./AtomicFile.ts"
 import type { OutputPaths } from "./AtomicFile.ts"
@@ -59,10 +60,7 @@ export interface ReportData {
   readonly feesEstimated: Readonly<Record<string, string>>
 }
 
-const FAILED = ["failed", "cancelled", "expired", "refunded", "unknown"]
-const SETTLED_FAILURE = ["failed", "cancelled", "expired"]
 const MAX_FAILED_LISTED = 500
-const UNPAID = ["rejected", "skipped"]
 
 const amountOf = (row: Row): string => {
   const written = amountAsWritten(row)
@@ -84,15 +82,15 @@ const collect = (rows: Stream.Stream<Row, unknown>) =>
         if (sent) {
           const op = operators.get(row.operator) ?? { sent: 0, completed: 0, failed: 0 }
           op.sent += 1
-          if (row.state === "completed" || row.state === "refunded") op.completed += 1
-          if (SETTLED_FAILURE.includes(row.state)) op.failed += 1
+          if (PAID_OUT_STATES.includes(row.state)) op.completed += 1
+          if (SETTLED_FAILURE_STATES.includes(row.state)) op.failed += 1
           operators.set(row.operator, op)
         }
         const from = row.submittedAt ?? row.intentAt
         if (row.finalAt !== null && from !== null && sent) {
           times.push(Math.max(0, (DateTime.toEpochMillis(row.finalAt) - DateTime.toEpochMillis(from)) / 1000))
         }
-        if (FAILED.includes(row.state)) {
+        if (row.state === "unknown" || UNPAID_OUTCOME_STATES.includes(row.state)) {
           failedTotal += 1
           if (failed.length < MAX_FAILED_LISTED) {
             failed.push({
@@ -106,7 +104,7 @@ const collect = (rows: Stream.Stream<Row, unknown>) =>
             })
           }
         }
-        if (UNPAID.includes(row.state)) {
+        if (DROPPED_STATES.includes(row.state)) {
           unpaidTotal += 1
           if (unpaid.length < MAX_FAILED_LISTED) {
             unpaid.push({ line: row.line, id: row.rowId ?? "", operator: row.operator, amount: amountOf(row), status: row.state, reason: row.error ?? "" })

@@ -2,9 +2,8 @@
 import { Clock, Effect } from "effect"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { EventSource } from "../store/Model.ts"
-import type { RowState } from "../store/RowState.ts"
+import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import type { RunContext } from "./RunContext.ts"
-import { stateOfStatus } from "./Submitter.ts"
 
 export const adoptListed = (
   ctx: RunContext,
@@ -26,7 +25,7 @@ export const adoptListed = (
       source,
       detail
     })
-    if (["submitted", "pending", "processing"].includes(state)) {
+    if (IN_FLIGHT_STATES.includes(state)) {
       ctx.polls.push({ idx, reference: payout.reference, dueAt: now, interval: ctx.settings.pollIntervalMs, since: now })
     }
   })

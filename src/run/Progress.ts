@@ -3,10 +3,9 @@
  * `--json` on stdout stays clean).
  */
 import { Clock, Console, Duration, Effect, Ref } from "effect"
+import { IN_FLIGHT_STATES, type RowState, SENT_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import type { RunContext } from "./RunContext.ts"
-
-const SENT = ["submitted", "pending", "processing", "completed", "failed", "cancelled", "expired", "refunded", "unknown"]
 
 export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
   Effect.gen(function* () {
@@ -17,14 +16,15 @@ export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
     const once = Effect.gen(function* () {
       const c = yield* store.countByState(ctx.accountId, ctx.batchId)
       const now = yield* Clock.currentTimeMillis
-      const sent = SENT.reduce((n, s) => n + (c[s as keyof typeof c] ?? 0), 0)
+      const sum = (states: ReadonlyArray<RowState>) => states.reduce((n, s) => n + c[s], 0)
+      const sent = sum(SENT_STATES)
       const prev = yield* Ref.getAndSet(last, { at: now, sent })
       const rate = now > prev.at ? ((sent - prev.sent) * 1000) / (now - prev.at) : 0
       const todo = c.validated + c.submitting
       const eta = rate > 0 && todo > 0 ? ` eta ${Math.ceil(todo / rate)}s` : ""
       const line =
-        `submitted ${sent}/${sent + todo} | completed ${c.completed} | failed ${c.failed + c.cancelled + c.expired}` +
-        ` | pending ${c.submitted + c.pending + c.processing} | unknown ${c.unknown} | skipped ${c.skipped} | ${rate.toFixed(1)}/s${eta}`
+        `submitted ${sent}/${sent + todo} | completed ${c.completed} | failed ${sum(SETTLED_FAILURE_STATES)}` +
+        ` | pending ${sum(IN_FLIGHT_STATES)} | unknown ${c.unknown} | skipped ${c.skipped} | ${rate.toFixed(1)}/s${eta}`
       yield* tty ? Effect.sync(() => process.stderr.write(`\r${line}\x1b[K`)) : Console.error(`progress: ${line}`)
     })
     yield* Effect.ensuring(

@@ -8,13 +8,10 @@ import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import { DAY_MS, dayOf, serviceDays, syncDays } from "./ListingMirror.ts"
-import { stateOfStatus } from "./Submitter.ts"
 import type { Fence, Row } from "../store/Model.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
-import { canMove, type RowState } from "../store/RowState.ts"
+import { ANSWERED_STATES, canMove, stateOfStatus, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
-
-const SENT: ReadonlyArray<RowState> = ["submitted", "pending", "processing", "completed", "failed", "cancelled", "expired", "refunded", "unknown", "submitting"]
 
 export interface Finding {
   readonly kind: "missing" | "duplicate" | "unrecorded" | "changed" | "unreachable"
@@ -116,7 +113,7 @@ const compare = (accountId: string, batchId: string, fence: Option.Option<Fence>
           for (const ref of refs) if (ref !== row.reference) note(row, "unrecorded", `payout ${ref} is not the one the ledger records (${row.reference ?? "none"})`, [ref])
           const references = [...new Set([...(row.reference === null ? [] : [row.reference]), ...refs])]
           if (references.length === 0) {
-            if (SENT.includes(row.state) && row.state !== "submitting" && row.state !== "unknown") note(row, "missing", `ledger says ${row.state} but no payout carries the token`, [])
+            if (ANSWERED_STATES.includes(row.state)) note(row, "missing", `ledger says ${row.state} but no payout carries the token`, [])
             return
           }
           for (const reference of references) {
@@ -142,7 +139,7 @@ const compare = (accountId: string, batchId: string, fence: Option.Option<Fence>
                 feeMinor: fromWire(r.fee, r.currency),
                 source: "reconcile",
                 detail: `payouts reconcile: service says ${r.status}`,
-                ...(["failed", "cancelled", "expired", "refunded"].includes(state) ? { error: r.status_description ?? r.status } : {})
+                ...(UNPAID_OUTCOME_STATES.includes(state) ? { error: r.status_description ?? r.status } : {})
               }, fence.value)
               if (applied) updated += 1
             }

@@ -11,11 +11,12 @@ import { fromWire } from "../domain/Money.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row, RowEvent } from "../store/Model.ts"
+import { IN_DOUBT_STATES, stateOfStatus } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
 import { tokenPrefix } from "./ResendRules.ts"
-import { payoutRequest, stateOfStatus } from "./Submitter.ts"
+import { payoutRequest } from "./Submitter.ts"
 
 export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly message: string }> {}
 
@@ -112,7 +113,7 @@ export const resolve = (request: ResolveRequest) =>
     return yield* Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const all = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(accountId, batchId)))
-      const open = all.filter((r) => r.state === "unknown" || r.state === "submitting" || r.alarm !== null)
+      const open = all.filter((r) => IN_DOUBT_STATES.includes(r.state) || r.alarm !== null)
       const targets = request.line === undefined ? open : all.filter((r) => r.line === request.line)
       if (request.line !== undefined && targets.length === 0) return yield* fail(`no row on line ${request.line} in batch ${batchId}`)
 

@@ -9,6 +9,7 @@ import { dirname } from "node:path"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import type { Fence } from "../store/Model.ts"
+import { IN_DOUBT_STATES, IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
 import { formatRowErrors } from "../output/ErrorsFile.ts"
@@ -137,7 +138,7 @@ const loadAlarms = (ctx: RunContext) =>
     }
     if (alarms.size > 0) yield* Console.error(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
     const owners = new Set<string>()
-    yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, ["submitting", "unknown"]).pipe(
+    yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, IN_DOUBT_STATES).pipe(
       Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
     )
     for (const previous of owners) {
@@ -352,7 +353,7 @@ export const runBatch = (request: RunRequest) =>
         }
 
         const counts0 = yield* store.countByState(accountId, batchId)
-        const everSent = Object.entries(counts0).some(([s, n]) => n > 0 && !["validated", "rejected", "skipped"].includes(s))
+        const everSent = Object.entries(counts0).some(([s, n]) => n > 0 && !NOT_SENT_STATES.some((state) => state === s))
         const preflightResult = yield* loadPreflight(ctx).pipe(Effect.either)
         if (preflightResult._tag === "Left") {
           const error = preflightResult.left
@@ -394,7 +395,7 @@ export const runBatch = (request: RunRequest) =>
           )
         )
         const now = yield* Clock.currentTimeMillis
-        yield* store.streamRowsInStates(accountId, batchId, ["submitted", "pending", "processing"]).pipe(
+        yield* store.streamRowsInStates(accountId, batchId, IN_FLIGHT_STATES).pipe(
           Stream.runForEach((r) =>
             Effect.sync(() => {
               if (r.reference !== null) ctx.polls.push({ idx: r.idx, reference: r.reference, dueAt: now, interval: request.settings.pollIntervalMs, since: now })

@@ -7,7 +7,7 @@
 import { Clock, Console, DateTime, Effect, Option, Ref, Stream } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
-import type { RowState } from "../store/RowState.ts"
+import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type GuardSettings, makeHaltWatch, NO_GUARDS } from "../intake/Guards.ts"
 
@@ -31,9 +31,6 @@ export const DEFAULT_SAFEGUARDS: SafeguardSettings = {
   stuckAfterMs: 3_600_000,
   guards: NO_GUARDS
 }
-
-const SUCCESS: ReadonlyArray<RowState> = ["completed"]
-const FAILURE: ReadonlyArray<RowState> = ["failed", "cancelled", "expired"]
 
 export interface Safeguards {
   readonly settings: SafeguardSettings
@@ -90,8 +87,8 @@ export const makeSafeguards = (accountId: string, batchId: string, over: Partial
 
     const observe = (t: Transition) =>
       Effect.gen(function* () {
-        const failed = FAILURE.includes(t.to)
-        if ((!failed && !SUCCESS.includes(t.to)) || seen.has(t.idx)) return
+        const failed = SETTLED_FAILURE_STATES.includes(t.to)
+        if ((!failed && t.to !== "completed") || seen.has(t.idx)) return
         seen.add(t.idx)
         settled += 1
         if (failed) failures += 1
@@ -146,7 +143,7 @@ export const stuckRows = (accountId: string, batchId: string, afterMs: number) =
   Effect.gen(function* () {
     const store = yield* StateStore
     const now = yield* Clock.currentTimeMillis
-    return yield* store.streamRowsInStates(accountId, batchId, ["submitting", "submitted", "pending", "processing", "unknown"]).pipe(
+    return yield* store.streamRowsInStates(accountId, batchId, OPEN_STATES).pipe(
       Stream.filterMap((row) => {
         const since = row.submittedAt ?? row.intentAt
         if (since === null || now - DateTime.toEpochMillis(since) < afterMs) return Option.none()

@@ -9,7 +9,7 @@ import type { ClientError } from "../api/Errors.ts"
 import { Customer, PayoutRequest, type PayoutResponse } from "../api/Schemas.ts"
 import { fromWire, toWire } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
-import type { RowState } from "../store/RowState.ts"
+import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type Breach, makeGuardBook } from "../intake/Guards.ts"
 import { estimateFee } from "./Preflight.ts"
@@ -19,14 +19,6 @@ import { describeHalt } from "./Safeguards.ts"
 
 /** The API requires a callback_url; without a receiver nobody listens there and polling does the work. */
 export const DEFAULT_CALLBACK_URL = "http://localhost/payouts/webhooks"
-
-const RESPONSE_STATES: ReadonlyArray<RowState> = ["pending", "processing", "completed", "failed", "cancelled"]
-
-/** The row state a status string from the service maps to; an unfamiliar one still means "sent". */
-export const stateOfStatus = (status: string): RowState =>
-  (RESPONSE_STATES as ReadonlyArray<string>).includes(status) || status === "expired" || status === "refunded"
-    ? (status as RowState)
-    : "submitted"
 
 export const payoutRequest = (row: Row, settings: Pick<RunContext["settings"], "returnUrl" | "cancelUrl" | "callbackUrl">): PayoutRequest =>
   new PayoutRequest({
@@ -69,7 +61,7 @@ export const makeSubmitter = (ctx: RunContext) =>
 
     const track = (row: Row, reference: string, state: RowState) =>
       Effect.gen(function* () {
-        if (!["submitted", "pending", "processing"].includes(state)) return
+        if (!IN_FLIGHT_STATES.includes(state)) return
         const now = yield* Clock.currentTimeMillis
         const first = ctx.settings.webhooks === true ? ctx.settings.pollMaxMs : ctx.settings.pollIntervalMs
         ctx.polls.push({ idx: row.idx, reference, dueAt: now + first, interval: first, since: now })

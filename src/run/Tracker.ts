@@ -6,11 +6,10 @@
 import { Clock, Duration, Effect, Queue, Ref } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { fromWire } from "../domain/Money.ts"
-import { isTerminal } from "../domain/Status.ts"
 import type { EventSource } from "../store/Model.ts"
+import { AWAITING_STATUS_STATES, isFinal, SETTLED_FAILURE_STATES, stateOfStatus } from "../store/RowState.ts"
 import type { PollEntry } from "./PollQueue.ts"
 import type { RunContext } from "./RunContext.ts"
-import { stateOfStatus } from "./Submitter.ts"
 
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
@@ -42,16 +41,16 @@ export const makeTracker = (ctx: RunContext, wakeups: Queue.Queue<string>) =>
               const state = stateOfStatus(record.status)
               yield* writer.record({
                 idx: entry.idx,
-                from: ["submitted", "pending", "processing", "unknown"],
+                from: AWAITING_STATUS_STATES,
                 to: state,
                 reference: entry.reference,
                 feeMinor: fromWire(record.fee, record.currency),
-                ...(["failed", "cancelled", "expired"].includes(state) ? { error: record.status_description ?? record.status } : {}),
+                ...(SETTLED_FAILURE_STATES.includes(state) ? { error: record.status_description ?? record.status } : {}),
                 source,
                 detail: record.status_description ?? undefined
               })
               // A lookup that still shows a non-terminal status keeps the row under polling.
-              if (!isTerminal(record.status)) yield* reschedule(entry, yield* Clock.currentTimeMillis)
+              if (!isFinal(state)) yield* reschedule(entry, yield* Clock.currentTimeMillis)
             })
         })
       )

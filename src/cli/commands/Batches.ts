@@ -2,6 +2,7 @@
 import { Command } from "@effect/cli"
 import { Console, DateTime, Effect, Option } from "effect"
 import { describeHalt } from "../../run/Safeguards.ts"
+import { PENDING_STATES, UNPAID_OUTCOME_STATES } from "../../store/RowState.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { accountOf, jobsOption, jobsStateOption } from "../Jobs.ts"
@@ -19,9 +20,6 @@ const approvedWhat = (text: string | null): unknown => {
     return text
   }
 }
-
-const PENDING = ["submitting", "submitted", "pending", "processing"] as const
-const FAILED = ["failed", "cancelled", "expired", "refunded"] as const
 
 export const batchesCommand = Command.make(
   "batches",
@@ -47,8 +45,8 @@ export const batchesCommand = Command.make(
           created_at: DateTime.formatIso(b.createdAt),
           rows: b.total,
           completed: c.completed,
-          failed: sum(FAILED),
-          pending: sum(PENDING),
+          failed: sum(UNPAID_OUTCOME_STATES),
+          pending: sum(PENDING_STATES),
           unknown: c.unknown,
           waiting: c.validated,
           skipped: c.skipped,

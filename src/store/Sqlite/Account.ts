@@ -3,6 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Halt, PhoneCount, SentTotal } from "../AccountModel.ts"
 import { StoreError } from "../Model.ts"
+import { MAY_HAVE_PAID_STATES } from "../RowState.ts"
 import type { StateStoreShape } from "../StateStore.ts"
 import { chunksOf } from "./Queries.ts"
 import { catchSql, type WriteTransaction } from "./Transaction.ts"
@@ -14,9 +15,6 @@ const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
 const decodeHalts = decoder(Halt)
 const decodeTotals = decoder(SentTotal)
 const decodePhones = decoder(PhoneCount)
-
-/** States whose payout was sent or may have been: they count against the guards' daily caps. */
-const MAYBE_SENT = ["submitting", "submitted", "pending", "processing", "completed", "unknown"]
 
 export const makeAccount = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   const activeHalt: StateStoreShape["activeHalt"] = (accountId) =>
@@ -54,7 +52,7 @@ export const makeAccount = (sql: SqlClient.SqlClient, write: WriteTransaction) =
   const sentTotalsSince: StateStoreShape["sentTotalsSince"] = (accountId, since) =>
     catchSql(
       sql`SELECT currency, COUNT(*) AS rows, COALESCE(SUM(amount_minor), 0) AS amount_minor FROM rows
-        WHERE account_id = ${accountId} AND intent_at >= ${since} AND state IN ${sql.in(MAYBE_SENT)}
+        WHERE account_id = ${accountId} AND intent_at >= ${since} AND state IN ${sql.in(MAY_HAVE_PAID_STATES)}
         GROUP BY currency ORDER BY currency`.pipe(Effect.flatMap(decodeTotals))
     )
 
@@ -65,7 +63,7 @@ export const makeAccount = (sql: SqlClient.SqlClient, write: WriteTransaction) =
           Effect.map(
             Effect.forEach(chunksOf([...new Set(phones)], 500), (chunk) =>
               sql`SELECT phone, COUNT(*) AS payouts FROM rows
-                WHERE account_id = ${accountId} AND intent_at >= ${since} AND state IN ${sql.in(MAYBE_SENT)}
+                WHERE account_id = ${accountId} AND intent_at >= ${since} AND state IN ${sql.in(MAY_HAVE_PAID_STATES)}
                   AND phone IN ${sql.in(chunk)}
                 GROUP BY phone`.pipe(Effect.flatMap(decodePhones))
             ),
