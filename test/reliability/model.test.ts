@@ -14,7 +14,7 @@ import { type Console, Context, Duration, Effect, Exit, Fiber, Layer, Redacted, 
 import fc from "fast-check"
 import { createHash } from "node:crypto"
 import { readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { createServer, type Server } from "node:net"
 import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
@@ -52,6 +52,8 @@ interface Real {
   readonly state: string
   readonly rows: number
   readonly listen: boolean
+  /** The dead end's port, for the callback_url of a run that does not listen. */
+  readonly callbackPort: number
   readonly account: string
   readonly batchId: string
   running: Running | undefined
@@ -67,13 +69,14 @@ const silent: Console.Console = {
   unsafe: { ...noisy.unsafe, error: () => {}, log: () => {} }
 }
 
-const freePort = () =>
-  new Promise<number>((ok) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => ok(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
+/** Where webhooks go when the run does not listen: a port held (bound to 0) for the property run, dropping every connection. */
+const deadEnd = Effect.acquireRelease(
+  Effect.async<Server>((resume) => {
+    const server = createServer((socket) => socket.destroy())
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+  }),
+  (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+)
 
 const call = async (real: Real, method: string, path: string, body?: unknown) => {
   const response = await fetch(`${real.sandbox.origin}${path}`, {
@@ -99,7 +102,7 @@ const noDuplicates = async (real: Real) => {
 const startRun = async (real: Real, over: Partial<RunSettings> = {}) => {
   const storeScope = Effect.runSync(Scope.make())
   const storeContext = await Effect.runPromise(Layer.buildWithScope(SqliteStateStore.layer({ filename: real.state }), storeScope))
-  const port = await freePort()
+  const port = real.callbackPort
   const connection = { baseUrl: real.sandbox.baseUrl, apiKey: Redacted.make(real.sandbox.key), apiSecret: Redacted.make(real.sandbox.secret) }
   const client = PaymentClient.Default.pipe(
     Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: "250 millis", getRetry: { times: 3, base: "20 millis", maxElapsed: "2 seconds" } })),
@@ -239,6 +242,8 @@ const setup = async (rows: number, listen: boolean): Promise<Real> => {
   const sandbox = await Effect.runPromise(
     Scope.extend(launchSandbox({ fund: { XAF: 50_000_000 }, timeScale: 600, payoutDelaySeconds: 10, webhookRetryMillis: 20, webhookMaxAttempts: 2 }), scope)
   )
+  const callbackServer = await Effect.runPromise(Scope.extend(deadEnd, scope))
+  const address = callbackServer.address()
   const dir = tempDir("payouts-model-")
   const file = writeCsv(dir, "model.csv", Array.from({ length: rows }, (_, i) => ({ id: `M-${i}`, amount: String(1000 + i), phone: ordinaryPhone(i) })))
   return {
@@ -249,6 +254,7 @@ const setup = async (rows: number, listen: boolean): Promise<Real> => {
     state: join(dir, "state.db"),
     rows,
     listen,
+    callbackPort: typeof address === "object" && address !== null ? address.port : 0,
     account: accountOf(sandbox),
     batchId: createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16),
     running: undefined,
