@@ -7,6 +7,7 @@
  * normalised content (E.164 phone, amount in minor units, currency, operator) and its occurrence index
  * among identical rows of the file.
  */
+import { Schema } from "effect"
 import { createHash } from "node:crypto"
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
@@ -15,6 +16,10 @@ export const TOKEN_LENGTH = 12
 
 /** What a token of ours looks like (so `reconcile --account` ignores other tools' bracketed prefixes). */
 export const TOKEN_PATTERN = /^[a-z2-7]{12}$/
+
+/** A row's token: minted here, stored as given, matched at the start of a payout's description. */
+export const Token = Schema.String.pipe(Schema.brand("Token"))
+export type Token = typeof Token.Type
 
 export type TokenKey =
   | { readonly _tag: "Id"; readonly id: string; readonly generation: number }
@@ -49,12 +54,34 @@ const material = (account: string, key: TokenKey): string =>
     ? `v2|${account}|id|${key.id.trim()}|g${key.generation}`
     : `v2|${account}|content|${key.phone}|${key.amountMinor}|${key.currency.toUpperCase()}|${key.operator.toLowerCase()}|${key.occurrence}`
 
-export const mintToken = (account: string, key: TokenKey): string =>
-  base32(createHash("sha256").update(material(account, key)).digest())
+const brand = (digest: Buffer): Token => Token.make(base32(digest))
+
+export const mintToken = (account: string, key: TokenKey): Token =>
+  brand(createHash("sha256").update(material(account, key)).digest())
 
 /** A placeholder token for a row that is never sent (rejected at intake): unique within the batch. */
-export const rejectedRowToken = (batchId: string, idx: number): string =>
-  base32(createHash("sha256").update(`${batchId}|${idx}`).digest())
+export const rejectedRowToken = (batchId: string, idx: number): Token =>
+  brand(createHash("sha256").update(`${batchId}|${idx}`).digest())
 
 export const contentKeyOf = (phone: string, amountMinor: number, currency: string, operator: string): string =>
   `${phone}|${amountMinor}|${currency.toUpperCase()}|${operator.toLowerCase()}`
+
+/** How a description carries a token: `[token]` first. */
+export const tokenPrefix = (token: string): string => `[${token}]`
+
+/** The description a payout is sent with: the token first, then the row's own text. */
+export const withToken = (token: string, description: string): string => `${tokenPrefix(token)} ${description}`
+
+/** Whether a description starts with exactly this `[token]`. */
+export const carriesToken = (description: string | null | undefined, token: string): boolean =>
+  description?.startsWith(tokenPrefix(token)) === true
+
+/**
+ * The token a description starts with: `[` then 1 to 16 characters without `]` or space, then `]`.
+ * Wider than ours (TOKEN_PATTERN) so that other tools' prefixes are seen, and told apart, too.
+ */
+export const tokenOfDescription = (description: string | null | undefined): Token | null => {
+  if (description == null) return null
+  const match = /^\[([^\]\s]{1,16})\]/.exec(description)
+  return match === null ? null : Token.make(match[1])
+}

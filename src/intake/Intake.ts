@@ -8,7 +8,7 @@ import { Chunk, DateTime, Duration, Effect, Either, Option, Stream } from "effec
 import { createHash } from "node:crypto"
 import { basename } from "node:path"
 import { formatAmount } from "../domain/Money.ts"
-import { contentKeyOf, mintToken, rejectedRowToken } from "../domain/Token.ts"
+import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
 import type { Batch, RowInput } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
@@ -71,7 +71,7 @@ export const fileBatchId = (file: string) =>
 
 const GROUP = 500
 
-const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: string): RowInput => {
+const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: Token): RowInput => {
   if (row._tag === "ValidRow" && extra.length === 0) {
     return {
       idx: row.index,
@@ -128,7 +128,7 @@ export const intake = (options: IntakeOptions) =>
     // Occurrences of each content among the file's rows without ids, in file order (the token's index).
     const seenContent = new Map<string, number>()
     const tokenScope = options.tokenScope ?? accountId
-    const tokenOf = (row: CheckedRow, valid: boolean): string => {
+    const tokenOf = (row: CheckedRow, valid: boolean): Token => {
       if (!valid || row._tag !== "ValidRow") return rejectedRowToken(batchId, row.index)
       if (row.id !== undefined) return mintToken(tokenScope, { _tag: "Id", id: row.id, generation: 0 })
       const key = contentKeyOf(row.phone, row.amountMinor, row.currency, row.operator)

@@ -13,7 +13,8 @@ import { createHash } from "node:crypto"
 import { PaymentClient, type TransactionsPage } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { fromWire } from "../domain/Money.ts"
-import { type DayRead, leadingToken } from "../store/MirrorModel.ts"
+import { tokenOfDescription } from "../domain/Token.ts"
+import type { DayRead } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
 
 export const DAY_MS = 24 * 60 * 60 * 1000
@@ -60,7 +61,7 @@ export const readDay = <E, R>(
         if (t.type !== "payout") continue
         seen.set(t.reference, {
           reference: t.reference,
-          token: leadingToken(t.description),
+          token: tokenOfDescription(t.description),
           description: t.description ?? null,
           amountMinor: fromWire(t.amount, t.currency),
           currency: t.currency,

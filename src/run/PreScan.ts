@@ -8,10 +8,11 @@
  */
 import { Chunk, Clock, Console, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
+import { carriesToken } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
-import { MAX_SKEW_MS, tokenPrefix } from "./ResendRules.ts"
+import { MAX_SKEW_MS } from "./ResendRules.ts"
 import type { RunContext } from "./RunContext.ts"
 import { adoptListed } from "./Adopt.ts"
 
@@ -51,7 +52,7 @@ export const preScan = (ctx: RunContext) =>
           if (listed.length === 0) return
           const byToken = new Map<string, Array<MirroredPayout>>()
           for (const p of listed) {
-            if (p.token === null || p.description?.startsWith(tokenPrefix(p.token)) !== true) continue
+            if (p.token === null || !carriesToken(p.description, p.token)) continue
             byToken.set(p.token, [...(byToken.get(p.token) ?? []), p])
           }
           for (const row of rows) {

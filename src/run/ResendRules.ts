@@ -4,12 +4,9 @@
  * currency; it is resent only when all seven rules hold; otherwise it waits, and a person decides once
  * nothing more can be proven. "I cannot see it" never becomes "it does not exist" by itself.
  */
+import { carriesToken } from "../domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../store/MirrorModel.ts"
 import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingMirror.ts"
-
-export const tokenPrefix = (token: string): string => `[${token}]`
-
-export const describe = (token: string, description: string): string => `${tokenPrefix(token)} ${description}`
 
 export interface UnknownRow {
   readonly idx: number
@@ -59,8 +56,7 @@ export const MAX_SKEW_MS = 60_000
 
 /** Whether a listed payout shows exactly what we sent: `[token]` at the start, amount, currency. */
 export const faithful = (listed: MirroredPayout, token: string, amountMinor: number | null, currency: string): boolean =>
-  listed.description !== null &&
-  listed.description.startsWith(tokenPrefix(token)) &&
+  carriesToken(listed.description, token) &&
   listed.currency === currency &&
   (amountMinor === null || listed.amountMinor === amountMinor)
 
@@ -75,7 +71,7 @@ export const daysNeeded = (row: Pick<UnknownRow, "intentAt">, now: number): Read
 
 export const decide = (row: UnknownRow, e: Evidence): Decision => {
   const carrying = e.byToken.get(row.token) ?? []
-  const matches = carrying.filter((p) => p.description?.startsWith(tokenPrefix(row.token)) === true)
+  const matches = carrying.filter((p) => carriesToken(p.description, row.token))
   const exact = matches.filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
   const refs = (ps: ReadonlyArray<MirroredPayout>) => ps.map((p) => p.reference)
   if (exact.length > 1) {

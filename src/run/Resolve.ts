@@ -9,13 +9,13 @@ import { Chunk, Clock, Data, DateTime, Duration, Effect, Option, Stream } from "
 import { PaymentClient } from "../api/Client.ts"
 import { fromWire } from "../domain/Money.ts"
 import { maskPhone } from "../domain/Phone.ts"
+import { carriesToken } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row, RowEvent } from "../store/Model.ts"
 import { IN_DOUBT_STATES, stateOfStatus } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
-import { tokenPrefix } from "./ResendRules.ts"
 import { payoutRequest } from "./Submitter.ts"
 
 export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly message: string }> {}
@@ -72,7 +72,7 @@ const fail = (message: string) => Effect.fail(new ResolveError({ message }))
 const evidenceOf = (accountId: string, batchId: string, row: Row) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const carrying = (yield* store.mirrorByTokens(accountId, [row.token])).filter((p) => p.description?.startsWith(tokenPrefix(row.token)) === true)
+    const carrying = (yield* store.mirrorByTokens(accountId, [row.token])).filter((p) => carriesToken(p.description, row.token))
     const intent = row.intentAt === null ? Date.now() : DateTime.toEpochMillis(row.intentAt)
     const days = daysBetween(intent - DAY_MS, intent + 2 * DAY_MS)
     const possible = Chunk.toReadonlyArray(

@@ -8,12 +8,12 @@ import { FENCED, PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { Customer, PayoutRequest, type PayoutResponse } from "../api/Schemas.ts"
 import { fromWire, toWire } from "../domain/Money.ts"
+import { withToken } from "../domain/Token.ts"
 import type { Row } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type Breach, makeGuardBook } from "../intake/Guards.ts"
 import { estimateFee } from "./Preflight.ts"
-import { describe } from "./ResendRules.ts"
 import { leaseValid, type RunContext } from "./RunContext.ts"
 import { describeHalt } from "./Safeguards.ts"
 
@@ -29,7 +29,7 @@ export const payoutRequest = (row: Row, settings: Pick<RunContext["settings"], "
     return_url: settings.returnUrl,
     cancel_url: settings.cancelUrl,
     callback_url: settings.callbackUrl ?? DEFAULT_CALLBACK_URL,
-    description: describe(row.token, row.description),
+    description: withToken(row.token, row.description),
     customer: new Customer({ name: row.name, phone: row.phone, email: row.email }),
     payout_details: { ...row.details, token: row.token, ...(row.rowId === null ? {} : { id: row.rowId }) }
   })

@@ -61,10 +61,3 @@ export const AccountAlarm = Schema.Struct({
   reason: Schema.String
 })
 export type AccountAlarm = typeof AccountAlarm.Type
-
-/** The token a description starts with: `[` then 1 to 16 characters without `]`, then `]`. */
-export const leadingToken = (description: string | null | undefined): string | null => {
-  if (description == null) return null
-  const match = /^\[([^\]\s]{1,16})\]/.exec(description)
-  return match === null ? null : match[1]
-}

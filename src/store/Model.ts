@@ -1,5 +1,6 @@
 /** What the state store keeps, declared once: the SQLite adapter decodes its rows with these. */
 import { type DateTime, Schema } from "effect"
+import { Token } from "../domain/Token.ts"
 import { RowState } from "./RowState.ts"
 
 export const BatchState = Schema.Literal("loading", "open", "running", "paused", "done")
@@ -45,7 +46,7 @@ export const Row = Schema.Struct({
   idx: Schema.Int,
   line: Schema.Int,
   rowId: Schema.NullOr(Schema.String),
-  token: Schema.String,
+  token: Token,
   repeatKey: Schema.NullOr(Schema.String),
   operator: Schema.String,
   currency: Schema.String,
@@ -113,8 +114,8 @@ export interface NewBatch {
 
 export interface RowInput {
   readonly idx: number
-  /** The row's token (src/domain/Token.ts); a store given none derives a batch-local one. */
-  readonly token?: string
+  /** The row's token, minted at intake (src/domain/Token.ts): the store keeps it as given. */
+  readonly token: Token
   readonly line: number
   readonly rowId: string | null
   readonly repeatKey: string | null

@@ -43,13 +43,13 @@ import { DAY_MS, dayOf, daysBetween, dayStart, readDay } from "../../src/run/Lis
 import {
   decide,
   type Decision,
-  describe as describeRow,
   type Evidence,
   graceFloor,
   LAG_CAP_MS,
   MAX_SKEW_MS,
   p99Lag
 } from "../../src/run/ResendRules.ts"
+import { withToken as describeRow } from "../../src/domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../../src/store/MirrorModel.ts"
 import { fakeFetch, type Lies, type ListedRow } from "./listing-read-server.ts"
 

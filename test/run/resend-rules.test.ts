@@ -7,7 +7,6 @@ import { DAY_MS, dayOf } from "../../src/run/ListingMirror.ts"
 import {
   daysNeeded,
   decide,
-  describe as describeRow,
   type Evidence,
   faithful,
   graceFloor,
@@ -17,6 +16,7 @@ import {
   p99Lag,
   type UnknownRow
 } from "../../src/run/ResendRules.ts"
+import { withToken as describeRow } from "../../src/domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../../src/store/MirrorModel.ts"
 
 const SEC = 1_000

@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { PaymentClientConfig, serviceAccountId } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
+import { type Token, tokenOfDescription } from "../../src/domain/Token.ts"
 import { DEFAULT_FEE_ESTIMATE } from "../../src/run/Preflight.ts"
 import type { RunSettings } from "../../src/run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
@@ -123,10 +124,10 @@ export const readLedger = (file: string) => {
 
 /** Every payout of the sandbox that carries the token of a row, by token. */
 export const countByToken = (payouts: ReadonlyArray<{ description: string }>) => {
-  const counts = new Map<string, number>()
+  const counts = new Map<Token, number>()
   for (const p of payouts) {
-    const token = /^\[([^\]]+)\]/.exec(p.description)?.[1]
-    if (token !== undefined) counts.set(token, (counts.get(token) ?? 0) + 1)
+    const token = tokenOfDescription(p.description)
+    if (token !== null) counts.set(token, (counts.get(token) ?? 0) + 1)
   }
   return counts
 }

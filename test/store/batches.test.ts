@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
-import { TOKEN_LENGTH, rowToken } from "../../src/store/Token.ts"
+import { rejectedRowToken as rowToken, TOKEN_LENGTH } from "../../src/domain/Token.ts"
 import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInput, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
 
 describe("batches", () => {
@@ -20,7 +20,7 @@ describe("batches", () => {
         [1, 3, "validated", 0],
         [2, 4, "rejected", 0]
       ])
-      expect(rows[0]).toMatchObject({ rowId: "id-0", token: rowToken("b1", 0), details: { shop: "shop-0" } })
+      expect(rows[0]).toMatchObject({ rowId: "id-0", token: rowInput(0).token, details: { shop: "shop-0" } })
       expect(rows[1].rowId).toBeNull()
       expect(rows[2]).toMatchObject({ amountMinor: null, error: "line 4, amount: not a number" })
       expect(rows[2].finalAt).not.toBeNull()

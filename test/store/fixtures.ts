@@ -2,6 +2,7 @@ import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { mintToken } from "../../src/domain/Token.ts"
 import type { RowInput } from "../../src/store/Model.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
@@ -36,8 +37,10 @@ export const scopedStore = Effect.gen(function* () {
   return { store, filename }
 })
 
+/** A row as intake hands it to the store: the token minted as intake mints it for a row with an id. */
 export const rowInput = (idx: number, over: Partial<RowInput> = {}): RowInput => ({
   idx,
+  token: mintToken(ACCOUNT, { _tag: "Id", id: `id-${idx}`, generation: 0 }),
   line: idx + 2,
   rowId: `id-${idx}`,
   repeatKey: `+237670000${String(idx).padStart(3, "0")}|5000|MTN_MOMO_CMR`,

@@ -4,7 +4,6 @@ import { Chunk, Clock, Duration, Effect, Option, Predicate, Stream } from "effec
 import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from "../Model.ts"
 import { emptyCounts } from "../RowState.ts"
 import type { BatchSummary, StateStoreShape } from "../StateStore.ts"
-import { rowToken } from "../Token.ts"
 import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts, decodeTotals } from "./Queries.ts"
 import type { WriteTransaction } from "./Transaction.ts"
 import { catchSql } from "./Transaction.ts"
@@ -23,7 +22,7 @@ const toRecord = (batchId: string, accountId: string, now: number) => (row: RowI
   idx: row.idx,
   line: row.line,
   row_id: row.rowId,
-  token: row.token ?? rowToken(batchId, row.idx),
+  token: row.token,
   repeat_key: row.repeatKey,
   operator: row.operator,
   currency: row.currency,
