@@ -42,6 +42,7 @@ export const makeScrub = (secrets: ReadonlyArray<string>) => {
   return (text: string, max: number = Number.POSITIVE_INFINITY): string => {
     let out = text
     for (const needle of needles) out = out.split(needle).join("[redacted]")
+    // eslint-disable-next-line no-control-regex -- control characters in a body must not reach logs or the terminal
     out = out.replace(/[\u0000-\u001f\u007f]+/g, " ")
     return out.length > max ? `${out.slice(0, max)}...` : out
   }

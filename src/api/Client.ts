@@ -4,7 +4,7 @@
  */
 import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Chunk, Clock, Effect, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
-import { classify, type Endpoint, makeScrub, Transient } from "./Classify.ts"
+import { classify, type Endpoint, makeScrub, type Transient } from "./Classify.ts"
 import { PaymentClientConfig } from "./ClientConfig.ts"
 import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.ts"
 import { RequestGate } from "./RequestGate.ts"
@@ -17,7 +17,7 @@ import {
   type Pagination,
   PayoutRequest,
   PayoutResponse,
-  StatusRecord,
+  type StatusRecord,
   StatusResponse,
   SummaryResponse,
   TransactionsResponse,

@@ -2,7 +2,7 @@
  * Every request passes the gate: credentials (401), Accept (406), Content-Type of bodies (415); then,
  * for /v1 only, the rate limit (429 + Retry-After) and the injected faults around the handler.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Clock, Effect } from "effect"

@@ -1,0 +1,165 @@
+// Modelled on Effect-TS/examples templates/cli/eslint.config.mjs, without its formatting rule (@effect/dprint).
+import js from "@eslint/js"
+import { defineConfig } from "eslint/config"
+import tseslint from "typescript-eslint"
+
+const processEnv = {
+  object: "process",
+  property: "env",
+  message: "Read settings through Config (STYLE.md habit 3)."
+}
+
+const printing = {
+  "no-console": "error",
+  "no-restricted-properties": [
+    "error",
+    processEnv,
+    ...["stdout", "stderr"].map((property) => ({
+      object: "process",
+      property,
+      message: "Only src/cli prints: emit an event and let the CLI render it (STYLE.md habit 12)."
+    }))
+  ],
+  "no-restricted-imports": [
+    "error",
+    {
+      paths: [{
+        name: "effect",
+        importNames: ["Console"],
+        message: "Only src/cli prints: emit an event and let the CLI render it (STYLE.md habit 12)."
+      }, {
+        name: "effect/Console",
+        message: "Only src/cli prints: emit an event and let the CLI render it (STYLE.md habit 12)."
+      }]
+    }
+  ]
+}
+
+// TODO(issue 13): remove once fixed. Findings in files being edited by others: warnings, not errors, until then.
+const pending = {
+  "scripts/complete-lock.mjs": ["no-empty"],
+  "src/cli/commands/{Batches,Reconcile,Resolve,Resume}.ts": ["@typescript-eslint/no-unused-vars"],
+  "src/intake/Intake.ts": ["@typescript-eslint/consistent-type-imports"],
+  "src/intake/ValidateRules.ts": ["no-control-regex"],
+  "src/jobs/Approval.ts": ["no-control-regex"],
+  "src/jobs/Health.ts": ["@typescript-eslint/consistent-type-imports"],
+  "src/jobs/Logging.ts": ["@typescript-eslint/consistent-type-imports", "no-control-regex", "no-restricted-imports"],
+  "src/run/{ListingMirror,PreScan,Reconciler,Runner,Safeguards}.ts": ["no-restricted-imports"],
+  "src/run/Progress.ts": ["@typescript-eslint/consistent-type-imports", "no-restricted-imports", "no-restricted-properties"],
+  "test/{cli/Failure.test,intake/support,sandbox/payin-client.test}.ts": ["@typescript-eslint/consistent-type-imports"],
+  "test/reliability/security.test.ts": ["@typescript-eslint/no-unused-vars"],
+  "test/store/crash-child.ts": ["@typescript-eslint/no-floating-promises"]
+}
+
+export default defineConfig(
+  {
+    ignores: ["**/node_modules", "**/dist", "**/build", "docs", "bench/results", "test-output", "jobs", "**/*.md"]
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "module",
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname
+      }
+    },
+    linterOptions: {
+      reportUnusedDisableDirectives: "error"
+    },
+    rules: {
+      "no-fallthrough": "off",
+      "no-irregular-whitespace": "off",
+      "object-shorthand": "error",
+      "prefer-rest-params": "off",
+      "prefer-spread": "off",
+      "no-unused-vars": "off",
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          caughtErrorsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          ignoreRestSiblings: true
+        }
+      ],
+      "@typescript-eslint/consistent-type-imports": ["error", { disallowTypeAnnotations: false }],
+      "@typescript-eslint/no-import-type-side-effects": "error",
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/no-non-null-assertion": "off",
+      "@typescript-eslint/no-namespace": "off",
+      "@typescript-eslint/no-empty-object-type": "off",
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/await-thenable": "error"
+    }
+  },
+  {
+    name: "house rules (STYLE.md)",
+    files: ["src/**/*.ts"],
+    rules: {
+      "no-restricted-properties": ["error", processEnv],
+      "no-restricted-globals": [
+        "error",
+        ...["setTimeout", "setInterval", "setImmediate"].map((name) => ({
+          name,
+          message: "Use Effect's Schedule, Clock and sleep so TestClock can drive it (STYLE.md habit 5)."
+        }))
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ThrowStatement",
+          message: "Fail with a typed error instead of throwing (STYLE.md habit 3)."
+        },
+        {
+          selector: "TSAsExpression[expression.type='TSAsExpression'][expression.typeAnnotation.type='TSUnknownKeyword']",
+          message: "No casts to silence types."
+        },
+        {
+          selector: "MemberExpression[property.name=/^run(Promise|Sync|Fork|Callback)(Exit)?$/]",
+          message: "Run effects only in the entry points (STYLE.md habit 7)."
+        }
+      ]
+    }
+  },
+  {
+    name: "only src/cli prints",
+    files: ["src/**/*.ts"],
+    ignores: ["src/cli/**"],
+    rules: printing
+  },
+  {
+    files: ["test/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-explicit-any": "off"
+    }
+  },
+  {
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        module: "writable",
+        require: "readonly"
+      }
+    }
+  },
+  // TODO(issue 13): remove once fixed (see `pending` above).
+  Object.entries(pending).map(([file, rules]) => ({
+    name: `pending: ${file}`,
+    files: [file],
+    rules: Object.fromEntries(rules.map((rule) => [rule, "warn"]))
+  })),
+  {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs" },
+    rules: { "@typescript-eslint/no-require-imports": "off" }
+  }
+)
