@@ -1,12 +1,9 @@
 /** One `payouts run` in this process (as the CLI wires it), against a sandbox process; timings read from the store. */
-import { DEFAULT_FEE_ESTIMATE } from "../../src/run/Preflight.ts"
-import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { NodeContext } from "@effect/platform-node"
 import { DateTime, Duration, Effect, Layer, Redacted, Stream } from "effect"
-import { PaymentClient } from "../../src/api/Client.ts"
 import { resolveAccount } from "../../src/api/Account.ts"
-import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
-import { RequestGate } from "../../src/api/RequestGate.ts"
-import type { RunSettings } from "../../src/run/RunContext.ts"
+import { clientLayer } from "../../src/cli/Connect.ts"
+import { DEFAULT_RUN_SETTINGS, type RunSettings } from "../../src/run/RunContext.ts"
 import { runBatch } from "../../src/run/Runner.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
@@ -35,17 +32,10 @@ export interface OrchestratorTimes {
   readonly endedAt: number
 }
 
+/** The CLI's defaults, with the shorter reconcile grace the bench has always measured with. */
 export const defaultSettings = (over: Partial<RunSettings> = {}): RunSettings => ({
-  concurrency: 8,
-  pollIntervalMs: 5_000,
-  pollMaxMs: 300_000,
-  trackTimeoutMs: 26 * 3_600_000,
+  ...DEFAULT_RUN_SETTINGS,
   reconcileGraceMs: 600_000,
-  feePercent: DEFAULT_FEE_ESTIMATE,
-  onInsufficient: "abort",
-  callbackUrl: "http://localhost/payouts/webhooks",
-  returnUrl: "http://localhost/payouts/return",
-  cancelUrl: "http://localhost/payouts/cancel",
   ...over
 })
 
@@ -54,11 +44,7 @@ const millis = (d: DateTime.Utc | null) => (d === null ? 0 : DateTime.toEpochMil
 export const runOrchestrator = (run: OrchestratorRun): Promise<OrchestratorTimes> => {
   const { sandbox } = run
   const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) }
-  const client = PaymentClient.Default.pipe(
-    Layer.provide(PaymentClientConfig.layer(connection)),
-    Layer.provide(RequestGate.layer(run.rate === undefined ? {} : { ratePerSecond: run.rate })),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
+  const client = clientLayer(connection, { ratePerSecond: run.rate })
   const settings = defaultSettings({
     callbackUrl: run.listen === undefined ? sandbox.sinkUrl : `http://${run.listen.host}:${run.listen.port}/webhooks`,
     ...run.settings

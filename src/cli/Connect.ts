@@ -1,26 +1,35 @@
 /**
- * Wiring for the commands that talk to the service: settings -> client config -> PaymentClient.
- * An interactive look-up retries a little, not for the 45 s a batch run tolerates.
+ * Wiring for the commands that talk to the service: a connection and client options -> PaymentClient.
+ * The one place the client's layer is assembled; the tests and the bench build theirs with it too.
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { PaymentClient } from "../api/Client.ts"
-import { PaymentClientConfig } from "../api/ClientConfig.ts"
+import { PaymentClientConfig, type PaymentClientSettingsInput } from "../api/ClientConfig.ts"
 import { RequestGate } from "../api/RequestGate.ts"
 import { type Connection, type ConnectionOptions, resolveConnection } from "./Settings.ts"
 
-export const clientLayer = (connection: Connection) =>
-  PaymentClient.Default.pipe(
-    Layer.provide(
-      PaymentClientConfig.layer({
-        ...connection,
-        requestTimeout: "20 seconds",
-        getRetry: { times: 2, base: "300 millis", maxElapsed: "5 seconds" }
-      })
-    ),
-    Layer.provide(RequestGate.Default),
+export interface ClientOptions {
+  readonly requestTimeout?: PaymentClientSettingsInput["requestTimeout"]
+  readonly getRetry?: PaymentClientSettingsInput["getRetry"]
+  /** Requests per second to the service, all calls together; undefined: adaptive. */
+  readonly ratePerSecond?: number | undefined
+}
+
+/** An interactive look-up retries a little, not for the 45 s a batch run tolerates. */
+export const LOOKUP_CLIENT: ClientOptions = {
+  requestTimeout: "20 seconds",
+  getRetry: { times: 2, base: "300 millis", maxElapsed: "5 seconds" }
+}
+
+export const clientLayer = (connection: Connection, options: ClientOptions = LOOKUP_CLIENT) => {
+  const { ratePerSecond, ...settings } = options
+  return PaymentClient.Default.pipe(
+    Layer.provide(PaymentClientConfig.layer({ ...connection, ...settings })),
+    Layer.provide(RequestGate.layer(ratePerSecond === undefined ? {} : { ratePerSecond })),
     Layer.provide(NodeHttpClient.layerUndici)
   )
+}
 
 export const withClient =
   (raw: ConnectionOptions) =>

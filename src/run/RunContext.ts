@@ -1,6 +1,6 @@
 /** What every part of one run shares: where it is, how it was asked to behave, and its live state. */
 import { Clock, Effect, Ref, type Scope } from "effect"
-import type { FeeEstimate, OnInsufficient } from "./Preflight.ts"
+import { DEFAULT_FEE_ESTIMATE, type FeeEstimate, type OnInsufficient } from "./Preflight.ts"
 import { PollQueue } from "./PollQueue.ts"
 import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeguards.ts"
 import { makeTransitionWriter, type TransitionWriter } from "./TransitionWriter.ts"
@@ -86,6 +86,27 @@ export const leaseValid = (ctx: RunContext): Effect.Effect<boolean> =>
 export const DEFAULT_RECONCILE_DEADLINE_MS = 2 * 60 * 60 * 1000
 export const DEFAULT_LEASE_TTL_MS = 30_000
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+
+/**
+ * A run's settings when nobody says otherwise: the CLI's flag defaults (README), the base the tests
+ * and the bench override. No callback_url of our own: the --listen receiver's, else a placeholder.
+ */
+export const DEFAULT_RUN_SETTINGS = {
+  concurrency: 8,
+  pollIntervalMs: 5_000,
+  pollMaxMs: 5 * 60_000,
+  trackTimeoutMs: 26 * 60 * 60_000,
+  reconcileGraceMs: 30 * 60_000,
+  reconcileDeadlineMs: DEFAULT_RECONCILE_DEADLINE_MS,
+  resendUnknown: "after",
+  leaseTtlMs: DEFAULT_LEASE_TTL_MS,
+  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+  feePercent: DEFAULT_FEE_ESTIMATE,
+  onInsufficient: "abort",
+  callbackUrl: undefined,
+  returnUrl: "http://localhost/payouts/return",
+  cancelUrl: "http://localhost/payouts/cancel"
+} satisfies RunSettings
 
 /**
  * `fence` is the lease the run holds (a dry run holds none: its fence matches no lease, so any row

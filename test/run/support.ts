@@ -1,15 +1,14 @@
 /** Harness for end-to-end runs: a real sandbox on an ephemeral port, a real SQLite file, the real client. */
-import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { NodeContext } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { PaymentClient } from "../../src/api/Client.ts"
-import { PaymentClientConfig, serviceAccountId } from "../../src/api/ClientConfig.ts"
-import { RequestGate } from "../../src/api/RequestGate.ts"
+import { serviceAccountId } from "../../src/api/ClientConfig.ts"
+import { clientLayer } from "../../src/cli/Connect.ts"
 import { type Token, tokenOfDescription } from "../../src/domain/Token.ts"
-import { DEFAULT_FEE_ESTIMATE } from "../../src/run/Preflight.ts"
-import type { RunSettings } from "../../src/run/RunContext.ts"
+import { DEFAULT_RUN_SETTINGS, type RunSettings } from "../../src/run/RunContext.ts"
+import { DEFAULT_CALLBACK_URL } from "../../src/run/Submitter.ts"
 import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
 import { launchSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
@@ -42,8 +41,9 @@ export const admin = (sandbox: Sandbox) => {
   }
 }
 
+/** The run's defaults, with the timings shrunk so a test sees a whole lifecycle in seconds. */
 export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
-  concurrency: 8,
+  ...DEFAULT_RUN_SETTINGS,
   pollIntervalMs: 50,
   pollMaxMs: 400,
   trackTimeoutMs: 120_000,
@@ -51,11 +51,7 @@ export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
   reconcileDeadlineMs: 120_000,
   leaseTtlMs: 3_000,
   requestTimeoutMs: 3_000,
-  feePercent: DEFAULT_FEE_ESTIMATE,
-  onInsufficient: "abort",
-  callbackUrl: "http://localhost/payouts/webhooks",
-  returnUrl: "http://localhost/payouts/return",
-  cancelUrl: "http://localhost/payouts/cancel",
+  callbackUrl: DEFAULT_CALLBACK_URL,
   ...over
 })
 
@@ -72,11 +68,7 @@ export interface RunSetup {
 export const run = (sandbox: Sandbox, setup: RunSetup) => {
   const key = setup.key ?? sandbox.key
   const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(key), apiSecret: Redacted.make(setup.secret ?? sandbox.secret) }
-  const client = PaymentClient.Default.pipe(
-    Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: setup.requestTimeout ?? "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" } })),
-    Layer.provide(RequestGate.Default),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
+  const client = clientLayer(connection, { requestTimeout: setup.requestTimeout ?? "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" } })
   const request: RunRequest = {
     accountId: accountOf(sandbox),
     file: setup.file,

@@ -7,6 +7,7 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { EXIT_ATTENTION } from "../../run/ExitCode.ts"
 import { type Decision, describeResolve, resolve } from "../../run/Resolve.ts"
+import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { withClient } from "../Connect.ts"
 import { UsageError } from "../Errors.ts"
@@ -61,8 +62,8 @@ export const resolveCommand = Command.make(
         listingOk: args.listingOk,
         urls: {
           callbackUrl: Option.getOrUndefined(redirects.callbackUrl),
-          returnUrl: Option.getOrElse(redirects.returnUrl, () => "http://localhost/payouts/return"),
-          cancelUrl: Option.getOrElse(redirects.cancelUrl, () => "http://localhost/payouts/cancel")
+          returnUrl: Option.getOrElse(redirects.returnUrl, () => DEFAULT_RUN_SETTINGS.returnUrl),
+          cancelUrl: Option.getOrElse(redirects.cancelUrl, () => DEFAULT_RUN_SETTINGS.cancelUrl)
         }
       }).pipe(Effect.catchTag("ResolveError", (e) => new UsageError({ reason: e.message })))
       yield* args.json ? printJson(outcome) : Console.log(describeResolve(found.batchId, outcome))

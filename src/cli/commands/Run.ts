@@ -3,17 +3,15 @@
  * src/run (Runner) over the state store and the client.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import { PaymentClient } from "../../api/Client.ts"
 import { resolveAccountScope } from "../../api/Account.ts"
-import { PaymentClientConfig } from "../../api/ClientConfig.ts"
-import { RequestGate } from "../../api/RequestGate.ts"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
-import { DEFAULT_FEE_ESTIMATE, formatFeeEstimate, parseFeeEstimate } from "../../run/Preflight.ts"
+import { formatFeeEstimate, parseFeeEstimate } from "../../run/Preflight.ts"
+import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
+import { type ClientOptions, clientLayer } from "../Connect.ts"
 import { durationOption } from "../Duration.ts"
 import { confirmBeforePaying } from "../Confirm.ts"
 import { announceStore, storeFor } from "../StoreLocation.ts"
@@ -22,6 +20,9 @@ import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import { safeguardOptions, safeguardSettings } from "../SafeguardOptions.ts"
 import { type OptionValue, printJson } from "../Output.ts"
 import { type Connection, connectionOptions, redirectOptions, resolveConnection, resolveRedirects, stateOption } from "../Settings.ts"
+
+/** The flags' defaults are the run's defaults (run/RunContext.ts), shared with the tests and the bench. */
+const DEFAULTS = DEFAULT_RUN_SETTINGS
 
 const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
   options.pipe(Options.withDescription(description), Options.withDefault(value))
@@ -36,22 +37,22 @@ export const batchOptions = Options.all({
   timeScale: withDefault(Options.float("time-scale"), 600, "With --sandbox: sandbox seconds per real second."),
   out: Options.directory("out").pipe(Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
   json: Options.boolean("json").pipe(Options.withDescription("Print the summary as JSON on stdout.")),
-  concurrency: withDefault(Options.integer("concurrency"), 8, "Payout requests in flight at once."),
+  concurrency: withDefault(Options.integer("concurrency"), DEFAULTS.concurrency, "Payout requests in flight at once."),
   rate: Options.float("rate").pipe(Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."), Options.optional),
-  pollInterval: withDefault(durationOption("poll-interval"), Duration.seconds(5), "First status poll after submission; doubles each time."),
-  pollMax: withDefault(durationOption("poll-max"), Duration.minutes(5), "Longest interval between two status polls."),
-  trackTimeout: withDefault(durationOption("track-timeout"), Duration.hours(26), "Stop following a payout after this long (it stays pending; exit 3)."),
-  reconcileGrace: withDefault(durationOption("reconcile-grace"), Duration.minutes(30), "Least wait after an ambiguous request ended before a provably unlisted payout may be resent (raised to request timeout + lease time + twice the listing lag)."),
-  reconcileDeadline: withDefault(durationOption("reconcile-deadline"), Duration.hours(2), "An ambiguous row still unproven after this long becomes an alarm for a person."),
-  resendUnknown: withDefault(Options.choice("resend-unknown", ["after", "never"]), "after" as const, "after: resend once when the listing proves the payout absent; never: leave every unproven row to a person."),
-  leaseTtl: withDefault(durationOption("lease-ttl"), Duration.seconds(30), "How long the batch lease lasts without renewal (part of the reconcile grace floor)."),
-  requestTimeout: withDefault(durationOption("request-timeout"), Duration.seconds(30), "Timeout of each request to the service."),
+  pollInterval: withDefault(durationOption("poll-interval"), Duration.millis(DEFAULTS.pollIntervalMs), "First status poll after submission; doubles each time."),
+  pollMax: withDefault(durationOption("poll-max"), Duration.millis(DEFAULTS.pollMaxMs), "Longest interval between two status polls."),
+  trackTimeout: withDefault(durationOption("track-timeout"), Duration.millis(DEFAULTS.trackTimeoutMs), "Stop following a payout after this long (it stays pending; exit 3)."),
+  reconcileGrace: withDefault(durationOption("reconcile-grace"), Duration.millis(DEFAULTS.reconcileGraceMs), "Least wait after an ambiguous request ended before a provably unlisted payout may be resent (raised to request timeout + lease time + twice the listing lag)."),
+  reconcileDeadline: withDefault(durationOption("reconcile-deadline"), Duration.millis(DEFAULTS.reconcileDeadlineMs), "An ambiguous row still unproven after this long becomes an alarm for a person."),
+  resendUnknown: withDefault(Options.choice("resend-unknown", ["after", "never"]), DEFAULTS.resendUnknown, "after: resend once when the listing proves the payout absent; never: leave every unproven row to a person."),
+  leaseTtl: withDefault(durationOption("lease-ttl"), Duration.millis(DEFAULTS.leaseTtlMs), "How long the batch lease lasts without renewal (part of the reconcile grace floor)."),
+  requestTimeout: withDefault(durationOption("request-timeout"), Duration.millis(DEFAULTS.requestTimeoutMs), "Timeout of each request to the service."),
   listen: Options.text("listen").pipe(Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), Options.optional),
   skipInvalid: Options.boolean("skip-invalid").pipe(Options.withDescription("Pay the valid rows of a file with invalid rows (they are rejected in the ledger).")),
   allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
   repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused."),
-  onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), "abort" as const, "abort: refuse the batch; partial: pay rows in file order while they fit."),
-  feeEstimate: withDefault(Options.text("fee-estimate"), formatFeeEstimate(DEFAULT_FEE_ESTIMATE), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout."),
+  onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), DEFAULTS.onInsufficient, "abort: refuse the batch; partial: pay rows in file order while they fit."),
+  feeEstimate: withDefault(Options.text("fee-estimate"), formatFeeEstimate(DEFAULTS.feePercent), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout."),
   ledgerEvery: withDefault(durationOption("ledger-every"), Duration.seconds(15), "How often the ledger is rewritten while the run goes on."),
   progressEvery: withDefault(durationOption("progress-every"), Duration.seconds(5), "How often progress is reported."),
   outputRetry: withDefault(durationOption("output-retry"), Duration.minutes(2), "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH)."),
@@ -109,8 +110,8 @@ export const batchRequest = (args: BatchOptions, accountId: string) =>
         feePercent,
         onInsufficient: args.onInsufficient,
         callbackUrl: Option.getOrUndefined(redirects.callbackUrl),
-        returnUrl: Option.getOrElse(redirects.returnUrl, () => "http://localhost/payouts/return"),
-        cancelUrl: Option.getOrElse(redirects.cancelUrl, () => "http://localhost/payouts/cancel"),
+        returnUrl: Option.getOrElse(redirects.returnUrl, () => DEFAULTS.returnUrl),
+        cancelUrl: Option.getOrElse(redirects.cancelUrl, () => DEFAULTS.cancelUrl),
         safeguards
       },
       skipInvalid: args.skipInvalid,
@@ -124,19 +125,17 @@ export const batchRequest = (args: BatchOptions, accountId: string) =>
   })
 
 /** The client for a batch run: the request timeout and the shared rate ceiling from the options. */
-export const clientLayer = (connection: Connection, args: BatchOptions) =>
-  PaymentClient.Default.pipe(
-    Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: args.requestTimeout })),
-    Layer.provide(RequestGate.layer(Option.match(args.rate, { onNone: () => ({}), onSome: (ratePerSecond: number) => ({ ratePerSecond }) }))),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
+export const batchClient = (args: Pick<BatchOptions, "requestTimeout" | "rate">): ClientOptions => ({
+  requestTimeout: args.requestTimeout,
+  ratePerSecond: Option.getOrUndefined(args.rate)
+})
 
 const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
   Effect.gen(function* () {
     yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
     const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
     const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
-    const client = clientLayer(connection, args)
+    const client = clientLayer(connection, batchClient(args))
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
     const account = yield* Effect.provide(resolveAccountScope(connection.baseUrl), client)
     const store = yield* storeFor(args.state, file)

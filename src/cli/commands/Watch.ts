@@ -19,9 +19,10 @@ import { storeForWatch } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { OptionValue } from "../Output.ts"
+import { clientLayer } from "../Connect.ts"
 import { resolveConnection } from "../Settings.ts"
 import { resolveAccountScope } from "../../api/Account.ts"
-import { batchOptions, batchRequest, clientLayer, embeddedSandbox } from "./Run.ts"
+import { batchClient, batchOptions, batchRequest, embeddedSandbox } from "./Run.ts"
 
 const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
   options.pipe(Options.withDescription(description), Options.withDefault(value))
@@ -135,7 +136,7 @@ const watch = (dir: string, args: WatchOptions) =>
       // The jobs (and their requests in flight) end before the client closes: a request cut by a closed
       // client would be an unknown outcome for the next run to prove.
       Effect.scoped,
-      Effect.provide(clientLayer(connection, b))
+      Effect.provide(clientLayer(connection, batchClient(b)))
     )
   }).pipe(
     Effect.scoped,
@@ -159,7 +160,7 @@ const watch = (dir: string, args: WatchOptions) =>
  */
 const accountScope = (connection: Parameters<typeof clientLayer>[0], b: WatchOptions["batch"], args: WatchOptions, health: Ref.Ref<HealthState>) =>
   resolveAccountScope(connection.baseUrl).pipe(
-    Effect.provide(clientLayer(connection, b)),
+    Effect.provide(clientLayer(connection, batchClient(b))),
     Effect.mapError((e) => Option.getOrElse(serviceProblemOf(e), () => new ServiceProblem({ kind: "unexpected", reason: e.message }))),
     Effect.tapError((problem) =>
       Effect.zipRight(serviceIs(health, problem.reason), Effect.logWarning(`the service cannot be used: ${problem.reason}${args.once ? "" : "; asking again with backoff"}`))
