@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { cli, FAST, start, until } from "./binarySupport.ts"
 
-const ROWS = 20
+const ROWS = 30
 
 /** When each payout reached the sandbox (epoch ms; time scale 1, so the sandbox's clock is ours). */
 const createdTimes = (sandbox: Sandbox) =>
@@ -42,8 +42,9 @@ describe("payouts halt (the binary)", () => {
         expect(noReason.code).toBe(2)
         expect(noReason.stderr).toContain("--reason")
 
-        // Two requests a second, all calls together: the batch takes well over ten seconds.
-        const running = start(sandbox, state, ["run", file, ...FAST, "--rate", "2", "--concurrency", "4"])
+        // One request a second, all calls together: the batch takes well over thirty seconds, so the
+        // halt (a process to start, slow on a loaded machine) lands while it runs.
+        const running = start(sandbox, state, ["run", file, ...FAST, "--rate", "1", "--concurrency", "4"])
         yield* Effect.addFinalizer(() => Effect.sync(() => running.child.exitCode === null && running.child.kill("SIGKILL")))
         yield* until("the first payouts", Effect.map(sent, (n) => n >= 2))
 

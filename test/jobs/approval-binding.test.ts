@@ -110,7 +110,7 @@ describe("approval binds what was approved (real CLI)", () => {
       expect(stored[0].approvedAt).not.toBeNull()
       expect(JSON.parse(stored[0].approvedWhat ?? "{}")).toEqual({ batch_id: request3.batch_id, rows: 3, currencies: { XAF: { rows: 3, amount: "8642000" } } })
     }),
-    120_000
+    300_000
   )
 
   it.scopedLive("--by is required; --approvers and --four-eyes refuse with a clear message; the watcher checks again before paying", () =>
@@ -157,6 +157,6 @@ describe("approval binds what was approved (real CLI)", () => {
       expect((yield* admin(sandbox).payouts).length).toBe(3)
       expect(json(join(done, "bonus.approval.json"))).toMatchObject({ approved_by: "carol", submitted_by: "alice" })
     }),
-    120_000
+    300_000
   )
 })
