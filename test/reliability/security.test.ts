@@ -4,7 +4,7 @@
  * output paths that stay where they belong.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type Console, Effect, Fiber, Redacted, Stream } from "effect"
+import { type Console, Effect, Fiber, Stream } from "effect"
 import fc from "fast-check"
 import { spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs"
