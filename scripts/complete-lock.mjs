@@ -18,7 +18,9 @@ for (const [parent, info] of Object.entries(packages)) {
       const out = execFileSync("npm", ["view", name, "--json", "os", "cpu", "libc"], { encoding: "utf8" })
       meta = out.trim() === "" ? {} : JSON.parse(out)
       if (Array.isArray(meta)) meta = meta[meta.length - 1]
-    } catch {}
+    } catch {
+      // A package npm cannot describe keeps no platform fields: the lock stays as npm wrote it.
+    }
     packages[`node_modules/${name}`] = Object.fromEntries(
       Object.entries({
         version: range.replace(/^[\^~]/, ""), cpu: meta.cpu, os: meta.os, libc: meta.libc,

@@ -16,6 +16,7 @@ import { resolveCommand } from "./commands/Resolve.ts"
 import { resumeCommand } from "./commands/Resume.ts"
 import { watchCommand } from "./commands/Watch.ts"
 import { report, teardown } from "./Failure.ts"
+import { NoticesLive } from "./Notices.ts"
 
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
@@ -26,6 +27,7 @@ const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })
 
 cli(process.argv).pipe(
   report,
+  Effect.provide(NoticesLive),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown })
 )

@@ -4,7 +4,8 @@
  * the store, so running it again is refused again rather than resumed.
  */
 import { FileSystem } from "@effect/platform"
-import { Chunk, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
+import type { Duration} from "effect";
+import { Chunk, DateTime, Effect, Either, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { basename } from "node:path"
 import { formatAmount } from "../domain/Money.ts"

@@ -34,6 +34,8 @@ const text = (what: string, raw: string): Check<string | undefined> => {
 export const checkId = (raw: string): Check<string | undefined> => {
   const value = raw.trim()
   if (value === "") return Either.right(undefined)
+  // A line break or control character in an id would cut or corrupt every file and log line it reaches.
+  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) return Either.left("id contains control characters or line breaks")
   return Either.right(value)
 }

@@ -106,6 +106,8 @@ const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().t
 /** A person's name as given to `--by`, `--approvers` or `--submitted-by`: printable, short, not blank. */
 export const personName = (flag: string, text: string) => {
   const name = text.trim()
+  // A name is written into the approval file, the store and logs: no control characters in it.
+  // eslint-disable-next-line no-control-regex
   return name === "" || name.length > 100 || /[\u0000-\u001f\u007f,]/.test(name)
     ? Effect.fail(new ApprovalError({ message: `${flag}: "${text.slice(0, 100)}" is not a name (1 to 100 printable characters, no comma)` }))
     : Effect.succeed(name)

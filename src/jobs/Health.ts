@@ -6,7 +6,8 @@
 import type { Halt } from "../store/AccountModel.ts"
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Clock, DateTime, Duration, Effect, Ref } from "effect"
+import type { Duration} from "effect";
+import { Clock, DateTime, Effect, Ref } from "effect"
 import { createServer } from "node:http"
 
 /** Why a file stays in processing/: the service, the machine (internal), or its own run (incomplete, held). */

@@ -19,46 +19,9 @@ import { Summary } from "./SummaryFile.ts"
 export const reportPath = (paths: OutputPaths): string =>
   join(dirname(paths.ledger), basename(paths.ledger).replace(/\.ledger\.csv$/, "") + ".report.html")
 
-export interface OperatorStats {
-  readonly operator: string
-  readonly sent: number
-  readonly completed: number
-  readonly failed: number
-}
+import type { FailedRow, OperatorStats, ReportData, UnpaidRow } from "./ReportData.ts"
 
-export interface FailedRow {
-  readonly line: number
-  readonly id: string
-  readonly operator: string
-  readonly amount: string
-  readonly phone: string
-  readonly status: string
-  readonly error: string
-}
-
-/** A row never sent: rejected by validation (`--skip-invalid`) or skipped for balance. */
-export interface UnpaidRow {
-  readonly line: number
-  readonly id: string
-  readonly operator: string
-  /** As the file wrote it for a rejected row; with its currency. */
-  readonly amount: string
-  readonly status: string
-  readonly reason: string
-}
-
-export interface ReportData {
-  readonly summary: Summary
-  readonly operators: ReadonlyArray<OperatorStats>
-  /** Seconds from submission to the final status, one per finished row. */
-  readonly timesToFinal: ReadonlyArray<number>
-  readonly failed: ReadonlyArray<FailedRow>
-  readonly failedTotal: number
-  readonly unpaid: ReadonlyArray<UnpaidRow>
-  readonly unpaidTotal: number
-  /** `fees_estimated` of the summary's totals, per currency, beside the fees charged. */
-  readonly feesEstimated: Readonly<Record<string, string>>
-}
+export type { FailedRow, OperatorStats, ReportData, UnpaidRow }
 
 const MAX_FAILED_LISTED = 500
 

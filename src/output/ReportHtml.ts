@@ -1,5 +1,5 @@
 /** The report as one self-contained HTML page: inline CSS and SVG, no script, no external asset. */
-import type { ReportData } from "./Report.ts"
+import type { ReportData } from "./ReportData.ts"
 
 const esc = (value: unknown): string =>
   String(value).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c)

@@ -8,7 +8,7 @@
  * service may lie about any one of them). A day older than the observed lag that reads the same twice
  * is closed and never read again, so a sync costs the open days only.
  */
-import { Clock, Console, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { createHash } from "node:crypto"
 import { PaymentClient, type TransactionsPage } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
@@ -16,6 +16,7 @@ import { fromWire } from "../domain/Money.ts"
 import { tokenOfDescription } from "../domain/Token.ts"
 import type { DayRead } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { say } from "./Notices.ts"
 
 export const DAY_MS = 24 * 60 * 60 * 1000
 /** The service keeps 90 days of history. */
@@ -159,7 +160,7 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
         }
         for (const [day, payouts] of byDay) yield* save(day, payouts, payouts.length)
         perDay = []
-        if (options.progress === true && span.right.pages > 1) yield* Console.error(`listing sync: ${open.length} days read at once (${span.right.payouts.length} payouts, ${span.right.pages} pages)`)
+        if (options.progress === true && span.right.pages > 1) yield* say(`listing sync: ${open.length} days read at once (${span.right.payouts.length} payouts, ${span.right.pages} pages)`)
       }
     }
 
@@ -184,7 +185,7 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
           }
           yield* save(day, result.payouts, result.maxTotal)
           if (options.progress === true && perDay.length > 3 && (result.pages > 1 || done % 30 === 0 || done === perDay.length)) {
-            yield* Console.error(`listing sync: ${done}/${perDay.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
+            yield* say(`listing sync: ${done}/${perDay.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
           }
         }),
       { concurrency: 4, discard: true }

@@ -6,7 +6,7 @@
  * amount or currency is an alarm for the row. Runs that follow each other are then safe whatever
  * store they use; runs at the same moment need a shared store (DESIGN 12).
  */
-import { Chunk, Clock, Console, Effect, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
@@ -15,6 +15,7 @@ import { DAY_MS, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
 import { MAX_SKEW_MS } from "./ResendRules.ts"
 import type { RunContext } from "./RunContext.ts"
 import { adoptListed } from "./Adopt.ts"
+import { say } from "./Notices.ts"
 
 export interface PreScanResult {
   readonly adopted: number
@@ -37,7 +38,7 @@ export const preScan = (ctx: RunContext) =>
     const days = daysBetween(Math.min(now, now + shift) - HISTORY_DAYS * DAY_MS, Math.max(now, now + shift) + MAX_SKEW_MS)
     const sync = yield* syncDays(accountId, days, { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
     if (sync.incomplete.size > 0) {
-      yield* Console.error(
+      yield* say(
         `Pre-scan: the listing of ${sync.incomplete.size} day(s) could not be read completely (${[...sync.incomplete.keys()].slice(0, 3).join(", ")}...): tokens there may be missed.`
       )
     }
@@ -67,7 +68,7 @@ export const preScan = (ctx: RunContext) =>
               const reason = `its token's payout ${exact[0].reference} is already the payout of batch ${recorded.value.batchId} line ${recorded.value.line} (the same row again: a repeat, or the same file re-saved?)`
               yield* store.setRowAlarm(accountId, batchId, row.idx, reason, [exact[0].reference])
               yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references: [exact[0].reference] }]]))
-              yield* Console.error(`ALARM line ${row.line}: ${reason}; it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+              yield* say(`ALARM line ${row.line}: ${reason}; it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
               continue
             }
             if (exact.length === 1 && carrying.length === 1) {
@@ -84,14 +85,14 @@ export const preScan = (ctx: RunContext) =>
             const references = carrying.map((p) => p.reference)
             yield* store.setRowAlarm(accountId, batchId, row.idx, reason, references)
             yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
-            yield* Console.error(`ALARM line ${row.line}: ${reason} (${references.join(", ")}); it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+            yield* say(`ALARM line ${row.line}: ${reason} (${references.join(", ")}); it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
           }
         })
       )
     )
     yield* writer.flush
     if (adopted > 0) {
-      yield* Console.error(
+      yield* say(
         `PRE-SCAN: ${adopted} row(s) of this file were ALREADY PAID (their tokens are in the service's listing, e.g. by another state store or an earlier install): adopted, NOT paid again.`
       )
     }

@@ -1,16 +1,17 @@
 /**
- * Progress while a batch runs: a live line on a terminal, a plain log line otherwise (stderr, so
- * `--json` on stdout stays clean).
+ * Progress while a batch runs, as notices: the command line shows them as a live line on a terminal
+ * and as plain `progress:` lines otherwise (on stderr, so `--json` on stdout stays clean).
  */
-import { Clock, Console, Duration, Effect, Ref } from "effect"
+import type { Duration } from "effect"
+import { Clock, Effect, Ref } from "effect"
 import { IN_FLIGHT_STATES, type RowState, SENT_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { progress } from "./Notices.ts"
 import type { RunContext } from "./RunContext.ts"
 
 export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const tty = process.stderr.isTTY === true
     const start = yield* Clock.currentTimeMillis
     const last = yield* Ref.make({ at: start, sent: 0 })
     const once = Effect.gen(function* () {
@@ -25,10 +26,10 @@ export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
       const line =
         `submitted ${sent}/${sent + todo} | completed ${c.completed} | failed ${sum(SETTLED_FAILURE_STATES)}` +
         ` | pending ${sum(IN_FLIGHT_STATES)} | unknown ${c.unknown} | skipped ${c.skipped} | ${rate.toFixed(1)}/s${eta}`
-      yield* tty ? Effect.sync(() => process.stderr.write(`\r${line}\x1b[K`)) : Console.error(`progress: ${line}`)
+      yield* progress(line)
     })
     yield* Effect.ensuring(
       Effect.forever(Effect.zipRight(Effect.sleep(every), once.pipe(Effect.ignore))),
-      tty ? Effect.sync(() => process.stderr.write("\n")) : Effect.void
+      progress("", true)
     )
   })

@@ -4,7 +4,7 @@
  * witnesses, the listing lag, the service's clock), and apply the pure decision of ResendRules to
  * each row: adopt, alarm, resend (at most once, with its evidence recorded) or wait (saying why).
  */
-import { Chunk, Clock, Console, DateTime, Effect, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
@@ -19,6 +19,7 @@ import {
   type RunContext
 } from "./RunContext.ts"
 import { adoptListed } from "./Adopt.ts"
+import { say } from "./Notices.ts"
 
 export interface ReconcileRound {
   /** Rows still unknown and waiting for evidence. */
@@ -56,7 +57,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
         yield* store.setRowAlarm(accountId, batchId, row.idx, reason, references).pipe(Effect.orDie)
         yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
         const refs = references.length > 0 ? ` (${references.join(", ")})` : ""
-        yield* Console.error(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
+        yield* say(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
       })
 
     const round: Effect.Effect<ReconcileRound> = Effect.gen(function* () {
@@ -84,7 +85,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       const graceMs = Math.max(settings.reconcileGraceMs, floor)
       if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {
         announcedGrace = graceMs
-        yield* Console.error(
+        yield* say(
           `reconcile grace raised from ${Math.round(settings.reconcileGraceMs / 1000)} s to ${Math.round(graceMs / 1000)} s: request timeout + lease time + twice the listing lag (p99 ${Math.round(lag / 1000)} s)`
         )
       }
@@ -164,7 +165,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
             if ((yield* Ref.get(ctx.accountAlarm)) === undefined) {
               yield* store.raiseAccountAlarm(accountId, decision.reason, now).pipe(Effect.orDie)
               yield* Ref.set(ctx.accountAlarm, decision.reason)
-              yield* Console.error(
+              yield* say(
                 `ACCOUNT ALARM: ${decision.reason} (e.g. ${decision.references.join(", ")}). No row is resent automatically until a person checks the listing: payouts resolve ${batchId} --listing-ok --by NAME`
               )
             }
@@ -182,7 +183,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
             const text = `${decision.reason}${decision.until === undefined ? "" : ` (until ${clock(decision.until)})`}`
             if (lastWait.get(row.idx) !== decision.reason) {
               lastWait.set(row.idx, decision.reason)
-              yield* Console.error(`line ${row.line}: outcome unknown, waiting: ${text}; alarm at ${clock(endedAt + evidence.deadlineMs)} if still unproven`)
+              yield* say(`line ${row.line}: outcome unknown, waiting: ${text}; alarm at ${clock(endedAt + evidence.deadlineMs)} if still unproven`)
             }
             break
           }
@@ -201,7 +202,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
           }
           for (const r of claimed) {
             misses.delete(r.idx)
-            yield* Console.error(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
+            yield* say(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
           }
           yield* resend(claimed)
         }

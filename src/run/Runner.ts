@@ -4,7 +4,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { SystemError } from "@effect/platform/Error"
-import { Clock, Console, Duration, Effect, Either, Option, Queue, Ref, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, Either, Option, Queue, Ref, Schedule, Stream } from "effect"
 import { dirname } from "node:path"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
@@ -28,6 +28,7 @@ import { makeSubmitter } from "./Submitter.ts"
 import { makeTracker } from "./Tracker.ts"
 import { startWebhookReceiver } from "./WebhookReceiver.ts"
 import { reportProgress } from "./Progress.ts"
+import { say } from "./Notices.ts"
 
 export interface RunRequest {
   readonly accountId: string
@@ -94,8 +95,8 @@ const loadPreflight = (ctx: RunContext) =>
 const dryRunOutcome = (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) =>
   Effect.gen(function* () {
     const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
-    if (Either.isLeft(result)) yield* Console.error(`Balance preflight failed: ${result.left.message}`)
-    else if (result.right.checks.length > 0) yield* Console.error(`Balance preflight:\n${describePreflight(result.right)}`)
+    if (Either.isLeft(result)) yield* say(`Balance preflight failed: ${result.left.message}`)
+    else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right)}`)
     const whole = Either.isRight(result) && result.right.ok && checked.errors.length === 0
     const exitCode = whole ? EXIT_OK : EXIT_REFUSED
     const checks = Either.isRight(result) ? result.right.checks : []
@@ -134,16 +135,16 @@ const loadAlarms = (ctx: RunContext) =>
     const account = yield* store.accountAlarm(ctx.accountId)
     if (Option.isSome(account)) {
       yield* Ref.set(ctx.accountAlarm, account.value.reason)
-      yield* Console.error(`Account alarm (since ${new Date(account.value.at).toISOString()}): ${account.value.reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`)
+      yield* say(`Account alarm (since ${new Date(account.value.at).toISOString()}): ${account.value.reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`)
     }
-    if (alarms.size > 0) yield* Console.error(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
+    if (alarms.size > 0) yield* say(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
     const owners = new Set<string>()
     yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, IN_DOUBT_STATES).pipe(
       Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
     )
     for (const previous of owners) {
       if (isDeadLocalOwner(previous)) yield* store.adoptIntents(ctx.accountId, ctx.batchId, previous, ctx.owner)
-      else yield* Console.error(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
+      else yield* say(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
     }
   })
 
@@ -169,8 +170,8 @@ export const runBatch = (request: RunRequest) =>
     })
     if (loaded._tag === "Refused") {
       yield* writeErrors(paths, loaded.errors)
-      yield* Console.error(formatRowErrors(loaded.errors, { file: request.file, errorsFile: paths.errors }))
-      yield* Console.error(`Refused: nothing was paid. Errors written to ${paths.errors}`)
+      yield* say(formatRowErrors(loaded.errors, { file: request.file, errorsFile: paths.errors }))
+      yield* say(`Refused: nothing was paid. Errors written to ${paths.errors}`)
       const summary = yield* makeSummary({
         batchId: loaded.batchId,
         file: request.file,
@@ -187,22 +188,22 @@ export const runBatch = (request: RunRequest) =>
     if (loaded._tag === "Checked") {
       if (loaded.errors.length > 0) {
         yield* writeErrors(paths, loaded.errors)
-        yield* Console.error(`${loaded.errors.length} invalid rows would be rejected (--skip-invalid); see ${paths.errors}`)
+        yield* say(`${loaded.errors.length} invalid rows would be rejected (--skip-invalid); see ${paths.errors}`)
       }
       return yield* dryRunOutcome(request, loaded, startedAt)
     }
     const batchId = loaded.batch.batchId
     if (loaded.errors.length > 0) {
       yield* writeErrors(paths, loaded.errors)
-      yield* Console.error(`${loaded.errors.length} invalid rows kept as rejected (--skip-invalid); see ${paths.errors}`)
+      yield* say(`${loaded.errors.length} invalid rows kept as rejected (--skip-invalid); see ${paths.errors}`)
     }
-    if (loaded.resumed) yield* Console.error(`Resuming batch ${batchId} (same file content as an earlier run)`)
+    if (loaded.resumed) yield* say(`Resuming batch ${batchId} (same file content as an earlier run)`)
     if (!request.dryRun) {
       // Before the first payout: a ledger that cannot be written must not be found out after paying.
       const rows = Object.values(yield* store.countByState(accountId, batchId)).reduce((a, b) => a + b, 0)
       const problems = yield* checkWritable({ outDir: dirname(paths.ledger), statePath: request.statePath, rows })
       if (problems.length > 0) {
-        yield* Console.error(`Refused before paying anything: ${problems.join("; ")}.`)
+        yield* say(`Refused before paying anything: ${problems.join("; ")}.`)
         return {
           exitCode: EXIT_INTERNAL,
           summary: { batch_id: batchId, outcome: `refused: ${problems.join("; ")}`, exit_code: EXIT_INTERNAL }
@@ -222,7 +223,7 @@ export const runBatch = (request: RunRequest) =>
           if (Option.isNone(held)) {
             const batch = yield* store.getBatch(accountId, batchId)
             const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
-            yield* Console.error(
+            yield* say(
               `Batch ${batchId} is being run by another process (${Option.getOrElse(holder, () => "unknown")}); not starting a second runner. Try again when it ends.`
             )
             return { exitCode: EXIT_INCOMPLETE, summary: { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE } } satisfies RunResult
@@ -237,7 +238,7 @@ export const runBatch = (request: RunRequest) =>
         let settings = request.settings
         if (request.listen !== undefined && !request.dryRun) {
           const receiver = yield* startWebhookReceiver(request.listen, (reference) => Queue.offer(wakeups, reference).pipe(Effect.asVoid))
-          yield* Console.error(`Webhook receiver listening at ${receiver.url}`)
+          yield* say(`Webhook receiver listening at ${receiver.url}`)
           settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url, webhooks: true }
         }
         const ctx = yield* makeRunContext(accountId, batchId, settings, fence)
@@ -245,7 +246,7 @@ export const runBatch = (request: RunRequest) =>
         if (loaded.batch.state === "paused") {
           const why = loaded.batch.pauseReason ?? "paused"
           yield* ctx.safeguards.pause(why)
-          yield* Console.error(`Batch ${batchId} is paused (${why}): nothing new is sent. Resume with: payouts resume ${batchId}`)
+          yield* say(`Batch ${batchId} is paused (${why}): nothing new is sent. Resume with: payouts resume ${batchId}`)
         }
 
         // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
@@ -258,10 +259,10 @@ export const runBatch = (request: RunRequest) =>
             yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
             yield* writeSummaryFile(paths, summary)
             yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
-              Effect.catchIf((e) => !(e instanceof SystemError), (e) => Console.error(`Report not written: ${String(e)}`))
+              Effect.catchIf((e) => !(e instanceof SystemError), (e) => say(`Report not written: ${String(e)}`))
             )
           }).pipe(
-            Effect.tapError((e) => Console.error(`Outputs not written (${describeWriteError(e)}); trying again.`)),
+            Effect.tapError((e) => say(`Outputs not written (${describeWriteError(e)}); trying again.`)),
             Effect.retry(
               Schedule.exponential("500 millis").pipe(
                 Schedule.union(Schedule.spaced("10 seconds")),
@@ -278,7 +279,7 @@ export const runBatch = (request: RunRequest) =>
             const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
             const exitCode = forced ?? (needsPerson ? EXIT_ATTENTION : exitCodeFor(counts, false))
             if (needsPerson && !request.dryRun) {
-              yield* Console.error(
+              yield* say(
                 `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId} --by NAME`
               )
             }
@@ -319,7 +320,7 @@ export const runBatch = (request: RunRequest) =>
               if (written._tag === "Left") {
                 // Every payout is in the store: the outputs can be written again at any time.
                 const why = describeWriteError(written.left)
-                yield* Console.error(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
+                yield* say(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
                 return { exitCode: EXIT_INTERNAL, summary: { ...summary, exit_code: EXIT_INTERNAL, outputs_error: why } } satisfies RunResult
               }
             }
@@ -357,13 +358,13 @@ export const runBatch = (request: RunRequest) =>
         const preflightResult = yield* loadPreflight(ctx).pipe(Effect.either)
         if (preflightResult._tag === "Left") {
           const error = preflightResult.left
-          yield* Console.error(`Balance preflight failed: ${error.message}`)
+          yield* say(`Balance preflight failed: ${error.message}`)
           return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
         }
         const checked = preflightResult.right
-        if (checked.checks.length > 0) yield* Console.error(`Balance preflight:\n${describePreflight(checked)}`)
+        if (checked.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(checked)}`)
         if (!checked.ok && request.settings.onInsufficient === "abort") {
-          yield* Console.error("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
+          yield* say("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
           return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
         }
         if (request.dryRun) {
@@ -378,7 +379,7 @@ export const runBatch = (request: RunRequest) =>
         if (request.confirm !== undefined) {
           const toPay = (yield* store.countByState(accountId, batchId)).validated
           if (toPay > 0 && !(yield* request.confirm(`${toPay} row(s) to pay\n${describePreflight(checked)}`))) {
-            yield* Console.error("Not confirmed: nothing was paid.")
+            yield* say("Not confirmed: nothing was paid.")
             return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
           }
         }
@@ -441,7 +442,7 @@ export const runBatch = (request: RunRequest) =>
         yield* loop.pipe(
           Effect.onInterrupt(() =>
             Effect.zipRight(
-              Console.error("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume."),
+              say("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume."),
               Effect.zipRight(Effect.zipRight(submitter.awaitInFlight, submitter.releaseUnsent), finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
             )
           )
@@ -449,7 +450,7 @@ export const runBatch = (request: RunRequest) =>
         const stop = yield* Ref.get(ctx.stop)
         if (stop !== undefined) {
           const why = stop._tag === "LeaseLost" ? "another process took over the batch's lease" : stop.message
-          yield* Console.error(`Stopped: ${why}`)
+          yield* say(`Stopped: ${why}`)
           // Requests already sent end (or time out) before the intents are released to the next runner.
           yield* submitter.awaitInFlight
           const sent = everSent || (yield* Ref.get(ctx.sentAny))

@@ -4,12 +4,13 @@
  * consecutive failures while the others go on. Both only stop new payouts; what was sent is followed
  * to its end. A paused batch stays paused in the store until `payouts resume`.
  */
-import { Clock, Console, DateTime, Effect, Option, Ref, Stream } from "effect"
+import { Clock, DateTime, Effect, Option, Ref, Stream } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type GuardSettings, makeHaltWatch, NO_GUARDS } from "../intake/Guards.ts"
+import { say } from "./Notices.ts"
 
 export interface SafeguardSettings {
   /** The stop rule looks at the failure ratio only once this many rows are settled. */
@@ -70,7 +71,7 @@ export const makeSafeguards = (accountId: string, batchId: string, over: Partial
     const halt = yield* makeHaltWatch(accountId)
     const haltedAtStart = yield* halt
     if (Option.isSome(haltedAtStart)) {
-      yield* Console.error(
+      yield* say(
         `Halted: ${describeHalt(haltedAtStart.value)}. This run sends no new payout; what was already sent is still followed. Lift the halt with: payouts halt --lift --by NAME`
       )
     }
@@ -178,11 +179,11 @@ export const concludeSafeguards = (
     const ownPause = waiting > 0 ? yield* ctx.safeguards.reason : undefined
     if (persist && ownPause !== undefined) {
       yield* store.setBatchState(ctx.accountId, ctx.batchId, "paused", ownPause)
-      yield* Console.error(`Paused: ${ownPause}. Resume with: payouts resume ${ctx.batchId}`)
+      yield* say(`Paused: ${ownPause}. Resume with: payouts resume ${ctx.batchId}`)
     }
     const halt = waiting > 0 ? Option.getOrUndefined(yield* ctx.safeguards.halt) : undefined
     if (persist && halt !== undefined) {
-      yield* Console.error(
+      yield* say(
         `Halted: ${describeHalt(halt)}. ${waiting} row(s) were not sent and wait; once the halt is lifted (payouts halt --lift --by NAME), run the file again to pay them.`
       )
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import type { Exit } from "effect";
+import { Effect } from "effect"
 import * as Api from "../../src/api/Errors.ts"
 import { UsageError } from "../../src/cli/Errors.ts"
 import { describe as describeFailure, Exiting, report, teardown } from "../../src/cli/Failure.ts"

@@ -1,5 +1,6 @@
 import { NodeFileSystem } from "@effect/platform-node"
-import { Chunk, Effect, Either, Stream } from "effect"
+import type { Either} from "effect";
+import { Chunk, Effect, Stream } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -26,6 +26,8 @@ import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { mintToken } from "../../src/domain/Token.ts"
 import { accountOf, countByToken, ordinaryPhone, readLedger, settings, tempDir, writeCsv } from "../run/support.ts"
+import { stderrNotices } from "../../src/cli/Notices.ts"
+import { Notices } from "../../src/run/Notices.ts"
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 200)
 const GRACE_MS = 150
@@ -129,7 +131,12 @@ const startRun = async (real: Real, over: Partial<RunSettings> = {}) => {
     ledgerEvery: Duration.millis(200),
     progressEvery: Duration.hours(1),
     dryRun: false
-  }).pipe(Effect.provide(Layer.mergeAll(client, NodeContext.layer)), Effect.provide(storeContext), Effect.withConsole(console))
+  }).pipe(
+    Effect.provideService(Notices, stderrNotices(false)),
+    Effect.provide(Layer.mergeAll(client, NodeContext.layer)),
+    Effect.provide(storeContext),
+    Effect.withConsole(console)
+  )
   real.running = { fiber: Effect.runFork(program), storeScope, port: real.listen ? 0 : port }
 }
 

@@ -12,6 +12,8 @@ import { DEFAULT_CALLBACK_URL } from "../../src/run/Submitter.ts"
 import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
 import { launchSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { stderrNotices } from "../../src/cli/Notices.ts"
+import { Notices } from "../../src/run/Notices.ts"
 
 export const tempDir = (prefix = "payouts-run-") => mkdtempSync(join(tmpdir(), prefix))
 
@@ -81,7 +83,9 @@ export const run = (sandbox: Sandbox, setup: RunSetup) => {
     dryRun: false,
     ...setup.request
   }
+  // The run's notices rendered as the CLI does off a terminal: through Console, so a test can read them.
   return runBatch(request).pipe(
+    Effect.provideService(Notices, stderrNotices(false)),
     Effect.provide(Layer.mergeAll(client, SqliteStateStore.layer({ filename: setup.state }), NodeContext.layer))
   )
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { RequestGate } from "../../src/api/RequestGate.ts"
+import type { RequestGate } from "../../src/api/RequestGate.ts"
 import type { CardPayinRequest, MobileMoneyPayinRequest } from "../../src/api/Schemas.ts"
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
 import { cardBody, clientLayer, payinBody, submitCheckout } from "./support/Harness.ts"

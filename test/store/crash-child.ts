@@ -24,4 +24,5 @@ const program = Effect.gen(function* () {
   else yield* Effect.never
 })
 
-Effect.runPromise(program.pipe(Effect.provide(Layer.fresh(SqliteStateStore.layer({ filename })))))
+// A child process: its parent reads its output or kills it; a failure ends it with a non-zero code.
+void Effect.runPromise(program.pipe(Effect.provide(Layer.fresh(SqliteStateStore.layer({ filename })))))

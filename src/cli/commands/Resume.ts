@@ -1,7 +1,6 @@
 /** `payouts resume BATCH`: lifts a pause (stop rule, circuit breaker); the next run or watch pass goes on. */
 import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
-import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption } from "../Jobs.ts"
 import { storeLayer } from "../StoreLocation.ts"

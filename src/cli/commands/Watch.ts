@@ -10,7 +10,7 @@ import { type ApprovalError, type ApprovalPolicy, personName } from "../../jobs/
 import { makeCronGate } from "../../jobs/CronGate.ts"
 import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from "../../jobs/Health.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
-import { withLogFormat } from "../../jobs/Logging.ts"
+import { withLogFormat } from "../Logging.ts"
 import { refusalsOfTheService, ServiceProblem, serviceProblemOf } from "../../jobs/ServiceProblem.ts"
 import { backoff, claimReady, makeWatcher, problemOf, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
 import * as SqliteStateStore from "../../store/SqliteStateStore.ts"

@@ -2,7 +2,8 @@
  * `--log-format text|json` for the daemon. In JSON mode the runner's own messages (written with
  * Console) become log records too, so every line on the output is one JSON object.
  */
-import { Console, Effect, Layer, Logger } from "effect"
+import type { Console} from "effect";
+import { Effect, Layer, Logger } from "effect"
 
 export type LogFormat = "text" | "json"
 
@@ -14,6 +15,8 @@ export const loggerLayer = (format: LogFormat): Layer.Layer<never> =>
     Logger.add(Logger.withConsoleLog(format === "json" ? Logger.jsonLogger : Logger.logfmtLogger))
   )
 
+// The progress line's carriage return and erase-line escape mean nothing in a log record.
+// eslint-disable-next-line no-control-regex
 const text = (args: ReadonlyArray<unknown>) => args.map((a) => (typeof a === "string" ? a : String(a))).join(" ").replace(/^\r|\x1b\[K/g, "")
 
 /** A Console whose messages go to the logger (the logger itself still writes to the real console). */
