@@ -11,7 +11,7 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, DateTime, Effect, Either, Option } from "effect"
 import { basename } from "node:path"
-import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_OK, EXIT_REFUSED } from "../run/ExitCode.ts"
+import { EXIT_ATTENTION } from "../run/ExitCode.ts"
 import { fileBatchId } from "../intake/Intake.ts"
 import { writeSummary } from "../output/Ledger.ts"
 import type { RunResult } from "../run/Runner.ts"
@@ -75,7 +75,11 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
   Effect.gen(function* () {
     const { folder } = settings
     const dry = yield* run(csv, true)
-    if (dry.exitCode !== EXIT_OK) {
+    // The service out of reach while checking: not the file's fault, it stays to be checked again.
+    if (dry.outcome._tag === "Refused" && dry.outcome.cause === "service") {
+      return { _tag: "Incomplete", batchId, exitCode: dry.exitCode, outcome: outcomeOf(dry) } satisfies JobOutcome as JobOutcome
+    }
+    if (dry.outcome._tag !== "Finished") {
       yield* writeSummary(outputOf(csv, ".summary.json"), dry.summary)
       const moved = yield* moveBatch(csv, folder.processing, folder.rejected)
       yield* pointSummaryAt(moved)
@@ -134,8 +138,10 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
     const result = yield* run(csv, false)
     const outcome = outcomeOf(result)
     if (result.exitCode === EXIT_ATTENTION) return yield* needsPerson(csv, folder, batchId, result)
-    const finished = result.exitCode === EXIT_OK || result.exitCode === EXIT_FINISHED_WITH_FAILURES
-    const refused = result.exitCode === EXIT_REFUSED && outcome.startsWith("refused")
+    const finished = result.outcome._tag === "Finished"
+    // Only what is wrong in the file (its rows, or more than the wallet holds) rejects it; a service
+    // that could not be used, or a person who said no, leaves it to be run again.
+    const refused = result.outcome._tag === "Refused" && (result.outcome.cause === "invalid-file" || result.outcome.cause === "balance")
     if (!finished && !refused) return { _tag: "Incomplete", batchId, exitCode: result.exitCode, outcome } satisfies JobOutcome as JobOutcome
     const fs = yield* FileSystem.FileSystem
     const summary = outputOf(csv, ".summary.json")

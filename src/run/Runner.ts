@@ -29,6 +29,7 @@ import { makeTracker } from "./Tracker.ts"
 import { startWebhookReceiver } from "./WebhookReceiver.ts"
 import { reportProgress } from "./Progress.ts"
 import { say } from "./Notices.ts"
+import { outcomeFor, type Outcome, type RefusalCause } from "./Outcome.ts"
 
 export interface RunRequest {
   readonly accountId: string
@@ -57,9 +58,18 @@ export interface RunRequest {
 }
 
 export interface RunResult {
+  /** How the run ended; `exitCode` is `exitCodeOf(outcome)`. */
+  readonly outcome: Outcome
   readonly exitCode: number
   readonly summary: Readonly<Record<string, unknown>>
 }
+
+/** A result whose outcome is the one its exit code stands for. */
+const resultOf = (exitCode: number, summary: Readonly<Record<string, unknown>>, message: string, cause?: RefusalCause): RunResult => ({
+  outcome: outcomeFor(exitCode, message, cause),
+  exitCode,
+  summary
+})
 
 const TICK = Duration.millis(100)
 
@@ -113,7 +123,8 @@ const dryRunOutcome = (request: RunRequest, checked: Extract<Intake, { _tag: "Ch
       outcome: Either.isLeft(result) ? `refused: ${result.left.message}` : whole ? "valid: would be paid whole" : "would not be paid whole",
       extra: { fee_estimates: Object.fromEntries(checks.map((c) => [c.currency, formatAmount(c.feeEstimateMinor, c.currency)])) }
     })
-    return { exitCode, summary } satisfies RunResult
+    const cause: RefusalCause = Either.isLeft(result) ? "service" : checked.errors.length > 0 ? "invalid-file" : "balance"
+    return resultOf(exitCode, summary, String(summary.outcome), cause)
   })
 
 const describePreflight = (result: PreflightResult): string =>
@@ -183,7 +194,7 @@ export const runBatch = (request: RunRequest) =>
         extra: { errors: loaded.errors.length, errors_file: paths.errors }
       })
       if (!request.dryRun) yield* writeSummaryFile(paths, summary)
-      return { exitCode: EXIT_REFUSED, summary } satisfies RunResult
+      return resultOf(EXIT_REFUSED, summary, "invalid file", "invalid-file")
     }
     if (loaded._tag === "Checked") {
       if (loaded.errors.length > 0) {
@@ -204,10 +215,7 @@ export const runBatch = (request: RunRequest) =>
       const problems = yield* checkWritable({ outDir: dirname(paths.ledger), statePath: request.statePath, rows })
       if (problems.length > 0) {
         yield* say(`Refused before paying anything: ${problems.join("; ")}.`)
-        return {
-          exitCode: EXIT_INTERNAL,
-          summary: { batch_id: batchId, outcome: `refused: ${problems.join("; ")}`, exit_code: EXIT_INTERNAL }
-        } satisfies RunResult
+        return resultOf(EXIT_INTERNAL, { batch_id: batchId, outcome: `refused: ${problems.join("; ")}`, exit_code: EXIT_INTERNAL }, problems.join("; "))
       }
     }
 
@@ -226,7 +234,7 @@ export const runBatch = (request: RunRequest) =>
             yield* say(
               `Batch ${batchId} is being run by another process (${Option.getOrElse(holder, () => "unknown")}); not starting a second runner. Try again when it ends.`
             )
-            return { exitCode: EXIT_INCOMPLETE, summary: { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE } } satisfies RunResult
+            return resultOf(EXIT_INCOMPLETE, { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE }, "another runner holds the batch")
           }
           fence = held.value
           // Leaving cleanly: every POST of ours has ended, so our unknown rows no longer need our word (rule 5).
@@ -270,7 +278,7 @@ export const runBatch = (request: RunRequest) =>
               )
             )
           )
-        const finish = (outcome: string, forced?: number) =>
+        const finish = (outcome: string, forced?: number, cause?: RefusalCause) =>
           Effect.gen(function* () {
             yield* writer.flush
             const counts = yield* store.countByState(accountId, batchId)
@@ -321,10 +329,10 @@ export const runBatch = (request: RunRequest) =>
                 // Every payout is in the store: the outputs can be written again at any time.
                 const why = describeWriteError(written.left)
                 yield* say(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
-                return { exitCode: EXIT_INTERNAL, summary: { ...summary, exit_code: EXIT_INTERNAL, outputs_error: why } } satisfies RunResult
+                return resultOf(EXIT_INTERNAL, { ...summary, exit_code: EXIT_INTERNAL, outputs_error: why }, why)
               }
             }
-            return { exitCode, summary } satisfies RunResult
+            return resultOf(exitCode, summary, String(summary.outcome), cause)
           })
 
         if (!request.dryRun) {
@@ -359,18 +367,18 @@ export const runBatch = (request: RunRequest) =>
         if (preflightResult._tag === "Left") {
           const error = preflightResult.left
           yield* say(`Balance preflight failed: ${error.message}`)
-          return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
+          return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "service")
         }
         const checked = preflightResult.right
         if (checked.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(checked)}`)
         if (!checked.ok && request.settings.onInsufficient === "abort") {
           yield* say("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
-          return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
+          return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "balance")
         }
         if (request.dryRun) {
           // validate: 0 when the file would be paid whole, 2 when it would not.
           const whole = checked.ok && loaded.errors.length === 0
-          return yield* finish(whole ? "valid: would be paid whole" : "would not be paid whole", whole ? EXIT_OK : EXIT_REFUSED)
+          return yield* finish(whole ? "valid: would be paid whole" : "would not be paid whole", whole ? EXIT_OK : EXIT_REFUSED, loaded.errors.length > 0 ? "invalid-file" : "balance")
         }
         for (const idx of checked.skip) {
           yield* writer.record({ idx, from: ["validated"], to: "skipped", error: "insufficient balance (preflight)", source: "preflight" })
@@ -380,7 +388,7 @@ export const runBatch = (request: RunRequest) =>
           const toPay = (yield* store.countByState(accountId, batchId)).validated
           if (toPay > 0 && !(yield* request.confirm(`${toPay} row(s) to pay\n${describePreflight(checked)}`))) {
             yield* say("Not confirmed: nothing was paid.")
-            return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED)
+            return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "declined")
           }
         }
 
@@ -454,7 +462,7 @@ export const runBatch = (request: RunRequest) =>
           // Requests already sent end (or time out) before the intents are released to the next runner.
           yield* submitter.awaitInFlight
           const sent = everSent || (yield* Ref.get(ctx.sentAny))
-          return yield* finish(`stopped: ${why}`, stop._tag === "Auth" && !sent ? EXIT_REFUSED : EXIT_INCOMPLETE)
+          return yield* finish(`stopped: ${why}`, stop._tag === "Auth" && !sent ? EXIT_REFUSED : EXIT_INCOMPLETE, "service")
         }
         return yield* finish("finished")
       })

@@ -11,6 +11,7 @@ import { makeWatcher } from "../../src/jobs/Watcher.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
+import { Outcome } from "../../src/run/Outcome.ts"
 
 const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])
 const jobsRoot = () => {
@@ -31,7 +32,7 @@ describe("--schedule", () => {
       const fake = (file: string): Effect.Effect<RunResult> =>
         Effect.sync(() => {
           ran.push(file)
-          return { exitCode: 0, summary: { outcome: "finished" } }
+          return { outcome: Outcome.Finished({ allCompleted: true }), exitCode: 0, summary: { outcome: "finished" } }
         })
       const watcher = yield* makeWatcher(
         { accountId: "acct", folder: jobFolder(root), requireApproval: false, feePercent: 2, settleMs: 0, retryEvery: Duration.minutes(1), once: false, schedule },
