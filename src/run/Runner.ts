@@ -3,161 +3,35 @@
  * reconciliation and tracking until every row is final (or the run must stop), then the outputs.
  */
 import { FileSystem } from "@effect/platform"
-import { SystemError } from "@effect/platform/Error"
-import { Clock, Duration, Effect, Either, Option, Queue, Ref, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Queue, Ref, Schedule, Stream } from "effect"
 import { dirname } from "node:path"
-import { PaymentClient } from "../api/Client.ts"
-import { formatAmount, fromWire } from "../domain/Money.ts"
-import type { Fence } from "../store/Model.ts"
-import { IN_DOUBT_STATES, IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
-import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, exitCodeFor } from "./ExitCode.ts"
+import { intake } from "../intake/Intake.ts"
+import { outputPaths } from "../output/AtomicFile.ts"
 import { formatRowErrors } from "../output/ErrorsFile.ts"
-import { type Intake, intake, type PendingColumns } from "../intake/Intake.ts"
-import { acquireLease, isDeadLocalOwner, runnerName } from "./Lease.ts"
-import { describeWriteError, outputPaths } from "../output/AtomicFile.ts"
 import { checkWritable } from "../output/OutputCheck.ts"
-import { reportPath, writeReport } from "../output/Report.ts"
-import { concludeSafeguards } from "./Safeguards.ts"
-import { makeSummary, totalsByCurrency, writeErrors, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
-import { type PreflightResult, preflight } from "./Preflight.ts"
+import { makeSummary, writeErrors, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
+import type { Fence, StoreError } from "../store/Model.ts"
+import { IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { describePreflight, dryRunOutcome, loadPreflight } from "./BalanceCheck.ts"
+import { makeConclusion } from "./Conclusion.ts"
+import { EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
+import { acquireLease, runnerName } from "./Lease.ts"
+import { keepLease } from "./LeaseKeeper.ts"
+import { say } from "./Notices.ts"
+import { reportProgress } from "./Progress.ts"
 import { preScan } from "./PreScan.ts"
 import { makeReconciler } from "./Reconciler.ts"
-import { DEFAULT_LEASE_TTL_MS, makeRunContext, type RunContext, type RunSettings } from "./RunContext.ts"
+import { loadAlarms } from "./Recovery.ts"
+import { DEFAULT_LEASE_TTL_MS, makeRunContext } from "./RunContext.ts"
+import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
 import { makeSubmitter } from "./Submitter.ts"
 import { makeTracker } from "./Tracker.ts"
 import { startWebhookReceiver } from "./WebhookReceiver.ts"
-import { reportProgress } from "./Progress.ts"
-import { say } from "./Notices.ts"
-import { outcomeFor, type Outcome, type RefusalCause } from "./Outcome.ts"
 
-export interface RunRequest {
-  readonly accountId: string
-  /** What row tokens are minted from (the service's wallet ids); default the account id. */
-  readonly tokenScope?: string
-  readonly file: string
-  readonly outDir?: string
-  readonly settings: RunSettings
-  readonly skipInvalid: boolean
-  readonly allowRepeats: boolean
-  readonly repeatWindow: Duration.Duration
-  readonly listen?: { readonly host: string; readonly port: number }
-  readonly ledgerEvery: Duration.Duration
-  readonly progressEvery: Duration.Duration
-  /** `payouts validate`: intake and preflight only; the batch is not kept. */
-  readonly dryRun: boolean
-  /** The state store's file, checked for room before the first payout (none: not checked). */
-  readonly statePath?: string
-  /** How long outputs that cannot be written are retried at the end before exit 4 (default 2 minutes). */
-  readonly outputRetry?: Duration.Duration
-  /**
-   * Asked once before the first payout with what is about to be paid (the preflight's lines); false
-   * stops the run with nothing paid. Undefined: nothing is asked (`--yes`, no terminal, the sandbox).
-   */
-  readonly confirm?: (overview: string) => Effect.Effect<boolean>
-}
-
-export interface RunResult {
-  /** How the run ended; `exitCode` is `exitCodeOf(outcome)`. */
-  readonly outcome: Outcome
-  readonly exitCode: number
-  readonly summary: Readonly<Record<string, unknown>>
-}
-
-/** A result whose outcome is the one its exit code stands for. */
-const resultOf = (exitCode: number, summary: Readonly<Record<string, unknown>>, message: string, cause?: RefusalCause): RunResult => ({
-  outcome: outcomeFor(exitCode, message, cause),
-  exitCode,
-  summary
-})
+export type { RunRequest, RunResult }
 
 const TICK = Duration.millis(100)
-
-const preflightOf = (pending: PendingColumns, settings: RunSettings) =>
-  Effect.gen(function* () {
-    const client = yield* PaymentClient
-    const wallets = yield* client.wallets()
-    const available = new Map<string, number>()
-    for (const w of wallets) available.set(w.currency, (available.get(w.currency) ?? 0) + fromWire(w.available_balance, w.currency))
-    const rows = function* () {
-      for (let i = 0; i < pending.idxs.length; i++) yield { idx: pending.idxs[i], currency: pending.currencies[i], amountMinor: pending.amounts[i] }
-    }
-    return preflight(rows(), available, settings.feePercent, settings.onInsufficient)
-  })
-
-const loadPreflight = (ctx: RunContext) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
-    yield* store.streamPending(ctx.accountId, ctx.batchId).pipe(
-      Stream.runForEach((r) =>
-        Effect.sync(() => {
-          pending.idxs.push(r.idx)
-          pending.amounts.push(r.amountMinor)
-          pending.currencies.push(r.currency)
-        })
-      )
-    )
-    return yield* preflightOf(pending, ctx.settings)
-  })
-
-/** `payouts validate` of a new file: the preflight over the checked rows; nothing was stored. */
-const dryRunOutcome = (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) =>
-  Effect.gen(function* () {
-    const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
-    if (Either.isLeft(result)) yield* say(`Balance preflight failed: ${result.left.message}`)
-    else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right)}`)
-    const whole = Either.isRight(result) && result.right.ok && checked.errors.length === 0
-    const exitCode = whole ? EXIT_OK : EXIT_REFUSED
-    const checks = Either.isRight(result) ? result.right.checks : []
-    const totals = Object.fromEntries(
-      checks.map((c) => [c.currency, { rows: c.rows, amount: formatAmount(c.amountMinor, c.currency), completed_amount: "0", fees: "0" }])
-    )
-    const summary = yield* makeSummary({
-      batchId: checked.batchId,
-      file: request.file,
-      startedAt,
-      counts: { validated: checked.pending.idxs.length, rejected: checked.rejected },
-      totals,
-      exitCode,
-      outcome: Either.isLeft(result) ? `refused: ${result.left.message}` : whole ? "valid: would be paid whole" : "would not be paid whole",
-      extra: { fee_estimates: Object.fromEntries(checks.map((c) => [c.currency, formatAmount(c.feeEstimateMinor, c.currency)])) }
-    })
-    const cause: RefusalCause = Either.isLeft(result) ? "service" : checked.errors.length > 0 ? "invalid-file" : "balance"
-    return resultOf(exitCode, summary, String(summary.outcome), cause)
-  })
-
-const describePreflight = (result: PreflightResult): string =>
-  result.checks
-    .map((c) => {
-      const fmt = (minor: number) => `${formatAmount(minor, c.currency)} ${c.currency}`
-      const verdict = c.fits ? "fits" : "INSUFFICIENT"
-      return `  ${c.currency}: ${c.rows} rows, ${fmt(c.amountMinor)} + est. fees ${fmt(c.feeEstimateMinor)}; available ${fmt(c.availableMinor)}: ${verdict}`
-    })
-    .join("\n")
-
-/** Alarms kept by earlier runs, and rows whose intents belong to a runner proven dead (rule 5). */
-const loadAlarms = (ctx: RunContext) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const flagged = yield* store.flaggedRows(ctx.accountId, ctx.batchId)
-    const alarms = new Map(flagged.filter((r) => r.alarm !== null).map((r) => [r.idx, { reason: r.alarm ?? "", references: r.candidates ?? [] }]))
-    yield* Ref.set(ctx.alarms, alarms)
-    const account = yield* store.accountAlarm(ctx.accountId)
-    if (Option.isSome(account)) {
-      yield* Ref.set(ctx.accountAlarm, account.value.reason)
-      yield* say(`Account alarm (since ${new Date(account.value.at).toISOString()}): ${account.value.reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`)
-    }
-    if (alarms.size > 0) yield* say(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
-    const owners = new Set<string>()
-    yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, IN_DOUBT_STATES).pipe(
-      Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
-    )
-    for (const previous of owners) {
-      if (isDeadLocalOwner(previous)) yield* store.adoptIntents(ctx.accountId, ctx.batchId, previous, ctx.owner)
-      else yield* say(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
-    }
-  })
 
 export const runBatch = (request: RunRequest) =>
   Effect.gen(function* () {
@@ -259,106 +133,17 @@ export const runBatch = (request: RunRequest) =>
 
         // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
         const ledgerLock = yield* Effect.makeSemaphore(1)
-        let prescanAdopted = 0
-        // Ledger, summary and report, retried with backoff while they cannot be written (a full disk
-        // being cleaned up, a share coming back), then given up on: exit 4, the store has it all.
-        const writeOutputs = (summary: object) =>
-          Effect.gen(function* () {
-            yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
-            yield* writeSummaryFile(paths, summary)
-            yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
-              Effect.catchIf((e) => !(e instanceof SystemError), (e) => say(`Report not written: ${String(e)}`))
-            )
-          }).pipe(
-            Effect.tapError((e) => say(`Outputs not written (${describeWriteError(e)}); trying again.`)),
-            Effect.retry(
-              Schedule.exponential("500 millis").pipe(
-                Schedule.union(Schedule.spaced("10 seconds")),
-                Schedule.upTo(request.outputRetry ?? Duration.minutes(2))
-              )
-            )
-          )
-        const finish = (outcome: string, forced?: number, cause?: RefusalCause) =>
-          Effect.gen(function* () {
-            yield* writer.flush
-            const counts = yield* store.countByState(accountId, batchId)
-            const alarms = yield* Ref.get(ctx.alarms)
-            const accountAlarm = yield* Ref.get(ctx.accountAlarm)
-            const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
-            const exitCode = forced ?? (needsPerson ? EXIT_ATTENTION : exitCodeFor(counts, false))
-            if (needsPerson && !request.dryRun) {
-              yield* say(
-                `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId} --by NAME`
-              )
-            }
-            const guarded = yield* concludeSafeguards(ctx, counts, !request.dryRun)
-            const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, alarm]) =>
-              Effect.map(store.getRow(accountId, batchId, idx), (row) => ({
-                line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }),
-                reason: alarm.reason,
-                references: alarm.references
-              }))
-            )
-            const summary = yield* makeSummary({
-              batchId,
-              file: request.file,
-              startedAt,
-              counts,
-              totals: yield* totalsByCurrency(accountId, batchId, request.settings.feePercent),
-              exitCode,
-              outcome: guarded.paused !== undefined && outcome === "finished" ? `paused: ${guarded.paused}` : outcome,
-              alarms: alarmRows,
-              extra: {
-                ledger: paths.ledger,
-                report: reportPath(paths),
-                ...(accountAlarm === undefined ? {} : { account_alarm: accountAlarm }),
-                ...(prescanAdopted > 0 ? { already_paid_adopted: prescanAdopted } : {}),
-                ...guarded.extra
-              }
-            })
-            // Every row final (exit 0 or 1): the batch is done, and `payouts batches` says so.
-            if (!request.dryRun && (exitCode === EXIT_OK || exitCode === EXIT_FINISHED_WITH_FAILURES) && guarded.paused === undefined) {
-              yield* store.setBatchState(accountId, batchId, "done")
-            }
-            if (request.dryRun) {
-              // A dry run leaves no trace, but never touches a batch an earlier run created.
-              if (!loaded.resumed) yield* store.deleteBatch(accountId, batchId)
-            } else {
-              const written = yield* writeOutputs(summary).pipe(Effect.either)
-              if (written._tag === "Left") {
-                // Every payout is in the store: the outputs can be written again at any time.
-                const why = describeWriteError(written.left)
-                yield* say(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
-                return resultOf(EXIT_INTERNAL, { ...summary, exit_code: EXIT_INTERNAL, outputs_error: why }, why)
-              }
-            }
-            return resultOf(exitCode, summary, String(summary.outcome), cause)
-          })
-
+        const prescanAdopted = yield* Ref.make(0)
+        const { finish } = yield* makeConclusion({ ctx, request, paths, startedAt, resumed: loaded.resumed, ledgerLock, prescanAdopted })
         if (!request.dryRun) {
           yield* loadAlarms(ctx)
-          // The lease is ours until the start of its last successful renewal + TTL (local clock); a
-          // runner that cannot renew lets it lapse and stops sending (leaseValid), one that finds it
-          // taken stops at once.
-          yield* Ref.set(ctx.leaseUntil, leaseStart + Duration.toMillis(leaseTtl))
-          const renew = Effect.gen(function* () {
-            const start = yield* Clock.currentTimeMillis
-            const ok = yield* store.renewLease(accountId, batchId, fence, leaseTtl)
-            if (ok) yield* Ref.set(ctx.leaseUntil, start + Duration.toMillis(leaseTtl))
-            else yield* Ref.set(ctx.stop, { _tag: "LeaseLost" })
-          })
-          yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(leaseTtl) / 3))).pipe(
-            Effect.zipRight(renew),
-            Effect.ignore,
-            Effect.forever,
-            Effect.forkScoped
-          )
+          yield* keepLease(ctx, leaseTtl, leaseStart)
         }
 
         // Before any row is claimed: is any of it already paid (a lost, deleted or second store)?
         if (!request.dryRun) {
           const found = yield* preScan(ctx)
-          prescanAdopted = found.adopted
+          yield* Ref.set(prescanAdopted, found.adopted)
         }
 
         const counts0 = yield* store.countByState(accountId, batchId)
@@ -423,30 +208,38 @@ export const runBatch = (request: RunRequest) =>
         )
 
         const reconcileEvery = Math.min(Math.max(request.settings.reconcileGraceMs / 4, 500), 30_000)
-        const loop = Effect.gen(function* () {
-          let lastReconcile = 0
-          while ((yield* Ref.get(ctx.stop)) === undefined) {
-            yield* submitter.submitAll
-            yield* writer.flush
-            const t = yield* Clock.currentTimeMillis
-            // Whether more rows are unknown than under alarm, without counting a big batch every tick.
-            const alarmed = (yield* Ref.get(ctx.alarms)).size
-            const unknown = (yield* store.rowsInStates(accountId, batchId, ["unknown"], { limit: alarmed + 1 })).length - alarmed
-            if (unknown > 0 && t - lastReconcile >= reconcileEvery) {
-              lastReconcile = t
-              const r = yield* reconciler.round
-              if (r.resent > 0 || r.adopted > 0) continue
-            }
-            // Under an account alarm nothing can be proven: the unknown rows wait for a person.
-            const blocked = (yield* Ref.get(ctx.accountAlarm)) !== undefined
-            if ((unknown <= 0 || blocked) && (yield* tracker.tracked) === 0) {
-              // A last look for a second payout of any row resent in this run before the run ends.
-              if (lastReconcile > 0 && !blocked) yield* reconciler.round
-              return
-            }
-            yield* Effect.sleep(TICK)
+        let lastReconcile = 0
+        /** One turn of the run: send what can be sent, reconcile when due; says when to turn again. */
+        const turn: Effect.Effect<"now" | "later" | "done", StoreError> = Effect.gen(function* () {
+          if ((yield* Ref.get(ctx.stop)) !== undefined) return "done"
+          yield* submitter.submitAll
+          yield* writer.flush
+          const t = yield* Clock.currentTimeMillis
+          // Whether more rows are unknown than under alarm, without counting a big batch every tick.
+          const alarmed = (yield* Ref.get(ctx.alarms)).size
+          const unknown = (yield* store.rowsInStates(accountId, batchId, ["unknown"], { limit: alarmed + 1 })).length - alarmed
+          if (unknown > 0 && t - lastReconcile >= reconcileEvery) {
+            lastReconcile = t
+            const r = yield* reconciler.round
+            if (r.resent > 0 || r.adopted > 0) return "now"
           }
-        })
+          // Under an account alarm nothing can be proven: the unknown rows wait for a person.
+          const blocked = (yield* Ref.get(ctx.accountAlarm)) !== undefined
+          if ((unknown <= 0 || blocked) && (yield* tracker.tracked) === 0) {
+            // A last look for a second payout of any row resent in this run before the run ends.
+            if (lastReconcile > 0 && !blocked) yield* reconciler.round
+            return "done"
+          }
+          return "later"
+        }).pipe(Effect.withSpan("Runner.turn"))
+        // Turn again at once after a resend or an adoption (there may be more to do), else after a tick.
+        const loop = turn.pipe(
+          Effect.repeat(
+            Schedule.recurWhile<"now" | "later" | "done">((next) => next !== "done").pipe(
+              Schedule.addDelay((next) => (next === "later" ? TICK : Duration.zero))
+            )
+          )
+        )
         yield* loop.pipe(
           Effect.onInterrupt(() =>
             Effect.zipRight(

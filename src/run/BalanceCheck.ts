@@ -1,0 +1,79 @@
+/**
+ * The balance preflight against the service's wallets (DESIGN 6): for a run, over the rows still to
+ * send in the store; for `payouts validate`, over the rows intake checked, nothing stored.
+ */
+import { Effect, Either, Stream } from "effect"
+import { PaymentClient } from "../api/Client.ts"
+import { formatAmount, fromWire } from "../domain/Money.ts"
+import type { Intake, PendingColumns } from "../intake/Intake.ts"
+import { makeSummary } from "../output/Outputs.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
+import { say } from "./Notices.ts"
+import type { RefusalCause } from "./Outcome.ts"
+import { type PreflightResult, preflight } from "./Preflight.ts"
+import type { RunContext, RunSettings } from "./RunContext.ts"
+import { resultOf, type RunRequest } from "./RunRequest.ts"
+
+const preflightOf = (pending: PendingColumns, settings: RunSettings) =>
+  Effect.gen(function* () {
+    const client = yield* PaymentClient
+    const wallets = yield* client.wallets()
+    const available = new Map<string, number>()
+    for (const w of wallets) available.set(w.currency, (available.get(w.currency) ?? 0) + fromWire(w.available_balance, w.currency))
+    const rows = function* () {
+      for (let i = 0; i < pending.idxs.length; i++) yield { idx: pending.idxs[i], currency: pending.currencies[i], amountMinor: pending.amounts[i] }
+    }
+    return preflight(rows(), available, settings.feePercent, settings.onInsufficient)
+  })
+
+export const loadPreflight = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
+    yield* store.streamPending(ctx.accountId, ctx.batchId).pipe(
+      Stream.runForEach((r) =>
+        Effect.sync(() => {
+          pending.idxs.push(r.idx)
+          pending.amounts.push(r.amountMinor)
+          pending.currencies.push(r.currency)
+        })
+      )
+    )
+    return yield* preflightOf(pending, ctx.settings)
+  })
+
+/** `payouts validate` of a new file: the preflight over the checked rows; nothing was stored. */
+export const dryRunOutcome = (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) =>
+  Effect.gen(function* () {
+    const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
+    if (Either.isLeft(result)) yield* say(`Balance preflight failed: ${result.left.message}`)
+    else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right)}`)
+    const whole = Either.isRight(result) && result.right.ok && checked.errors.length === 0
+    const exitCode = whole ? EXIT_OK : EXIT_REFUSED
+    const checks = Either.isRight(result) ? result.right.checks : []
+    const totals = Object.fromEntries(
+      checks.map((c) => [c.currency, { rows: c.rows, amount: formatAmount(c.amountMinor, c.currency), completed_amount: "0", fees: "0" }])
+    )
+    const summary = yield* makeSummary({
+      batchId: checked.batchId,
+      file: request.file,
+      startedAt,
+      counts: { validated: checked.pending.idxs.length, rejected: checked.rejected },
+      totals,
+      exitCode,
+      outcome: Either.isLeft(result) ? `refused: ${result.left.message}` : whole ? "valid: would be paid whole" : "would not be paid whole",
+      extra: { fee_estimates: Object.fromEntries(checks.map((c) => [c.currency, formatAmount(c.feeEstimateMinor, c.currency)])) }
+    })
+    const cause: RefusalCause = Either.isLeft(result) ? "service" : checked.errors.length > 0 ? "invalid-file" : "balance"
+    return resultOf(exitCode, summary, String(summary.outcome), cause)
+  })
+
+export const describePreflight = (result: PreflightResult): string =>
+  result.checks
+    .map((c) => {
+      const fmt = (minor: number) => `${formatAmount(minor, c.currency)} ${c.currency}`
+      const verdict = c.fits ? "fits" : "INSUFFICIENT"
+      return `  ${c.currency}: ${c.rows} rows, ${fmt(c.amountMinor)} + est. fees ${fmt(c.feeEstimateMinor)}; available ${fmt(c.availableMinor)}: ${verdict}`
+    })
+    .join("\n")

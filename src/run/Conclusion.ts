@@ -1,0 +1,113 @@
+/**
+ * The end of a run: the final counts, the exit code, the summary, the batch marked done, and the
+ * outputs (ledger, summary, report) written, retried while they cannot be, else exit 4.
+ */
+import { SystemError } from "@effect/platform/Error"
+import { Duration, Effect, Option, Ref, Schedule } from "effect"
+import type { Semaphore } from "effect/Effect"
+import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
+import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
+import { reportPath, writeReport } from "../output/Report.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
+import { say } from "./Notices.ts"
+import type { RefusalCause } from "./Outcome.ts"
+import type { RunContext } from "./RunContext.ts"
+import { resultOf, type RunRequest } from "./RunRequest.ts"
+import { concludeSafeguards } from "./Safeguards.ts"
+
+export interface ConclusionInput {
+  readonly ctx: RunContext
+  readonly request: RunRequest
+  readonly paths: OutputPaths
+  readonly startedAt: number
+  /** The batch existed before this run: a dry run must not delete it. */
+  readonly resumed: boolean
+  /** One ledger write at a time: a periodic write of an older snapshot must not land after the final one. */
+  readonly ledgerLock: Semaphore
+  /** Rows the pre-scan found already paid and adopted. */
+  readonly prescanAdopted: Ref.Ref<number>
+}
+
+export const makeConclusion = (input: ConclusionInput) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const { ctx, ledgerLock, paths, request, startedAt } = input
+    const { accountId, batchId, writer } = ctx
+    // Ledger, summary and report, retried with backoff while they cannot be written (a full disk
+    // being cleaned up, a share coming back), then given up on: exit 4, the store has it all.
+    const writeOutputs = (summary: object) =>
+      Effect.gen(function* () {
+        yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
+        yield* writeSummaryFile(paths, summary)
+        yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
+          Effect.catchIf((e) => !(e instanceof SystemError), (e) => say(`Report not written: ${String(e)}`))
+        )
+      }).pipe(
+        Effect.tapError((e) => say(`Outputs not written (${describeWriteError(e)}); trying again.`)),
+        Effect.retry(
+          Schedule.exponential("500 millis").pipe(
+            Schedule.union(Schedule.spaced("10 seconds")),
+            Schedule.upTo(request.outputRetry ?? Duration.minutes(2))
+          )
+        )
+      )
+    const finish = (outcome: string, forced?: number, cause?: RefusalCause) =>
+      Effect.gen(function* () {
+        yield* writer.flush
+        const counts = yield* store.countByState(accountId, batchId)
+        const alarms = yield* Ref.get(ctx.alarms)
+        const accountAlarm = yield* Ref.get(ctx.accountAlarm)
+        const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
+        const exitCode = forced ?? (needsPerson ? EXIT_ATTENTION : exitCodeFor(counts, false))
+        if (needsPerson && !request.dryRun) {
+          yield* say(
+            `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId} --by NAME`
+          )
+        }
+        const guarded = yield* concludeSafeguards(ctx, counts, !request.dryRun)
+        const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, alarm]) =>
+          Effect.map(store.getRow(accountId, batchId, idx), (row) => ({
+            line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }),
+            reason: alarm.reason,
+            references: alarm.references
+          }))
+        )
+        const adopted = yield* Ref.get(input.prescanAdopted)
+        const summary = yield* makeSummary({
+          batchId,
+          file: request.file,
+          startedAt,
+          counts,
+          totals: yield* totalsByCurrency(accountId, batchId, request.settings.feePercent),
+          exitCode,
+          outcome: guarded.paused !== undefined && outcome === "finished" ? `paused: ${guarded.paused}` : outcome,
+          alarms: alarmRows,
+          extra: {
+            ledger: paths.ledger,
+            report: reportPath(paths),
+            ...(accountAlarm === undefined ? {} : { account_alarm: accountAlarm }),
+            ...(adopted > 0 ? { already_paid_adopted: adopted } : {}),
+            ...guarded.extra
+          }
+        })
+        // Every row final (exit 0 or 1): the batch is done, and `payouts batches` says so.
+        if (!request.dryRun && (exitCode === EXIT_OK || exitCode === EXIT_FINISHED_WITH_FAILURES) && guarded.paused === undefined) {
+          yield* store.setBatchState(accountId, batchId, "done")
+        }
+        if (request.dryRun) {
+          // A dry run leaves no trace, but never touches a batch an earlier run created.
+          if (!input.resumed) yield* store.deleteBatch(accountId, batchId)
+        } else {
+          const written = yield* writeOutputs(summary).pipe(Effect.either)
+          if (written._tag === "Left") {
+            // Every payout is in the store: the outputs can be written again at any time.
+            const why = describeWriteError(written.left)
+            yield* say(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
+            return resultOf(EXIT_INTERNAL, { ...summary, exit_code: EXIT_INTERNAL, outputs_error: why }, why)
+          }
+        }
+        return resultOf(exitCode, summary, String(summary.outcome), cause)
+      })
+    return { finish, writeOutputs }
+  })

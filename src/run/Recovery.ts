@@ -1,0 +1,30 @@
+/** What a run takes over from earlier runs of its batch before it sends anything. */
+import { Effect, Option, Ref, Stream } from "effect"
+import { IN_DOUBT_STATES } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { isDeadLocalOwner } from "./Lease.ts"
+import { say } from "./Notices.ts"
+import type { RunContext } from "./RunContext.ts"
+
+/** Alarms kept by earlier runs, and rows whose intents belong to a runner proven dead (rule 5). */
+export const loadAlarms = (ctx: RunContext) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const flagged = yield* store.flaggedRows(ctx.accountId, ctx.batchId)
+    const alarms = new Map(flagged.filter((r) => r.alarm !== null).map((r) => [r.idx, { reason: r.alarm ?? "", references: r.candidates ?? [] }]))
+    yield* Ref.set(ctx.alarms, alarms)
+    const account = yield* store.accountAlarm(ctx.accountId)
+    if (Option.isSome(account)) {
+      yield* Ref.set(ctx.accountAlarm, account.value.reason)
+      yield* say(`Account alarm (since ${new Date(account.value.at).toISOString()}): ${account.value.reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`)
+    }
+    if (alarms.size > 0) yield* say(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
+    const owners = new Set<string>()
+    yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, IN_DOUBT_STATES).pipe(
+      Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
+    )
+    for (const previous of owners) {
+      if (isDeadLocalOwner(previous)) yield* store.adoptIntents(ctx.accountId, ctx.batchId, previous, ctx.owner)
+      else yield* say(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
+    }
+  })

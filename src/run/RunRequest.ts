@@ -1,0 +1,44 @@
+/** What a run is asked to do, and what it answers. */
+import type { Duration, Effect } from "effect"
+import { outcomeFor, type Outcome, type RefusalCause } from "./Outcome.ts"
+import type { RunSettings } from "./RunContext.ts"
+
+export interface RunRequest {
+  readonly accountId: string
+  /** What row tokens are minted from (the service's wallet ids); default the account id. */
+  readonly tokenScope?: string
+  readonly file: string
+  readonly outDir?: string
+  readonly settings: RunSettings
+  readonly skipInvalid: boolean
+  readonly allowRepeats: boolean
+  readonly repeatWindow: Duration.Duration
+  readonly listen?: { readonly host: string; readonly port: number }
+  readonly ledgerEvery: Duration.Duration
+  readonly progressEvery: Duration.Duration
+  /** `payouts validate`: intake and preflight only; the batch is not kept. */
+  readonly dryRun: boolean
+  /** The state store's file, checked for room before the first payout (none: not checked). */
+  readonly statePath?: string
+  /** How long outputs that cannot be written are retried at the end before exit 4 (default 2 minutes). */
+  readonly outputRetry?: Duration.Duration
+  /**
+   * Asked once before the first payout with what is about to be paid (the preflight's lines); false
+   * stops the run with nothing paid. Undefined: nothing is asked (`--yes`, no terminal, the sandbox).
+   */
+  readonly confirm?: (overview: string) => Effect.Effect<boolean>
+}
+
+export interface RunResult {
+  /** How the run ended; `exitCode` is `exitCodeOf(outcome)`. */
+  readonly outcome: Outcome
+  readonly exitCode: number
+  readonly summary: Readonly<Record<string, unknown>>
+}
+
+/** A result whose outcome is the one its exit code stands for. */
+export const resultOf = (exitCode: number, summary: Readonly<Record<string, unknown>>, message: string, cause?: RefusalCause): RunResult => ({
+  outcome: outcomeFor(exitCode, message, cause),
+  exitCode,
+  summary
+})
