@@ -110,6 +110,32 @@ describe("outputs that cannot be written (issue 12, item 5)", () => {
   )
 })
 
+describe("a state store that cannot be used (issue 12, item 6): exit 4 naming it, nothing paid", () => {
+  it.scopedLive(
+    "a file that is not a database, and a store's folder without room",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const home = tempDir("payouts-home-")
+        const file = writeCsv(home, "store.csv", sellers(3, "S"))
+        const corrupt = join(home, "corrupt.db")
+        writeFileSync(corrupt, Buffer.from("this is not a SQLite database, just bytes ".repeat(200)))
+        const notDb = yield* cli(sandbox, home, ["run", file, "--state", corrupt, ...FAST])
+        expect(notDb.code, notDb.stderr).toBe(4)
+        expect(notDb.stderr).toContain(`the state store at ${corrupt} is not a valid database`)
+        expect(notDb.stderr.split("\n").filter((l) => l.startsWith("payouts:")).length).toBe(1)
+
+        const tiny = yield* tinyDisk("400k")
+        const big = writeCsv(home, "big-store.csv", sellers(200, "T"))
+        const full = yield* cli(sandbox, home, ["run", big, "--state", join(tiny, "payouts.db"), ...FAST])
+        expect(full.code, full.stderr).toBe(4)
+        expect(full.stderr).toContain(`the state store's folder ${tiny} has`)
+        expect(yield* admin(sandbox).payouts).toEqual([])
+      }),
+    60_000
+  )
+})
+
 /** The binary under a pseudo-terminal (`script`), answering `answer` once the question is asked. */
 const onTerminal = (sandbox: Sandbox, home: string, args: ReadonlyArray<string>, answer: string | undefined) =>
   Effect.async<{ code: number; output: string }>((resume) => {
