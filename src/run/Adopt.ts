@@ -1,9 +1,10 @@
 /** Taking a listed payout as a row's own (reconciliation, the pre-scan): its state, reference, fee, and tracking. */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { EventSource } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import type { RunContext } from "./RunContext.ts"
+import { follow } from "./Tracker.ts"
 
 export const adoptListed = (
   ctx: RunContext,
@@ -14,7 +15,6 @@ export const adoptListed = (
   detail: string
 ) =>
   Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
     const state = stateOfStatus(payout.status)
     yield* ctx.writer.record({
       idx,
@@ -25,7 +25,5 @@ export const adoptListed = (
       source,
       detail
     })
-    if (IN_FLIGHT_STATES.includes(state)) {
-      ctx.polls.push({ idx, reference: payout.reference, dueAt: now, interval: ctx.settings.pollIntervalMs, since: now })
-    }
+    if (IN_FLIGHT_STATES.includes(state)) yield* follow(ctx, idx, payout.reference, false)
   })

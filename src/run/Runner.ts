@@ -26,7 +26,7 @@ import { loadAlarms } from "./Recovery.ts"
 import { DEFAULT_LEASE_TTL_MS, makeRunContext } from "./RunContext.ts"
 import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
 import { makeSubmitter } from "./Submitter.ts"
-import { makeTracker } from "./Tracker.ts"
+import { follow, makeTracker } from "./Tracker.ts"
 import { startWebhookReceiver } from "./WebhookReceiver.ts"
 
 export type { RunRequest, RunResult }
@@ -188,13 +188,8 @@ export const runBatch = (request: RunRequest) =>
             writer.record({ idx: r.idx, from: ["submitting"], to: "unknown", source: "reconcile", detail: "found in submitting at start: the previous run stopped between intent and answer" })
           )
         )
-        const now = yield* Clock.currentTimeMillis
         yield* store.streamRowsInStates(accountId, batchId, IN_FLIGHT_STATES).pipe(
-          Stream.runForEach((r) =>
-            Effect.sync(() => {
-              if (r.reference !== null) ctx.polls.push({ idx: r.idx, reference: r.reference, dueAt: now, interval: request.settings.pollIntervalMs, since: now })
-            })
-          )
+          Stream.runForEach((r) => (r.reference === null ? Effect.void : follow(ctx, r.idx, r.reference, false)))
         )
         yield* writer.flush
 

@@ -3,7 +3,7 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Clock, Effect, Either, Fiber, Option, Ref, Schedule, Stream } from "effect"
+import { Effect, Either, Fiber, Option, Ref, Schedule, Stream } from "effect"
 import { FENCED, PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { Customer, PayoutRequest, type PayoutResponse } from "../api/Schemas.ts"
@@ -16,6 +16,7 @@ import { type Breach, makeGuardBook } from "../intake/Guards.ts"
 import { estimateFee } from "./Preflight.ts"
 import { leaseValid, type RunContext } from "./RunContext.ts"
 import { describeHalt } from "./Safeguards.ts"
+import { follow } from "./Tracker.ts"
 
 /** The API requires a callback_url; without a receiver nobody listens there and polling does the work. */
 export const DEFAULT_CALLBACK_URL = "http://localhost/payouts/webhooks"
@@ -60,12 +61,7 @@ export const makeSubmitter = (ctx: RunContext) =>
     const { accountId, batchId, writer } = ctx
 
     const track = (row: Row, reference: string, state: RowState) =>
-      Effect.gen(function* () {
-        if (!IN_FLIGHT_STATES.includes(state)) return
-        const now = yield* Clock.currentTimeMillis
-        const first = ctx.settings.webhooks === true ? ctx.settings.pollMaxMs : ctx.settings.pollIntervalMs
-        ctx.polls.push({ idx: row.idx, reference, dueAt: now + first, interval: first, since: now })
-      })
+      IN_FLIGHT_STATES.includes(state) ? follow(ctx, row.idx, reference, true) : Effect.void
 
     const accepted = (row: Row, response: PayoutResponse) =>
       Effect.gen(function* () {

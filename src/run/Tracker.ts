@@ -11,6 +11,20 @@ import { AWAITING_STATUS_STATES, isFinal, SETTLED_FAILURE_STATES, stateOfStatus 
 import type { PollEntry } from "./PollQueue.ts"
 import type { RunContext } from "./RunContext.ts"
 
+/**
+ * Follows a payout until its status is final: the one place a row enters the poll queue, with the
+ * one rule for its first look. `justSent`: the POST's answer came now, so the first lookup waits the
+ * poll interval (or, when webhooks lead, `--poll-max`: a webhook will wake it sooner); otherwise
+ * (resumed or adopted rows) its status is unknown to this run and is looked up at once.
+ */
+export const follow = (ctx: RunContext, idx: number, reference: string, justSent: boolean): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.sync(() => {
+      const first = !justSent ? ctx.settings.pollIntervalMs : ctx.settings.webhooks === true ? ctx.settings.pollMaxMs : ctx.settings.pollIntervalMs
+      ctx.polls.push({ idx, reference, dueAt: justSent ? now + first : now, interval: first, since: now })
+    })
+  )
+
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
 
