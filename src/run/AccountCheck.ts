@@ -28,8 +28,7 @@ export interface AccountReport {
   readonly ok: boolean
 }
 
-export const checkAccount = (accountId: string) =>
-  Effect.gen(function* () {
+export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: string) {
     const store = yield* StateStore
     const now = yield* Clock.currentTimeMillis
     // The service's days (its Date header), not ours: a clock ahead of ours lists payouts on its own days.

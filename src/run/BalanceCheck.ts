@@ -15,8 +15,7 @@ import { type PreflightResult, preflight } from "./Preflight.ts"
 import type { RunContext, RunSettings } from "./RunContext.ts"
 import { resultOf, type RunRequest } from "./RunRequest.ts"
 
-const preflightOf = (pending: PendingColumns, settings: RunSettings) =>
-  Effect.gen(function* () {
+const preflightOf = Effect.fn("BalanceCheck.preflight")(function* (pending: PendingColumns, settings: RunSettings) {
     const client = yield* PaymentClient
     const wallets = yield* client.wallets()
     const available = new Map<string, number>()
@@ -27,8 +26,7 @@ const preflightOf = (pending: PendingColumns, settings: RunSettings) =>
     return preflight(rows(), available, settings.feePercent, settings.onInsufficient)
   })
 
-export const loadPreflight = (ctx: RunContext) =>
-  Effect.gen(function* () {
+export const loadPreflight = Effect.fn("BalanceCheck.load")(function* (ctx: RunContext) {
     const store = yield* StateStore
     const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
     yield* store.streamPending(ctx.accountId, ctx.batchId).pipe(
@@ -44,8 +42,7 @@ export const loadPreflight = (ctx: RunContext) =>
   })
 
 /** `payouts validate` of a new file: the preflight over the checked rows; nothing was stored. */
-export const dryRunOutcome = (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) =>
-  Effect.gen(function* () {
+export const dryRunOutcome = Effect.fn("BalanceCheck.dryRun")(function* (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) {
     const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
     if (Either.isLeft(result)) yield* say(`Balance preflight failed: ${result.left.message}`)
     else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right)}`)

@@ -52,8 +52,7 @@ export const makeConclusion = (input: ConclusionInput) =>
           )
         )
       )
-    const finish = (outcome: string, forced?: number, cause?: RefusalCause) =>
-      Effect.gen(function* () {
+    const finish = Effect.fn("Run.conclude")(function* (outcome: string, forced?: number, cause?: RefusalCause) {
         yield* writer.flush
         const counts = yield* store.countByState(accountId, batchId)
         const alarms = yield* Ref.get(ctx.alarms)

@@ -52,8 +52,7 @@ export const isDeadLocalOwner = (owner: string, host = hostname()): boolean => {
 }
 
 /** The lease's fence when this owner now holds it; none while another (live) runner does. */
-export const acquireLease = (accountId: string, batchId: string, owner: string, ttl: Duration.DurationInput) =>
-  Effect.gen(function* () {
+export const acquireLease = Effect.fn("Lease.acquire")(function* (accountId: string, batchId: string, owner: string, ttl: Duration.DurationInput) {
     const store = yield* StateStore
     const held = yield* store.acquireLease(accountId, batchId, owner, ttl)
     if (Option.isSome(held)) return held

@@ -113,8 +113,7 @@ export interface SyncOptions {
 }
 
 /** Syncs the mirror for these days (oldest first); a day that cannot be read is left incomplete. */
-export const syncDays = (accountId: string, days: ReadonlyArray<string>, options: SyncOptions) =>
-  Effect.gen(function* () {
+export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: string, days: ReadonlyArray<string>, options: SyncOptions) {
     const store = yield* StateStore
     const client = yield* PaymentClient
     const at = yield* Clock.currentTimeMillis
@@ -198,8 +197,7 @@ export const syncDays = (accountId: string, days: ReadonlyArray<string>, options
  * differ (the sandbox's runs ahead with a time scale), so its days are found with its `Date` header,
  * asked with a wallet look-up when no answer has told it yet.
  */
-export const serviceDays = (fromMs: number, toMs: number) =>
-  Effect.gen(function* () {
+export const serviceDays = Effect.fn("ListingMirror.serviceDays")(function* (fromMs: number, toMs: number) {
     const client = yield* PaymentClient
     if ((yield* client.serverSkew)._tag === "None") yield* client.wallets().pipe(Effect.ignore)
     const skew = (yield* client.serverSkew).pipe((o) => (o._tag === "Some" ? o.value : 0))

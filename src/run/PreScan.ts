@@ -25,8 +25,7 @@ export interface PreScanResult {
 
 const CHUNK = 2_000
 
-export const preScan = (ctx: RunContext) =>
-  Effect.gen(function* () {
+export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
     const store = yield* StateStore
     const client = yield* PaymentClient
     const { accountId, batchId, writer } = ctx

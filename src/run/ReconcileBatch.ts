@@ -56,8 +56,7 @@ const side = (s: Sums, currency: string): SideTotals => ({
  * Changes are written under the batch's lease (DESIGN 7: every row transition is fenced). While a
  * runner holds it, the batch is compared and reported but the store is left to that runner.
  */
-export const reconcileBatch = (accountId: string, batchId: string) =>
-  Effect.gen(function* () {
+export const reconcileBatch = Effect.fn("ReconcileBatch.run")(function* (accountId: string, batchId: string) {
     const store = yield* StateStore
     const owner = runnerName("reconcile")
     const fence = yield* acquireLease(accountId, batchId, owner, "5 minutes")
@@ -66,8 +65,7 @@ export const reconcileBatch = (accountId: string, batchId: string) =>
     )
   })
 
-const compare = (accountId: string, batchId: string, fence: Option.Option<Fence>) =>
-  Effect.gen(function* () {
+const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: string, batchId: string, fence: Option.Option<Fence>) {
     const store = yield* StateStore
     const client = yield* PaymentClient
     const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(accountId, batchId)))

@@ -52,8 +52,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
     const lastWait = new Map<number, string>()
     let announcedGrace = 0
 
-    const raiseRowAlarm = (row: Row, reason: string, references: ReadonlyArray<string>) =>
-      Effect.gen(function* () {
+    const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
         yield* store.setRowAlarm(accountId, batchId, row.idx, reason, references).pipe(Effect.orDie)
         yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
         const refs = references.length > 0 ? ` (${references.join(", ")})` : ""

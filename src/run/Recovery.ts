@@ -7,8 +7,7 @@ import { say } from "./Notices.ts"
 import type { RunContext } from "./RunContext.ts"
 
 /** Alarms kept by earlier runs, and rows whose intents belong to a runner proven dead (rule 5). */
-export const loadAlarms = (ctx: RunContext) =>
-  Effect.gen(function* () {
+export const loadAlarms = Effect.fn("Recovery.loadAlarms")(function* (ctx: RunContext) {
     const store = yield* StateStore
     const flagged = yield* store.flaggedRows(ctx.accountId, ctx.batchId)
     const alarms = new Map(flagged.filter((r) => r.alarm !== null).map((r) => [r.idx, { reason: r.alarm ?? "", references: r.candidates ?? [] }]))

@@ -69,8 +69,7 @@ const leaseStillOurs = (since: number) =>
 
 const fail = (message: string) => Effect.fail(new ResolveError({ message }))
 
-const evidenceOf = (accountId: string, batchId: string, row: Row) =>
-  Effect.gen(function* () {
+const evidenceOf = Effect.fn("Resolve.evidence")(function* (accountId: string, batchId: string, row: Row) {
     const store = yield* StateStore
     const carrying = (yield* store.mirrorByTokens(accountId, [row.token])).filter((p) => carriesToken(p.description, row.token))
     const intent = row.intentAt === null ? Date.now() : DateTime.toEpochMillis(row.intentAt)
@@ -98,8 +97,7 @@ const evidenceOf = (accountId: string, batchId: string, row: Row) =>
     } satisfies RowEvidence
   })
 
-export const resolve = (request: ResolveRequest) =>
-  Effect.gen(function* () {
+export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveRequest) {
     const store = yield* StateStore
     const client = yield* PaymentClient
     const { accountId, batchId } = request

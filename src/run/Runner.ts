@@ -33,8 +33,7 @@ export type { RunRequest, RunResult }
 
 const TICK = Duration.millis(100)
 
-export const runBatch = (request: RunRequest) =>
-  Effect.gen(function* () {
+export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) {
     const store = yield* StateStore
     const startedAt = yield* Clock.currentTimeMillis
     const paths = outputPaths(request.file, request.outDir)

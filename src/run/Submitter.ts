@@ -63,8 +63,7 @@ export const makeSubmitter = (ctx: RunContext) =>
     const track = (row: Row, reference: string, state: RowState) =>
       IN_FLIGHT_STATES.includes(state) ? follow(ctx, row.idx, reference, true) : Effect.void
 
-    const accepted = (row: Row, response: PayoutResponse) =>
-      Effect.gen(function* () {
+    const accepted = Effect.fn("Submitter.accepted")(function* (row: Row, response: PayoutResponse) {
         const state = stateOfStatus(response.status)
         yield* writer.record({
           idx: row.idx,
@@ -78,8 +77,7 @@ export const makeSubmitter = (ctx: RunContext) =>
       })
 
     /** Marks every row of the currency not yet sent as skipped. */
-    const skipCurrency = (currency: string, reason: string) =>
-      Effect.gen(function* () {
+    const skipCurrency = Effect.fn("Submitter.skipCurrency")(function* (currency: string, reason: string) {
         yield* Ref.update(ctx.stoppedCurrencies, (s) => new Set([...s, currency]))
         yield* store.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
           Stream.filter((r) => r.currency === currency),
@@ -194,8 +192,7 @@ export const makeSubmitter = (ctx: RunContext) =>
         }
       }).pipe(Effect.ensuring(book.drop(row.idx)))
 
-    const submitRow = (row: Row, resend: boolean) =>
-      Effect.gen(function* () {
+    const submitRow = Effect.fn("Submitter.send")(function* (row: Row, resend: boolean) {
         const stopped = yield* Ref.get(ctx.stoppedCurrencies)
         if (stopped.has(row.currency)) {
           return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" }).pipe(Effect.ensuring(book.drop(row.idx)))

@@ -39,8 +39,7 @@ export const makeTransitionWriter = (accountId: string, batchId: string, fence: 
           { discard: true }
         )
       )
-    const writeGroup = (items: ReadonlyArray<Item>) =>
-      Effect.gen(function* () {
+    const writeGroup = Effect.fn("TransitionWriter.write")(function* (items: ReadonlyArray<Item>) {
         const transitions = items.flatMap((i) => (i._tag === "Transition" ? [i.transition] : []))
         if (transitions.length > 0 && (yield* Ref.get(broken)) === undefined) {
           yield* store.recordTransitions(accountId, batchId, transitions, fence).pipe(
