@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
-import { ACCOUNT, newBatch, rowInputs, scopedStore } from "./fixtures.ts"
+import { ACCOUNT, ADAPTERS, newBatch, rowInputs, scopedStoreOn } from "./fixtures.ts"
 
-describe("account-wide records", () => {
+describe.each(ADAPTERS)("account-wide records ($name)", (adapter) => {
   it.scoped("a halt holds until lifted; a second halt keeps the first", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       expect(yield* store.activeHalt(ACCOUNT)).toEqual(Option.none())
       expect(yield* store.haltAccount(ACCOUNT, { at: 1, by: "ana", reason: "wrong file" })).toBe(true)
       expect(yield* store.haltAccount(ACCOUNT, { at: 2, by: "bo", reason: "again" })).toBe(false)
@@ -19,7 +19,7 @@ describe("account-wide records", () => {
 
   it.scoped("an approval records who, when and what", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
       yield* store.recordApproval(ACCOUNT, "b1", { by: "ana", at: 5_000, what: '{"XAF":"1000"}' })
       const batch = Option.getOrThrow(yield* store.getBatch(ACCOUNT, "b1"))
@@ -30,7 +30,7 @@ describe("account-wide records", () => {
 
   it.scoped("sent totals and payouts per phone count only rows sent (or maybe sent) since the moment, every batch", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       yield* store.createBatch(newBatch("b2"), rowInputs(3))
       yield* store.claimRows(ACCOUNT, "b1", { idxs: [0, 1] })

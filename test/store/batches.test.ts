@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
 import { rejectedRowToken as rowToken, TOKEN_LENGTH } from "../../src/domain/Token.ts"
-import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInput, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
+import { ACCOUNT, ADAPTERS, newBatch, OTHER_ACCOUNT, rowInput, rowInputs, scopedStoreOn } from "./fixtures.ts"
 
-describe("batches", () => {
+describe.each(ADAPTERS)("batches ($name)", (adapter) => {
   it.scoped("createBatch stores the batch open with its rows, tokens and details", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       const batch = yield* store.createBatch(newBatch("b1"), [
         rowInput(0),
         rowInput(1, { rowId: null, details: {} }),
@@ -29,7 +29,7 @@ describe("batches", () => {
 
   it.scoped("createBatch is idempotent: an existing batch comes back unchanged and its rows are not read", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       const first = yield* store.createBatch(newBatch("b1"), rowInputs(3))
       yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
       const again = yield* store.createBatch(
@@ -43,7 +43,7 @@ describe("batches", () => {
 
   it.scoped("a batch left loading by a crash is completed from the same rows on the next createBatch", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       const rows = rowInputs(2_500)
       const crashing = Stream.fromIterable(rows).pipe(Stream.take(1_200), Stream.concat(Stream.fail("disk unplugged")))
       expect(yield* Effect.flip(store.createBatch(newBatch("b1"), crashing))).toBe("disk unplugged")
@@ -60,7 +60,7 @@ describe("batches", () => {
 
   it.scoped("the same batch id under two accounts is two independent batches", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1", ACCOUNT), rowInputs(3))
       yield* store.createBatch(newBatch("b1", OTHER_ACCOUNT), rowInputs(5))
       yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
@@ -75,7 +75,7 @@ describe("batches", () => {
 
   it.scoped("listBatches counts rows per state for every batch of the account", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       yield* TestClock.adjust("1 millis")
       yield* store.createBatch(newBatch("b2"), rowInputs(2))
@@ -91,7 +91,7 @@ describe("batches", () => {
 
   it.scoped("setBatchState records the state and pause reason; a missing batch is NotFound", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
       yield* store.setBatchState(ACCOUNT, "b1", "paused", "authentication failed")
       const batch = yield* store.getBatch(ACCOUNT, "b1").pipe(Effect.map(Option.getOrThrow))
@@ -103,7 +103,7 @@ describe("batches", () => {
 
   it.scoped("streamRows pages by idx in file order without a gap or a repeat", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(2_345))
       const idxs = yield* Stream.runCollect(store.streamRows(ACCOUNT, "b1", 100)).pipe(
         Effect.map((rows) => Chunk.toReadonlyArray(rows).map((r) => r.idx))
@@ -116,8 +116,8 @@ describe("batches", () => {
 
   it.live("50,000 rows go in by chunks, quickly, and stream back", () =>
     Effect.gen(function* () {
-      const filename = yield* tempDbPath
-      const { close, store } = yield* openStore(filename)
+      const filename = yield* adapter.location
+      const { close, store } = yield* adapter.open(filename)
       const started = yield* DateTime.now
       yield* store.createBatch(newBatch("big"), Stream.range(0, 49_999).pipe(Stream.map((idx) => rowInput(idx))))
       const took = DateTime.distance(started, yield* DateTime.now)

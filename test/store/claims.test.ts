@@ -2,12 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { DateTime, Effect, Fiber, Option, TestClock, TestServices } from "effect"
-import { ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
+import { ACCOUNT, ADAPTERS, newBatch, openStore, rowInputs, scopedStoreOn, tempDbPath } from "./fixtures.ts"
 
-describe("claims: the durable intent", () => {
+describe.each(ADAPTERS)("claims: the durable intent ($name)", (adapter) => {
   it.scoped("claimRows moves validated rows to submitting with intent, attempt and event", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(5))
       yield* TestClock.adjust("10 seconds")
       const claimed = yield* store.claimRows(ACCOUNT, "b1", { limit: 2 })
@@ -27,7 +27,7 @@ describe("claims: the durable intent", () => {
 
   it.scoped("claimRows by idx takes only rows still validated", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(5))
       yield* store.claimRows(ACCOUNT, "b1", { idxs: [1, 3] })
       const claimed = yield* store.claimRows(ACCOUNT, "b1", { idxs: [3, 2, 1, 99] })
@@ -40,7 +40,7 @@ describe("claims: the durable intent", () => {
 
   it.scoped("claimRows can keep to one currency", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       const rows = rowInputs(6).map((r) => (r.idx % 2 === 0 ? r : { ...r, currency: "XOF", operator: "ORANGE_CIV" }))
       yield* store.createBatch(newBatch("b1"), rows)
       const claimed = yield* store.claimRows(ACCOUNT, "b1", { limit: 10, currency: "XOF" })
@@ -50,7 +50,7 @@ describe("claims: the durable intent", () => {
 
   it.scoped("concurrent fibers never claim the same row", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(500))
       const claims = yield* Effect.all(
         Array.from({ length: 20 }, () => store.claimRows(ACCOUNT, "b1", { limit: 30 })),
@@ -65,9 +65,9 @@ describe("claims: the durable intent", () => {
 
   it.live("two connections on the same file never claim the same row", () =>
     Effect.gen(function* () {
-      const filename = yield* tempDbPath
-      const a = yield* openStore(filename)
-      const b = yield* openStore(filename)
+      const filename = yield* adapter.location
+      const a = yield* adapter.open(filename)
+      const b = yield* adapter.open(filename)
       yield* a.store.createBatch(newBatch("b1"), rowInputs(2_000))
       const claimLoop = (store: typeof a.store) =>
         Effect.iterate([] as ReadonlyArray<number>, {
@@ -91,7 +91,7 @@ describe("claims: the durable intent", () => {
 
   it.scoped("releaseRows returns unsent claims to validated and nothing else", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(3))
       yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
       yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "pending", reference: "r0", source: "response" })
@@ -107,10 +107,10 @@ describe("claims: the durable intent", () => {
   )
 })
 
-describe("resend and delete", () => {
+describe.each(ADAPTERS)("resend and delete ($name)", (adapter) => {
   it.scoped("claimForResend takes only rows still unknown, with a new intent and attempt", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(3))
       yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
       yield* store.recordTransitions(ACCOUNT, "b1", [
@@ -133,7 +133,7 @@ describe("resend and delete", () => {
 
   it.scoped("deleteBatch forgets a batch that never sent anything, and refuses otherwise", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("dry"), rowInputs(3))
       yield* store.deleteBatch(ACCOUNT, "dry")
       expect(yield* store.getBatch(ACCOUNT, "dry")).toEqual(Option.none())
@@ -149,7 +149,8 @@ describe("resend and delete", () => {
   )
 })
 
-describe("a lock held by another process", () => {
+// SQLite itself: its file lock shared by processes.
+describe("a lock held by another process (SQLite)", () => {
   const holdLock = (filename: string) =>
     Effect.gen(function* () {
       const sql = yield* SqliteClient.make({ filename }).pipe(Effect.provide(Reactivity.layer))
@@ -200,10 +201,10 @@ describe("a lock held by another process", () => {
   )
 })
 
-describe("leases: one runner per batch", () => {
+describe.each(ADAPTERS)("leases: one runner per batch ($name)", (adapter) => {
   it.scoped("only one owner holds the lease until it expires or is released; every new lease gets a greater fence", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
       const fenceOf = (owner: string) => store.acquireLease(ACCOUNT, "b1", owner, "30 seconds").pipe(Effect.map(Option.map((f) => f.number)))
       const a = yield* fenceOf("runner-a")
@@ -238,7 +239,7 @@ describe("leases: one runner per batch", () => {
 
   it.scoped("claims and transitions under a fence that was taken over write nothing", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       const a = Option.getOrThrow(yield* store.acquireLease(ACCOUNT, "b1", "runner-a", "30 seconds"))
       const claimed = yield* store.claimRows(ACCOUNT, "b1", { limit: 2, fence: a })
@@ -269,7 +270,7 @@ describe("leases: one runner per batch", () => {
 
   it.scoped("a lease on a missing batch is NotFound", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       const error = yield* Effect.flip(store.acquireLease(ACCOUNT, "nope", "runner-a", "30 seconds"))
       expect(error.reason).toBe("NotFound")
     })
@@ -277,8 +278,8 @@ describe("leases: one runner per batch", () => {
 
   it.live("two connections racing for the lease: exactly one wins", () =>
     Effect.gen(function* () {
-      const filename = yield* tempDbPath
-      const stores = yield* Effect.all(Array.from({ length: 4 }, () => openStore(filename)))
+      const filename = yield* adapter.location
+      const stores = yield* Effect.all(Array.from({ length: 4 }, () => adapter.open(filename)))
       yield* stores[0].store.createBatch(newBatch("b1"), rowInputs(1))
       const won = yield* Effect.all(
         stores.map(({ store }, i) => store.acquireLease(ACCOUNT, "b1", `runner-${i}`, "1 minute")),

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, TestClock } from "effect"
-import { ACCOUNT, OTHER_ACCOUNT, newBatch, rowInput, rowInputs, scopedStore } from "./fixtures.ts"
+import { ACCOUNT, ADAPTERS, newBatch, OTHER_ACCOUNT, rowInput, rowInputs, scopedStoreOn } from "./fixtures.ts"
 
-describe("cross-batch checks (DESIGN 5)", () => {
+describe.each(ADAPTERS)("cross-batch checks (DESIGN 5) ($name)", (adapter) => {
   it.scoped("existingIds finds ids of other batches of the same account only", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("old"), [
         rowInput(0),
         rowInput(1),
@@ -28,7 +28,7 @@ describe("cross-batch checks (DESIGN 5)", () => {
 
   it.scoped("existingIds handles more ids than one SQL statement takes", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("old"), rowInputs(3_000))
       const ids = Array.from({ length: 5_000 }, (_, i) => `id-${i}`)
       expect((yield* store.existingIds(ACCOUNT, ids, "new")).length).toBe(3_000)
@@ -37,7 +37,7 @@ describe("cross-batch checks (DESIGN 5)", () => {
 
   it.scoped("recentRepeats looks back to `since` in other batches of the account", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       const key = rowInput(0).repeatKey!
       yield* store.createBatch(newBatch("day1"), [rowInput(0)])
       yield* TestClock.adjust("20 hours")
@@ -58,7 +58,7 @@ describe("cross-batch checks (DESIGN 5)", () => {
 
   it.scoped("a row claimed recently counts as recent even in an old batch", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("old"), rowInputs(2))
       yield* TestClock.adjust("3 days")
       yield* store.claimRows(ACCOUNT, "old", { idxs: [1] })

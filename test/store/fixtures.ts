@@ -5,7 +5,8 @@ import { join } from "node:path"
 import { mintToken } from "../../src/domain/Token.ts"
 import type { RowInput } from "../../src/store/Model.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import type { StoreError } from "../../src/store/Model.ts"
 
 export const ACCOUNT = "acct-sandbox"
 export const OTHER_ACCOUNT = "acct-live"
@@ -64,3 +65,27 @@ export const newBatch = (batchId: string, accountId = ACCOUNT) => ({
   fileName: `${batchId}.csv`,
   options: { concurrency: 8 }
 })
+
+/**
+ * A state store adapter as the contract suite sees it: a fresh location (a file, a schema) and a
+ * store opened on it. The store tests that are not about SQLite itself run once per adapter.
+ */
+export interface StoreAdapter {
+  readonly name: string
+  readonly location: Effect.Effect<string, never, Scope.Scope>
+  readonly open: (location: string) => Effect.Effect<{ readonly store: StateStoreShape; readonly close: Effect.Effect<void> }, StoreError>
+}
+
+export const SQLITE: StoreAdapter = { name: "SQLite", location: tempDbPath, open: (location) => openStore(location) }
+
+/** Every adapter the contract suite runs against; a second adapter (PostgreSQL) joins here. */
+export const ADAPTERS: ReadonlyArray<StoreAdapter> = [SQLITE]
+
+/** A store of `adapter` on a fresh location, closed with the test's scope. */
+export const scopedStoreOn = (adapter: StoreAdapter) =>
+  Effect.gen(function* () {
+    const location = yield* adapter.location
+    const { close, store } = yield* adapter.open(location)
+    yield* Effect.addFinalizer(() => close)
+    return { store, location }
+  })

@@ -3,15 +3,16 @@ import { DateTime, Effect, Option, TestClock } from "effect"
 import * as fc from "fast-check"
 import type { Transition } from "../../src/store/Model.ts"
 import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
-import { ACCOUNT, OTHER_ACCOUNT, newBatch, openStore, rowInputs, scopedStore, tempDbPath } from "./fixtures.ts"
+import { ACCOUNT, ADAPTERS, newBatch, openStore, OTHER_ACCOUNT, rowInputs, scopedStoreOn } from "./fixtures.ts"
+import type { scopedStore } from "./fixtures.ts"
 
 const getRow = (store: Effect.Effect.Success<typeof scopedStore>["store"], idx: number) =>
   store.getRow(ACCOUNT, "b1", idx).pipe(Effect.map(Option.getOrThrow))
 
-describe("transitions", () => {
+describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
   it.scoped("a payout's life: reference, fee, timestamps and one event per change", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(2))
       yield* TestClock.adjust("1 second")
       yield* store.claimRows(ACCOUNT, "b1", { idxs: [0] })
@@ -50,7 +51,7 @@ describe("transitions", () => {
 
   it.scoped("completed may still become refunded; nothing else leaves a final state", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(2))
       yield* store.claimRows(ACCOUNT, "b1", { limit: 2 })
       yield* store.recordTransitions(ACCOUNT, "b1", [
@@ -70,7 +71,7 @@ describe("transitions", () => {
 
   it.scoped("`from` narrows the move: an ambiguous POST only becomes unknown from submitting", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
       yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
       const unknown: Transition = { idx: 0, to: "unknown", from: ["submitting"], error: "timeout after send", source: "response" }
@@ -87,7 +88,7 @@ describe("transitions", () => {
 
   it.scoped("a transition on a missing row is NotFound and rolls back the whole group", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
       yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
       const error = yield* Effect.flip(
@@ -104,14 +105,14 @@ describe("transitions", () => {
 
   it.scoped("a crash (store closed mid-run) loses nothing: claims stay submitting with their intent", () =>
     Effect.gen(function* () {
-      const filename = yield* tempDbPath
-      const first = yield* openStore(filename)
+      const filename = yield* adapter.location
+      const first = yield* adapter.open(filename)
       yield* first.store.createBatch(newBatch("crash"), rowInputs(10))
       yield* first.store.acquireLease(ACCOUNT, "crash", "runner-a", "1 minute")
       yield* first.store.claimRows(ACCOUNT, "crash", { limit: 4 })
       yield* first.store.recordTransition(ACCOUNT, "crash", { idx: 0, to: "pending", reference: "r0", source: "response" })
       yield* first.close
-      const second = yield* openStore(filename)
+      const second = yield* adapter.open(filename)
       expect(yield* second.store.countByState(ACCOUNT, "crash")).toMatchObject({ validated: 6, submitting: 3, pending: 1 })
       const inDoubt = yield* second.store.rowsInStates(ACCOUNT, "crash", ["submitting", "unknown"])
       expect(inDoubt.map((r) => [r.idx, r.attempts, r.intentAt !== null])).toEqual([
