@@ -22,6 +22,8 @@ interface RowModel {
   state: RowState
   reference: string | null
   attempts: number
+  /** Automatic resends claimed (not compared: it decides where a release puts the row). */
+  resends: number
 }
 
 type Model = { rows: Array<RowModel> }
@@ -37,7 +39,8 @@ const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 const agree = async (m: Model, r: Real) => {
   for (let idx = 0; idx < ROWS; idx++) {
     const row = Option.getOrThrow(await run(r.store.getRow(ACCOUNT, BATCH, idx)))
-    expect({ idx, state: row.state, reference: row.reference, attempts: row.attempts }).toEqual({ idx, ...m.rows[idx] })
+    const { resends: _resends, ...expected } = m.rows[idx]
+    expect({ idx, state: row.state, reference: row.reference, attempts: row.attempts }).toEqual({ idx, ...expected })
   }
 }
 
@@ -78,7 +81,7 @@ class Move implements Cmd {
     if (applied) {
       if (isFinal(before.state)) expect([before.state, this.to]).toEqual(["completed", "refunded"])
       // Every move into submitting is an intent: one more attempt.
-      m.rows[this.idx] = { state: this.to, reference: before.reference ?? this.reference ?? null, attempts: before.attempts + (this.to === "submitting" ? 1 : 0) }
+      m.rows[this.idx] = { state: this.to, reference: before.reference ?? this.reference ?? null, attempts: before.attempts + (this.to === "submitting" ? 1 : 0), resends: before.resends }
     }
     await agree(m, r)
   }
@@ -92,7 +95,7 @@ class Resend implements Cmd {
     const claimed = await run(r.store.claimForResend(ACCOUNT, BATCH, this.idxs))
     const expected = [...new Set(this.idxs)].filter((i) => m.rows[i].state === "unknown").sort()
     expect(claimed.map((row) => row.idx).sort()).toEqual(expected)
-    for (const i of expected) m.rows[i] = { ...m.rows[i], state: "submitting", attempts: m.rows[i].attempts + 1 }
+    for (const i of expected) m.rows[i] = { ...m.rows[i], state: "submitting", attempts: m.rows[i].attempts + 1, resends: m.rows[i].resends + 1 }
     await agree(m, r)
   }
   toString = () => `resend(${this.idxs.join(",")})`
@@ -105,7 +108,14 @@ class Release implements Cmd {
     const released = await run(r.store.releaseRows(ACCOUNT, BATCH, this.idxs, "never sent"))
     const expected = [...new Set(this.idxs)].filter((i) => m.rows[i].state === "submitting").sort()
     expect([...released].sort()).toEqual(expected)
-    for (const i of expected) m.rows[i] = { ...m.rows[i], state: "validated", attempts: Math.max(m.rows[i].attempts - 1, 0) } // the attempt never happened
+    // The attempt never happened. A resend never sent goes back to unknown (the first request's outcome
+    // is still unproven), its one automatic resend not spent; a first send goes back to validated.
+    for (const i of expected) {
+      const row = m.rows[i]
+      m.rows[i] = row.resends > 0
+        ? { ...row, state: "unknown", attempts: Math.max(row.attempts - 1, 0), resends: row.resends - 1 }
+        : { ...row, state: "validated", attempts: Math.max(row.attempts - 1, 0) }
+    }
     await agree(m, r)
   }
   toString = () => `release(${this.idxs.join(",")})`
@@ -144,7 +154,7 @@ describe("row state machine, model-based", () => {
           await run(opened.store.createBatch(newBatch(BATCH), rowInputs(ROWS)))
           const real: Real = { store: opened.store, close: opened.close, filename }
           try {
-            const model: Model = { rows: Array.from({ length: ROWS }, () => ({ state: "validated" as RowState, reference: null, attempts: 0 })) }
+            const model: Model = { rows: Array.from({ length: ROWS }, () => ({ state: "validated" as RowState, reference: null, attempts: 0, resends: 0 })) }
             await fc.asyncModelRun(() => ({ model, real }), cmds)
           } finally {
             await run(real.close)
