@@ -5,7 +5,7 @@
 import { Clock, DateTime, Effect, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
-import { NOT_SENT_STATES, PAID_OUT_STATES, type StateCounts } from "../store/RowState.ts"
+import type { StateCounts } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type RowError, writeErrorsFile } from "./ErrorsFile.ts"
 import { type LedgerRow, writeLedger, writeSummary } from "./Ledger.ts"
@@ -57,39 +57,26 @@ export interface CurrencyTotals {
 
 /**
  * Per-currency totals of the rows sent: their amount, the completed rows' amount, the fees charged and
- * the fees estimated. One pass over the rows, as the ledger makes: the estimate has a minimum per
- * payout, so it cannot be summed from the amounts.
+ * the fees estimated. Summed by the store; the estimate has a minimum per payout, so it is taken over
+ * each distinct amount times its rows rather than from the sum.
  */
 export const totalsByCurrency = (accountId: string, batchId: string, feeEstimate: FeeEstimate = DEFAULT_FEE_ESTIMATE) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const sums = new Map<string, { rows: number; amount: number; completed: number; fees: number; estimated: number }>()
-    yield* Stream.runForEach(store.streamRows(accountId, batchId), (row) =>
-      Effect.sync(() => {
-        // Only rows sent make the totals: a rejected or skipped row, or one not sent yet, moved no money.
-        if (NOT_SENT_STATES.includes(row.state) || row.amountMinor === null) return
-        const t = sums.get(row.currency) ?? { rows: 0, amount: 0, completed: 0, fees: 0, estimated: 0 }
-        t.rows += 1
-        t.amount += row.amountMinor
-        if (row.state === "completed") t.completed += row.amountMinor
-        if (PAID_OUT_STATES.includes(row.state)) t.fees += row.feeMinor ?? 0
-        t.estimated += estimateFee(row.amountMinor, feeEstimate)
-        sums.set(row.currency, t)
-      })
+  Effect.flatMap(StateStore, (store) => store.currencyTotals(accountId, batchId)).pipe(
+    Effect.map((totals) =>
+      Object.fromEntries(
+        totals.map((t): [string, CurrencyTotals] => [
+          t.currency,
+          {
+            rows: t.rows,
+            amount: formatAmount(t.amountMinor, t.currency),
+            completed_amount: formatAmount(t.completedMinor, t.currency),
+            fees: formatAmount(t.feesMinor, t.currency),
+            fees_estimated: formatAmount(t.amounts.reduce((sum, [amount, rows]) => sum + rows * estimateFee(amount, feeEstimate), 0), t.currency)
+          }
+        ])
+      )
     )
-    return Object.fromEntries(
-      [...sums.entries()].map(([currency, t]): [string, CurrencyTotals] => [
-        currency,
-        {
-          rows: t.rows,
-          amount: formatAmount(t.amount, currency),
-          completed_amount: formatAmount(t.completed, currency),
-          fees: formatAmount(t.fees, currency),
-          fees_estimated: formatAmount(t.estimated, currency)
-        }
-      ])
-    )
-  })
+  )
 
 export interface SummaryInput {
   readonly batchId: string

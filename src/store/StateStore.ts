@@ -27,6 +27,8 @@ export interface CurrencyTotal {
   readonly amountMinor: number
   readonly completedMinor: number
   readonly feesMinor: number
+  /** Each distinct amount of the currency's rows with how many rows have it: for per-row estimates. */
+  readonly amounts: ReadonlyArray<readonly [amountMinor: number, rows: number]>
 }
 
 export interface PendingAmount {
@@ -150,6 +152,7 @@ export interface StateStoreShape {
    * Per currency, in order of first appearance: rows with an amount, their amount, the amount
    * completed and the fees of completed or refunded rows (the summary), summed by the store.
    */
+  /** Per currency (in order of first row), the batch's rows sent or maybe sent: not validated, rejected or skipped. */
   readonly currencyTotals: (accountId: string, batchId: string) => Effect.Effect<ReadonlyArray<CurrencyTotal>, StoreError>
   /** (idx, currency, amount) of the rows still `validated`, in file order (the balance preflight). */
   readonly streamPending: (accountId: string, batchId: string) => Stream.Stream<PendingAmount, StoreError>

@@ -28,6 +28,7 @@ export const decodeCounts = decoder(Schema.Struct({ batchId: Schema.String, stat
 export const decodeTotals = decoder(
   Schema.Struct({ currency: Schema.String, n: Schema.Number, amount: Schema.Number, completed: Schema.Number, fees: Schema.Number })
 )
+export const decodeAmounts = decoder(Schema.Struct({ currency: Schema.String, amount: Schema.Number, n: Schema.Number }))
 export const decodePending = decoder(Schema.Struct({ idx: Schema.Number, currency: Schema.String, amountMinor: Schema.NullOr(Schema.Number) }))
 export const decodeEarliest = decoder(Schema.Struct({ earliest: Schema.NullOr(Schema.DateTimeUtcFromNumber) }))
 
