@@ -8,6 +8,7 @@ import { runBatch } from "../../src/run/Runner.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import type { SandboxProcess } from "./sandbox.ts"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 export interface OrchestratorRun {
   readonly sandbox: SandboxProcess
@@ -67,12 +68,12 @@ export const runOrchestrator = (run: OrchestratorRun): Promise<OrchestratorTimes
     })
     const endedAt = Date.now()
     const store = yield* StateStore
-    const batchId = String(result.summary.batch_id)
+    const batchId = BatchId.make(String(result.summary.batch_id))
     let firstIntentAt = Number.POSITIVE_INFINITY
     let lastSubmittedAt = 0
     let lastFinalAt = 0
     let rows = 0
-    yield* store.streamRows(account, batchId).pipe(
+    yield* store.batch(account, batchId).streamRows().pipe(
       Stream.runForEach((row) =>
         Effect.sync(() => {
           rows++

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import { Config, ConfigError, Context, Duration, Either, Layer, Redacted } from "effect"
+import { AccountId } from "../domain/Ids.ts"
 
 /** Bounds of the retries of GET requests (POSTs never retry on their own). */
 export interface GetRetryPolicy {
@@ -95,7 +96,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 export const walletScope = (walletIds: ReadonlyArray<string>): string =>
   sha256(`wallets\n${[...new Set(walletIds)].sort().join(",")}`).slice(0, 16)
 
-export const serviceAccountId = (baseUrl: string, walletIds: ReadonlyArray<string>): string => {
+export const serviceAccountId = (baseUrl: string, walletIds: ReadonlyArray<string>): AccountId => {
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).host.toLowerCase() : trimSlash(baseUrl)
-  return sha256(`${host}\n${[...new Set(walletIds)].sort().join(",")}`).slice(0, 16)
+  return AccountId.make(sha256(`${host}\n${[...new Set(walletIds)].sort().join(",")}`).slice(0, 16))
 }

@@ -10,6 +10,7 @@ import { clientLayer } from "./Connect.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { UsageError } from "./Errors.ts"
 import { type ConnectionOptions, resolveConnection } from "./Settings.ts"
+import type { AccountId } from "../domain/Ids.ts"
 
 export const jobsOption = Options.directory("jobs").pipe(
   Options.withDescription("The job folder (default: jobs)."),
@@ -51,12 +52,12 @@ export const accountOf = (connection: ConnectionOptions) =>
   Effect.flatMap(resolveConnection(connection), (resolved) => Effect.provide(resolveAccount(resolved.baseUrl), clientLayer(resolved)))
 
 /** The one batch of the account whose id starts with `id`. */
-export const findBatch = (account: string, id: string) =>
+export const findBatch = (account: AccountId, id: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const prefix = id.trim().toLowerCase()
     if (prefix.length < 4) return yield* new UsageError({ reason: `batch id "${id}" is too short: give at least 4 characters` })
-    const found = (yield* store.listBatches(account)).filter((b) => b.batchId.startsWith(prefix))
+    const found = (yield* store.account(account).listBatches()).filter((b) => b.batchId.startsWith(prefix))
     if (found.length === 0) return yield* new UsageError({ reason: `no batch ${id} in this account's state store` })
     if (found.length > 1) return yield* new UsageError({ reason: `"${id}" matches ${found.length} batches: give more of the id` })
     return found[0]

@@ -9,6 +9,7 @@
  */
 import { Schema } from "effect"
 import { createHash } from "node:crypto"
+import type { BatchId } from "./Ids.ts"
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 
@@ -60,7 +61,7 @@ export const mintToken = (account: string, key: TokenKey): Token =>
   brand(createHash("sha256").update(material(account, key)).digest())
 
 /** A placeholder token for a row that is never sent (rejected at intake): unique within the batch. */
-export const rejectedRowToken = (batchId: string, idx: number): Token =>
+export const rejectedRowToken = (batchId: BatchId, idx: number): Token =>
   brand(createHash("sha256").update(`${batchId}|${idx}`).digest())
 
 export const contentKeyOf = (phone: string, amountMinor: number, currency: string, operator: string): string =>

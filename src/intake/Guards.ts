@@ -10,6 +10,7 @@ import { formatAmount } from "../domain/Money.ts"
 import type { Row, StoreError } from "../store/Model.ts"
 import { MAY_HAVE_PAID_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface GuardSettings {
   /** Currency -> the largest single payout, in minor units. */
@@ -101,7 +102,7 @@ export const count = (figures: Figures, row: GuardedRow) => {
  * sent (or may have) over the last 24 hours. A row over a guard is not counted, so the rows after it
  * are judged on what would really be paid.
  */
-export const makeIntakeGuards = (accountId: string, g: GuardSettings) =>
+export const makeIntakeGuards = (accountId: AccountId, g: GuardSettings) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const since = (yield* Clock.currentTimeMillis) - GUARD_WINDOW_MS
@@ -114,12 +115,12 @@ export const makeIntakeGuards = (accountId: string, g: GuardSettings) =>
       Effect.gen(function* () {
         if (rows.length === 0 || !guardsActive(g)) return rows.map(() => undefined)
         if (!dayLoaded && Object.keys(g.dailyCap).length > 0) {
-          for (const t of yield* store.sentTotalsSince(accountId, since)) add(figures.day, t.currency, t.amountMinor)
+          for (const t of yield* store.account(accountId).sentTotalsSince(since)) add(figures.day, t.currency, t.amountMinor)
         }
         dayLoaded = true
         if (g.phoneDailyLimit !== undefined) {
           const fresh = [...new Set(rows.map((r) => r.phone))].filter((p) => !knownPhones.has(p))
-          for (const p of yield* store.phonePayoutsSince(accountId, fresh, since)) add(figures.phones, p.phone, p.payouts)
+          for (const p of yield* store.account(accountId).phonePayoutsSince(fresh, since)) add(figures.phones, p.phone, p.payouts)
           for (const p of fresh) knownPhones.add(p)
         }
         return rows.map((row) => {
@@ -153,7 +154,7 @@ export interface GuardBook {
 
 const guardedOf = (row: Row): GuardedRow => ({ currency: row.currency, amountMinor: row.amountMinor ?? 0, phone: row.phone })
 
-export const makeGuardBook = (accountId: string, batchId: string, g: GuardSettings) =>
+export const makeGuardBook = (accountId: AccountId, batchId: BatchId, g: GuardSettings) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const lock = yield* Effect.makeSemaphore(1)
@@ -172,11 +173,11 @@ export const makeGuardBook = (accountId: string, batchId: string, g: GuardSettin
         figures.phones.clear()
         knownPhones.clear()
         if (Object.keys(g.dailyCap).length > 0) {
-          for (const t of yield* store.sentTotalsSince(accountId, since)) add(figures.day, t.currency, t.amountMinor)
+          for (const t of yield* store.account(accountId).sentTotalsSince(since)) add(figures.day, t.currency, t.amountMinor)
         }
         if (g.phoneDailyLimit !== undefined) {
           const phones = [...new Set([phone, ...[...pending.values()].map((r) => r.phone)])]
-          for (const p of yield* store.phonePayoutsSince(accountId, phones, since)) add(figures.phones, p.phone, p.payouts)
+          for (const p of yield* store.account(accountId).phonePayoutsSince(phones, since)) add(figures.phones, p.phone, p.payouts)
           for (const p of phones) knownPhones.add(p)
         }
         for (const r of pending.values()) {
@@ -187,7 +188,7 @@ export const makeGuardBook = (accountId: string, batchId: string, g: GuardSettin
       })
 
     // What this batch sent (or may have) in earlier runs and so far in this one.
-    const loadBatch = store.streamRowsInStates(accountId, batchId, MAY_HAVE_PAID_STATES).pipe(
+    const loadBatch = store.batch(accountId, batchId).streamRowsInStates(MAY_HAVE_PAID_STATES).pipe(
       Stream.filter((r) => !pending.has(r.idx) && !admitted.has(r.idx)),
       Stream.runForEach((r) => Effect.sync(() => add(figures.batch, r.currency, r.amountMinor ?? 0)))
     )
@@ -223,10 +224,10 @@ export const makeGuardBook = (accountId: string, batchId: string, g: GuardSettin
   })
 
 /** The account's halt, as a runner sees it: read from the store at most once per `maxAgeMs`. */
-export const makeHaltWatch = (accountId: string, maxAgeMs = GUARD_FIGURES_MAX_AGE_MS) =>
+export const makeHaltWatch = (accountId: AccountId, maxAgeMs = GUARD_FIGURES_MAX_AGE_MS) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const read = store.activeHalt(accountId).pipe(
+    const read = store.account(accountId).activeHalt().pipe(
       // A halt that cannot be read holds: better a run that waits than one that pays through a stop.
       Effect.catchAll((e) =>
         Effect.map(Clock.currentTimeMillis, (at) => Option.some({ at, by: "payouts", reason: `the state store could not be read (${e.message})` }))

@@ -16,9 +16,10 @@ import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
 import type { RowError } from "./RowError.ts"
 import { type GuardSettings, makeIntakeGuards, NO_GUARDS } from "./Guards.ts"
 import { type CheckedRow, validateCsvFile, type ValidRow } from "./Validate.ts"
+import { type AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface IntakeOptions {
-  readonly accountId: string
+  readonly accountId: AccountId
   /**
    * What tokens are minted from (default: the account id): the service's wallet ids, so the same
    * merchant account reached through another address (a proxy, an alias) names its payouts the same.
@@ -44,7 +45,7 @@ export interface PendingColumns {
 }
 
 export type Intake =
-  | { readonly _tag: "Refused"; readonly batchId: string; readonly errors: ReadonlyArray<RowError>; readonly rows: number }
+  | { readonly _tag: "Refused"; readonly batchId: BatchId; readonly errors: ReadonlyArray<RowError>; readonly rows: number }
   | {
       readonly _tag: "Loaded"
       readonly batch: Batch
@@ -55,7 +56,7 @@ export type Intake =
   | {
       /** A dry run of a new file: checked, nothing stored. */
       readonly _tag: "Checked"
-      readonly batchId: string
+      readonly batchId: BatchId
       readonly pending: PendingColumns
       readonly rejected: number
       readonly errors: ReadonlyArray<RowError>
@@ -67,7 +68,7 @@ export const fileBatchId = (file: string) =>
     const fs = yield* FileSystem.FileSystem
     const hash = createHash("sha256")
     yield* fs.stream(file, { chunkSize: 256 * 1024 }).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
-    return hash.digest("hex").slice(0, 16)
+    return BatchId.make(hash.digest("hex").slice(0, 16))
   })
 
 const GROUP = 500
@@ -116,7 +117,7 @@ export const intake = (options: IntakeOptions) =>
     const store = yield* StateStore
     const { accountId } = options
     const batchId = yield* fileBatchId(options.file)
-    const existing = yield* store.getBatch(accountId, batchId)
+    const existing = yield* store.batch(accountId, batchId).getBatch()
     if (Option.isSome(existing) && existing.value.state !== "loading") {
       return { _tag: "Loaded", batch: existing.value, resumed: true, errors: [] } satisfies Intake as Intake
     }
@@ -144,8 +145,8 @@ export const intake = (options: IntakeOptions) =>
         const valid = group.filter((r): r is ValidRow => r._tag === "ValidRow")
         const ids = valid.flatMap((r) => (r.id === undefined ? [] : [r.id]))
         const keys = options.allowRepeats ? [] : valid.flatMap((r) => (r.id === undefined ? [r.repeatKey] : []))
-        const idHits = ids.length === 0 ? [] : yield* store.existingIds(accountId, ids, batchId)
-        const keyHits = keys.length === 0 ? [] : yield* store.recentRepeats(accountId, keys, since, batchId)
+        const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
+        const keyHits = keys.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(keys, since)
         const byId = new Map(idHits.map((m) => [m.key, m]))
         const byKey = new Map(keyHits.map((m) => [m.key, m]))
         const extras = group.map((row) => {
@@ -216,13 +217,13 @@ export const intake = (options: IntakeOptions) =>
       .createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
       .pipe(Effect.either)
     if (Either.isLeft(created)) {
-      yield* store.deleteBatch(accountId, batchId)
+      yield* store.batch(accountId, batchId).deleteBatch()
       const error = created.left
       if (error._tag === "StoreError") return yield* Effect.fail(error)
       return { _tag: "Refused", batchId, errors: csvFileErrorRows(error as CsvFileError), rows } satisfies Intake as Intake
     }
     if (errors.length > 0 && !options.skipInvalid) {
-      yield* store.deleteBatch(accountId, batchId)
+      yield* store.batch(accountId, batchId).deleteBatch()
       return { _tag: "Refused", batchId, errors, rows } satisfies Intake as Intake
     }
     return { _tag: "Loaded", batch: created.right, resumed: false, errors } satisfies Intake as Intake

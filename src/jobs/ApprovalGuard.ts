@@ -10,6 +10,7 @@ import { type NewBatch, type RowInput, StoreError } from "../store/Model.ts"
 import { StateStore, type StateStoreShape } from "../store/StateStore.ts"
 import type { ApprovedWhat } from "./Approval.ts"
 import { controlDifference, controlTally } from "./Scan.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface Approver {
   readonly by: string
@@ -21,12 +22,12 @@ export interface Approver {
 const isStream = <A, E, R>(rows: Iterable<A> | Stream.Stream<A, E, R>): rows is Stream.Stream<A, E, R> =>
   Predicate.hasProperty(rows, Stream.StreamTypeId)
 
-export const recordApproval = (accountId: string, batchId: string, approver: Approver) =>
+export const recordApproval = (accountId: AccountId, batchId: BatchId, approver: Approver) =>
   Effect.flatMap(StateStore, (store) =>
-    store.recordApproval(accountId, batchId, { by: approver.by, at: approver.at, what: JSON.stringify(approver.what) })
+    store.batch(accountId, batchId).recordApproval({ by: approver.by, at: approver.at, what: JSON.stringify(approver.what) })
   )
 
-export const approvedStore = (accountId: string, approver: Approver) =>
+export const approvedStore = (accountId: AccountId, approver: Approver) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const refused = yield* Ref.make(Option.none<string>())

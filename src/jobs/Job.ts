@@ -21,11 +21,12 @@ import { type ApprovalFile, type ApprovalPolicy, approvalOf, approverRefusal, cu
 import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
 import { type FeeRule, scanFile } from "./Scan.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export type RunFile<E, R> = (file: string, dryRun: boolean) => Effect.Effect<RunResult, E, R>
 
 export interface JobSettings {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly folder: JobFolder
   readonly requireApproval: boolean
   readonly feePercent: FeeRule
@@ -41,13 +42,13 @@ export type JobOutcome =
   | {
       readonly _tag: "Awaiting"
       readonly file: string
-      readonly batchId: string
+      readonly batchId: BatchId
       /** Why an earlier approval (or request) did not cover this file: said loudly. */
       readonly note?: string
     }
-  | { readonly _tag: "Held"; readonly batchId: string; readonly reason: string }
-  | { readonly _tag: "Incomplete"; readonly batchId: string; readonly exitCode: number; readonly outcome: string }
-  | { readonly _tag: "Attention"; readonly file: string; readonly batchId: string; readonly reasons: ReadonlyArray<string> }
+  | { readonly _tag: "Held"; readonly batchId: BatchId; readonly reason: string }
+  | { readonly _tag: "Incomplete"; readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
+  | { readonly _tag: "Attention"; readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
 
 const outcomeOf = (result: RunResult) => (typeof result.summary.outcome === "string" ? result.summary.outcome : "")
 
@@ -71,7 +72,7 @@ interface Again {
   readonly supersedes?: string
 }
 
-const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: string, again?: Again) =>
+const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: BatchId, again?: Again) =>
   Effect.gen(function* () {
     const { folder } = settings
     const dry = yield* run(csv, true)
@@ -107,7 +108,7 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
   })
 
 /** A batch only a person can settle (exit 5) goes to `attention/` with its outputs and a note of what to resolve. */
-const needsPerson = (csv: string, folder: JobFolder, batchId: string, result: RunResult) =>
+const needsPerson = (csv: string, folder: JobFolder, batchId: BatchId, result: RunResult) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const alarms = (Array.isArray(result.summary.alarms) ? result.summary.alarms : []) as ReadonlyArray<{ line?: number; reason?: string; references?: ReadonlyArray<string> }>
@@ -132,7 +133,7 @@ const needsPerson = (csv: string, folder: JobFolder, batchId: string, result: Ru
   })
 
 /** Runs the file and moves it where its result says; `approver` binds the run to an approval. */
-const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: string, approval: Option.Option<ApprovalFile>) =>
+const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: BatchId, approval: Option.Option<ApprovalFile>) =>
   Effect.gen(function* () {
     const { folder } = settings
     const result = yield* run(csv, false)
@@ -157,7 +158,7 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
   })
 
 /** An approved file: paid only if it is still what was approved, by someone the policy allows. */
-const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: string, approval: ApprovalFile) =>
+const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: BatchId, approval: ApprovalFile) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const what = approval.approved_what
@@ -178,7 +179,7 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
       })
     }
     const approver = { by, at: DateTime.toEpochMillis(DateTime.unsafeMake(approval.approved_at ?? 0)), what }
-    const batch = yield* store.getBatch(settings.accountId, batchId)
+    const batch = yield* store.batch(settings.accountId, batchId).getBatch()
     // A batch that exists already (a resumed run) is not created again: record its approval now.
     if (Option.isSome(batch) && batch.value.approvedBy === null) yield* recordApproval(settings.accountId, batchId, approver)
     const guard = yield* approvedStore(settings.accountId, approver)
@@ -196,7 +197,7 @@ export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv:
   Effect.gen(function* () {
     const store = yield* StateStore
     const batchId = yield* fileBatchId(csv)
-    const batch = yield* store.getBatch(settings.accountId, batchId)
+    const batch = yield* store.batch(settings.accountId, batchId).getBatch()
     if (Option.isSome(batch) && batch.value.state === "paused") {
       return { _tag: "Held", batchId, reason: batch.value.pauseReason ?? "paused" } satisfies JobOutcome as JobOutcome
     }

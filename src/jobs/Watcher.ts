@@ -188,7 +188,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
       }
       const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
       // The account's halt, for health: the runners read it themselves before every payout.
-      const halt = yield* StateStore.pipe(Effect.flatMap((store) => store.activeHalt(settings.accountId)), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
+      const halt = yield* StateStore.pipe(Effect.flatMap((store) => store.account(settings.accountId).activeHalt()), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
       if (halt !== undefined && (yield* Ref.get(health)).halt === undefined) {
         yield* Effect.logWarning(`the account is halted by ${halt.by}: ${halt.reason}; no new payout leaves until payouts halt --lift`)
       }

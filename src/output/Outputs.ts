@@ -12,6 +12,7 @@ import { type LedgerRow, writeLedger, writeSummary } from "./Ledger.ts"
 import { DEFAULT_FEE_ESTIMATE, estimateFee, type FeeEstimate } from "../domain/FeeEstimate.ts"
 import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
 import type { OutputPaths } from "./AtomicFile.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 /** A rejected row's amount as the file wrote it ("2000" for NGN stays "2000", "abc" stays "abc"). */
 export const amountAsWritten = (row: Row): string | undefined =>
@@ -39,8 +40,8 @@ export const ledgerRow = (row: Row): LedgerRow => ({
   updatedAt: row.updatedAt
 })
 
-export const writeLedgerFromStore = (paths: OutputPaths, accountId: string, batchId: string) =>
-  Effect.flatMap(StateStore, (store) => writeLedger(paths.ledger, Stream.map(store.streamRows(accountId, batchId), ledgerRow)))
+export const writeLedgerFromStore = (paths: OutputPaths, accountId: AccountId, batchId: BatchId) =>
+  Effect.flatMap(StateStore, (store) => writeLedger(paths.ledger, Stream.map(store.batch(accountId, batchId).streamRows(), ledgerRow)))
 
 export const writeErrors = (paths: OutputPaths, errors: ReadonlyArray<RowError>) =>
   writeErrorsFile(paths.errors, Stream.fromIterable(errors))
@@ -60,8 +61,8 @@ export interface CurrencyTotals {
  * the fees estimated. Summed by the store; the estimate has a minimum per payout, so it is taken over
  * each distinct amount times its rows rather than from the sum.
  */
-export const totalsByCurrency = (accountId: string, batchId: string, feeEstimate: FeeEstimate = DEFAULT_FEE_ESTIMATE) =>
-  Effect.flatMap(StateStore, (store) => store.currencyTotals(accountId, batchId)).pipe(
+export const totalsByCurrency = (accountId: AccountId, batchId: BatchId, feeEstimate: FeeEstimate = DEFAULT_FEE_ESTIMATE) =>
+  Effect.flatMap(StateStore, (store) => store.batch(accountId, batchId).currencyTotals()).pipe(
     Effect.map((totals) =>
       Object.fromEntries(
         totals.map((t): [string, CurrencyTotals] => [
@@ -79,7 +80,7 @@ export const totalsByCurrency = (accountId: string, batchId: string, feeEstimate
   )
 
 export interface SummaryInput {
-  readonly batchId: string
+  readonly batchId: BatchId
   readonly file: string
   readonly startedAt: number
   readonly counts: StateCounts | Readonly<Record<string, number>>

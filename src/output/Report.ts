@@ -20,6 +20,7 @@ export const reportPath = (paths: OutputPaths): string =>
   join(dirname(paths.ledger), basename(paths.ledger).replace(/\.ledger\.csv$/, "") + ".report.html")
 
 import type { FailedRow, OperatorStats, ReportData, UnpaidRow } from "./ReportData.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export type { FailedRow, OperatorStats, ReportData, UnpaidRow }
 
@@ -91,7 +92,7 @@ const FeeEstimates = Schema.Struct({
 })
 
 /** Writes the report of a batch beside its ledger, atomically. */
-export const writeReport = (path: string, accountId: string, batchId: string, summary: object) =>
+export const writeReport = (path: string, accountId: AccountId, batchId: BatchId, summary: object) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const decoded = yield* Schema.decodeUnknown(Summary)(summary)
@@ -99,6 +100,6 @@ export const writeReport = (path: string, accountId: string, batchId: string, su
     const feesEstimated = Object.fromEntries(
       Object.entries(estimates.totals ?? {}).flatMap(([c, t]) => (t.fees_estimated === undefined ? [] : [[c, t.fees_estimated]]))
     )
-    const data = yield* collect(store.streamRows(accountId, batchId))
+    const data = yield* collect(store.batch(accountId, batchId).streamRows())
     yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, ...data }))
   }).pipe(Effect.withSpan("Report.write"))

@@ -9,11 +9,12 @@ import { TOKEN_PATTERN } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, dayOf, HISTORY_DAYS, serviceDays, syncDays } from "./ListingMirror.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface AccountFinding {
   readonly kind: "duplicate" | "unmatched" | "mismatch" | "unrecorded" | "incomplete" | "alarm"
   readonly token: string
-  readonly batchId: string | null
+  readonly batchId: BatchId | null
   readonly line: number | null
   readonly detail: string
   readonly references: ReadonlyArray<string>
@@ -28,7 +29,7 @@ export interface AccountReport {
   readonly ok: boolean
 }
 
-export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: string) {
+export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: AccountId) {
     const store = yield* StateStore
     const now = yield* Clock.currentTimeMillis
     // The service's days (its Date header), not ours: a clock ahead of ours lists payouts on its own days.
@@ -36,7 +37,7 @@ export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: 
     const sync = yield* syncDays(accountId, days, { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
     const byToken = new Map<string, Array<MirroredPayout>>()
     let payouts = 0
-    yield* store.mirrorOfDays(accountId, days[0], days[days.length - 1]).pipe(
+    yield* store.account(accountId).mirrorOfDays(days[0], days[days.length - 1]).pipe(
       Stream.runForEach((p) =>
         Effect.sync(() => {
           payouts++
@@ -51,13 +52,13 @@ export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: 
     for (const [day, why] of sync.incomplete) {
       findings.push({ kind: "incomplete", token: "", batchId: null, line: null, detail: `listing of ${day} could not be read completely: ${why}`, references: [] })
     }
-    const alarm = yield* store.accountAlarm(accountId)
+    const alarm = yield* store.account(accountId).accountAlarm()
     if (alarm._tag === "Some") findings.push({ kind: "alarm", token: "", batchId: null, line: null, detail: `account alarm: ${alarm.value.reason}`, references: [] })
     let tokened = 0
     for (const [token, listed] of byToken) {
       tokened += listed.length
       const refs = listed.map((p) => p.reference)
-      const found = yield* store.findRowByToken(accountId, token)
+      const found = yield* store.account(accountId).findRowByToken(token)
       if (found._tag === "None") {
         findings.push({ kind: "unmatched", token, batchId: null, line: null, detail: `${listed.length} payout(s) carry a token no row of this account has`, references: refs })
         continue

@@ -29,7 +29,7 @@ const preflightOf = Effect.fn("BalanceCheck.preflight")(function* (pending: Pend
 export const loadPreflight = Effect.fn("BalanceCheck.load")(function* (ctx: RunContext) {
     const store = yield* StateStore
     const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
-    yield* store.streamPending(ctx.accountId, ctx.batchId).pipe(
+    yield* store.batch(ctx.accountId, ctx.batchId).streamPending().pipe(
       Stream.runForEach((r) =>
         Effect.sync(() => {
           pending.idxs.push(r.idx)

@@ -54,7 +54,7 @@ export const makeConclusion = (input: ConclusionInput) =>
       )
     const finish = Effect.fn("Run.conclude")(function* (outcome: string, forced?: number, cause?: RefusalCause) {
         yield* writer.flush
-        const counts = yield* store.countByState(accountId, batchId)
+        const counts = yield* store.batch(accountId, batchId).countByState()
         const alarms = yield* Ref.get(ctx.alarms)
         const accountAlarm = yield* Ref.get(ctx.accountAlarm)
         const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
@@ -66,7 +66,7 @@ export const makeConclusion = (input: ConclusionInput) =>
         }
         const guarded = yield* concludeSafeguards(ctx, counts, !request.dryRun)
         const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, alarm]) =>
-          Effect.map(store.getRow(accountId, batchId, idx), (row) => ({
+          Effect.map(store.batch(accountId, batchId).getRow(idx), (row) => ({
             line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }),
             reason: alarm.reason,
             references: alarm.references
@@ -92,11 +92,11 @@ export const makeConclusion = (input: ConclusionInput) =>
         })
         // Every row final (exit 0 or 1): the batch is done, and `payouts batches` says so.
         if (!request.dryRun && (exitCode === EXIT_OK || exitCode === EXIT_FINISHED_WITH_FAILURES) && guarded.paused === undefined) {
-          yield* store.setBatchState(accountId, batchId, "done")
+          yield* store.batch(accountId, batchId).setBatchState("done")
         }
         if (request.dryRun) {
           // A dry run leaves no trace, but never touches a batch an earlier run created.
-          if (!input.resumed) yield* store.deleteBatch(accountId, batchId)
+          if (!input.resumed) yield* store.batch(accountId, batchId).deleteBatch()
         } else {
           const written = yield* writeOutputs(summary).pipe(Effect.either)
           if (written._tag === "Left") {

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs"
 import { hostname } from "node:os"
 import type { Fence } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -52,13 +53,13 @@ export const isDeadLocalOwner = (owner: string, host = hostname()): boolean => {
 }
 
 /** The lease's fence when this owner now holds it; none while another (live) runner does. */
-export const acquireLease = Effect.fn("Lease.acquire")(function* (accountId: string, batchId: string, owner: string, ttl: Duration.DurationInput) {
+export const acquireLease = Effect.fn("Lease.acquire")(function* (accountId: AccountId, batchId: BatchId, owner: string, ttl: Duration.DurationInput) {
     const store = yield* StateStore
-    const held = yield* store.acquireLease(accountId, batchId, owner, ttl)
+    const held = yield* store.batch(accountId, batchId).acquireLease(owner, ttl)
     if (Option.isSome(held)) return held
-    const holder = Option.flatMap(yield* store.getBatch(accountId, batchId), (b) => Option.fromNullable(b.leaseOwner))
+    const holder = Option.flatMap(yield* store.batch(accountId, batchId).getBatch(), (b) => Option.fromNullable(b.leaseOwner))
     if (Option.isNone(holder) || !isDeadLocalOwner(holder.value)) return Option.none<Fence>()
     // Released only if still held by the dead owner: two restarts racing here still get one lease.
-    yield* store.releaseLease(accountId, batchId, holder.value)
-    return yield* store.acquireLease(accountId, batchId, owner, ttl)
+    yield* store.batch(accountId, batchId).releaseLease(holder.value)
+    return yield* store.batch(accountId, batchId).acquireLease(owner, ttl)
   })

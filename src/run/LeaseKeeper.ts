@@ -14,7 +14,7 @@ export const keepLease = (ctx: RunContext, ttl: Duration.Duration, acquiredAt: n
     yield* Ref.set(ctx.leaseUntil, acquiredAt + Duration.toMillis(ttl))
     const renew = Effect.gen(function* () {
       const start = yield* Clock.currentTimeMillis
-      const ok = yield* store.renewLease(ctx.accountId, ctx.batchId, ctx.fence, ttl)
+      const ok = yield* store.batch(ctx.accountId, ctx.batchId).renewLease(ctx.fence, ttl)
       if (ok) yield* Ref.set(ctx.leaseUntil, start + Duration.toMillis(ttl))
       else yield* Ref.set(ctx.stop, { _tag: "LeaseLost" })
     }).pipe(Effect.ignore, Effect.withSpan("Lease.renew"))

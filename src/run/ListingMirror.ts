@@ -17,6 +17,7 @@ import { tokenOfDescription } from "../domain/Token.ts"
 import type { DayRead } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { say } from "./Notices.ts"
+import type { AccountId } from "../domain/Ids.ts"
 
 export const DAY_MS = 24 * 60 * 60 * 1000
 /** The service keeps 90 days of history. */
@@ -113,11 +114,11 @@ export interface SyncOptions {
 }
 
 /** Syncs the mirror for these days (oldest first); a day that cannot be read is left incomplete. */
-export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: string, days: ReadonlyArray<string>, options: SyncOptions) {
+export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: AccountId, days: ReadonlyArray<string>, options: SyncOptions) {
     const store = yield* StateStore
     const client = yield* PaymentClient
     const at = yield* Clock.currentTimeMillis
-    const known = new Map((yield* store.mirrorDays(accountId, days).pipe(Effect.orDie)).map((d) => [d.day, d]))
+    const known = new Map((yield* store.account(accountId).mirrorDays(days).pipe(Effect.orDie)).map((d) => [d.day, d]))
     const complete = new Set<string>()
     const incomplete = new Map<string, string>()
     const open = days.filter((day) => {
@@ -128,7 +129,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: st
     const save = (day: string, payouts: ReadonlyArray<DayPayout>, maxTotal: number) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        yield* store.saveDayRead(accountId, {
+        yield* store.account(accountId).saveDayRead({
           day,
           payouts,
           hash: hashOf(payouts),

@@ -29,7 +29,7 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
     const store = yield* StateStore
     const client = yield* PaymentClient
     const { accountId, batchId, writer } = ctx
-    const first = yield* store.rowsInStates(accountId, batchId, ["validated"], { limit: 1 })
+    const first = yield* store.batch(accountId, batchId).rowsInStates(["validated"], { limit: 1 })
     if (first.length === 0) return { adopted: 0, alarms: 0, incompleteDays: 0 } satisfies PreScanResult
     // The service's days: its clock may differ from ours (learnt from the Date header of any answer).
     const now = yield* Clock.currentTimeMillis
@@ -43,12 +43,12 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
     }
     let adopted = 0
     let alarms = 0
-    yield* store.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
+    yield* store.batch(accountId, batchId).streamRowsInStates(["validated"]).pipe(
       Stream.grouped(CHUNK),
       Stream.runForEach((chunk) =>
         Effect.gen(function* () {
           const rows = Chunk.toReadonlyArray(chunk)
-          const listed = yield* store.mirrorByTokens(accountId, rows.map((r) => r.token))
+          const listed = yield* store.account(accountId).mirrorByTokens(rows.map((r) => r.token))
           if (listed.length === 0) return
           const byToken = new Map<string, Array<MirroredPayout>>()
           for (const p of listed) {
@@ -61,11 +61,11 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
             const exact = carrying.filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
             // A payout our store records for another batch's row is that row's, not this one's: the same
             // content without ids again (a repeat after the repeat window, or the file re-saved?).
-            const recorded = exact.length === 1 ? yield* store.findRowByReference(accountId, exact[0].reference) : Option.none()
+            const recorded = exact.length === 1 ? yield* store.account(accountId).findRowByReference(exact[0].reference) : Option.none()
             if (Option.isSome(recorded) && recorded.value.batchId !== batchId) {
               alarms++
               const reason = `its token's payout ${exact[0].reference} is already the payout of batch ${recorded.value.batchId} line ${recorded.value.line} (the same row again: a repeat, or the same file re-saved?)`
-              yield* store.setRowAlarm(accountId, batchId, row.idx, reason, [exact[0].reference])
+              yield* store.batch(accountId, batchId).setRowAlarm(row.idx, reason, [exact[0].reference])
               yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references: [exact[0].reference] }]]))
               yield* say(`ALARM line ${row.line}: ${reason}; it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
               continue
@@ -82,7 +82,7 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
                 ? `before sending, ${exact.length} listed payouts already carry this row's token`
                 : "before sending, a listed payout carries this row's token with another amount or currency"
             const references = carrying.map((p) => p.reference)
-            yield* store.setRowAlarm(accountId, batchId, row.idx, reason, references)
+            yield* store.batch(accountId, batchId).setRowAlarm(row.idx, reason, references)
             yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
             yield* say(`ALARM line ${row.line}: ${reason} (${references.join(", ")}); it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
           }

@@ -15,7 +15,7 @@ export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
     const start = yield* Clock.currentTimeMillis
     const last = yield* Ref.make({ at: start, sent: 0 })
     const once = Effect.gen(function* () {
-      const c = yield* store.countByState(ctx.accountId, ctx.batchId)
+      const c = yield* store.batch(ctx.accountId, ctx.batchId).countByState()
       const now = yield* Clock.currentTimeMillis
       const sum = (states: ReadonlyArray<RowState>) => states.reduce((n, s) => n + c[s], 0)
       const sent = sum(SENT_STATES)

@@ -12,6 +12,7 @@ import type { Fence, Row } from "../store/Model.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
 import { ANSWERED_STATES, canMove, stateOfStatus, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface Finding {
   readonly kind: "missing" | "duplicate" | "unrecorded" | "changed" | "unreachable"
@@ -56,19 +57,19 @@ const side = (s: Sums, currency: string): SideTotals => ({
  * Changes are written under the batch's lease (DESIGN 7: every row transition is fenced). While a
  * runner holds it, the batch is compared and reported but the store is left to that runner.
  */
-export const reconcileBatch = Effect.fn("ReconcileBatch.run")(function* (accountId: string, batchId: string) {
+export const reconcileBatch = Effect.fn("ReconcileBatch.run")(function* (accountId: AccountId, batchId: BatchId) {
     const store = yield* StateStore
     const owner = runnerName("reconcile")
     const fence = yield* acquireLease(accountId, batchId, owner, "5 minutes")
     return yield* compare(accountId, batchId, fence).pipe(
-      Effect.ensuring(store.releaseLease(accountId, batchId, owner).pipe(Effect.ignore))
+      Effect.ensuring(store.batch(accountId, batchId).releaseLease(owner).pipe(Effect.ignore))
     )
   })
 
-const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: string, batchId: string, fence: Option.Option<Fence>) {
+const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: AccountId, batchId: BatchId, fence: Option.Option<Fence>) {
     const store = yield* StateStore
     const client = yield* PaymentClient
-    const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(accountId, batchId)))
+    const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.batch(accountId, batchId).streamRows()))
     const byToken = new Map(rows.map((r) => [r.token, r]))
     const intents = rows.flatMap((r) => (r.intentAt === null ? [] : [DateTime.toEpochMillis(r.intentAt)]))
     const now = yield* Clock.currentTimeMillis
@@ -79,7 +80,7 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: string
         ? undefined
         : yield* syncDays(accountId, yield* serviceDays(Math.min(...intents) - DAY_MS, now), { closeAfterMs: 6 * 60 * 60 * 1000 })
     const listed = new Map<string, Array<string>>()
-    for (const p of yield* store.mirrorByTokens(accountId, [...byToken.keys()])) {
+    for (const p of yield* store.account(accountId).mirrorByTokens([...byToken.keys()])) {
       if (p.token === null || p.description === null || !p.description.startsWith(`[${p.token}]`)) continue
       const refs = listed.get(p.token) ?? []
       if (!refs.includes(p.reference)) refs.push(p.reference)
@@ -129,7 +130,7 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: string
             if (state === row.state) continue
             note(row, "changed", `ledger ${row.state}, service ${r.status}`, [reference])
             if (canMove(row.state, state) && Option.isSome(fence)) {
-              const applied = yield* store.recordTransition(accountId, batchId, {
+              const applied = yield* store.batch(accountId, batchId).recordTransition({
                 idx: row.idx,
                 from: [row.state],
                 to: state,

@@ -53,7 +53,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
     let announcedGrace = 0
 
     const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
-        yield* store.setRowAlarm(accountId, batchId, row.idx, reason, references).pipe(Effect.orDie)
+        yield* store.batch(accountId, batchId).setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
         yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
         const refs = references.length > 0 ? ` (${references.join(", ")})` : ""
         yield* say(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
@@ -64,10 +64,10 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       const now = yield* Clock.currentTimeMillis
       const alarms = yield* Ref.get(ctx.alarms)
       const unknown = Chunk.toReadonlyArray(
-        yield* store.streamRowsInStates(accountId, batchId, ["unknown"]).pipe(Stream.runCollect, Effect.orDie)
+        yield* store.batch(accountId, batchId).streamRowsInStates(["unknown"]).pipe(Stream.runCollect, Effect.orDie)
       ).filter((r) => !alarms.has(r.idx))
       // Rows resent once stay watched: a second payout carrying the token is a duplicate alarm.
-      const watched = (yield* store.flaggedRows(accountId, batchId).pipe(Effect.orDie)).filter(
+      const watched = (yield* store.batch(accountId, batchId).flaggedRows().pipe(Effect.orDie)).filter(
         (r) => r.resends > 0 && r.state !== "unknown" && !alarms.has(r.idx)
       )
       if (unknown.length === 0 && watched.length === 0) return { waiting: 0, adopted: 0, resent: 0, alarms: alarms.size }
@@ -78,7 +78,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
       const leaseTtlMs = settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
       // One read of our known payouts serves the lag (7 days) and the witnesses (from the intents' days).
       const witnessesFrom = earliest - DAY_MS
-      const knownAll = yield* store.knownPayouts(accountId, Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
+      const knownAll = yield* store.account(accountId).knownPayouts(Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
       const lag = p99Lag(knownAll.filter((k) => k.answeredAt >= now - LAG_WINDOW_MS), now, LAG_CAP_MS)
       const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
       const graceMs = Math.max(settings.reconcileGraceMs, floor)
@@ -104,9 +104,9 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
         progress: syncTo - syncFrom > 4 * DAY_MS
       }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
       const tokens = [...unknown, ...watched].map((r) => r.token)
-      const byToken = groupByToken(yield* store.mirrorByTokens(accountId, tokens).pipe(Effect.orDie))
+      const byToken = groupByToken(yield* store.account(accountId).mirrorByTokens(tokens).pipe(Effect.orDie))
       const known = knownAll.filter((k) => k.answeredAt >= witnessesFrom)
-      const listed = new Map((yield* store.mirrorByReferences(accountId, known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
+      const listed = new Map((yield* store.account(accountId).mirrorByReferences(known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
       const evidence = {
         now,
         completeDays: sync.complete,
@@ -162,7 +162,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
           case "AccountAlarm":
             waiting++
             if ((yield* Ref.get(ctx.accountAlarm)) === undefined) {
-              yield* store.raiseAccountAlarm(accountId, decision.reason, now).pipe(Effect.orDie)
+              yield* store.account(accountId).raiseAccountAlarm(decision.reason, now).pipe(Effect.orDie)
               yield* Ref.set(ctx.accountAlarm, decision.reason)
               yield* say(
                 `ACCOUNT ALARM: ${decision.reason} (e.g. ${decision.references.join(", ")}). No row is resent automatically until a person checks the listing: payouts resolve ${batchId} --listing-ok --by NAME`
@@ -196,7 +196,7 @@ export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row
         for (let i = 0; i < toResend.length; i += group) {
           const claimed: Array<Row> = []
           for (const idx of toResend.slice(i, i + group)) {
-            const rows = yield* store.claimForResend(accountId, batchId, [idx], `resend: ${resendEvidence.get(idx)}`, ctx.fence).pipe(Effect.orDie)
+            const rows = yield* store.batch(accountId, batchId).claimForResend([idx], `resend: ${resendEvidence.get(idx)}`, ctx.fence).pipe(Effect.orDie)
             claimed.push(...rows)
           }
           for (const r of claimed) {

@@ -9,21 +9,21 @@ import type { RunContext } from "./RunContext.ts"
 /** Alarms kept by earlier runs, and rows whose intents belong to a runner proven dead (rule 5). */
 export const loadAlarms = Effect.fn("Recovery.loadAlarms")(function* (ctx: RunContext) {
     const store = yield* StateStore
-    const flagged = yield* store.flaggedRows(ctx.accountId, ctx.batchId)
+    const flagged = yield* store.batch(ctx.accountId, ctx.batchId).flaggedRows()
     const alarms = new Map(flagged.filter((r) => r.alarm !== null).map((r) => [r.idx, { reason: r.alarm ?? "", references: r.candidates ?? [] }]))
     yield* Ref.set(ctx.alarms, alarms)
-    const account = yield* store.accountAlarm(ctx.accountId)
+    const account = yield* store.account(ctx.accountId).accountAlarm()
     if (Option.isSome(account)) {
       yield* Ref.set(ctx.accountAlarm, account.value.reason)
       yield* say(`Account alarm (since ${new Date(account.value.at).toISOString()}): ${account.value.reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`)
     }
     if (alarms.size > 0) yield* say(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
     const owners = new Set<string>()
-    yield* store.streamRowsInStates(ctx.accountId, ctx.batchId, IN_DOUBT_STATES).pipe(
+    yield* store.batch(ctx.accountId, ctx.batchId).streamRowsInStates(IN_DOUBT_STATES).pipe(
       Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
     )
     for (const previous of owners) {
-      if (isDeadLocalOwner(previous)) yield* store.adoptIntents(ctx.accountId, ctx.batchId, previous, ctx.owner)
+      if (isDeadLocalOwner(previous)) yield* store.batch(ctx.accountId, ctx.batchId).adoptIntents(previous, ctx.owner)
       else yield* say(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
     }
   })

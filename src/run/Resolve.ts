@@ -17,6 +17,7 @@ import { StateStore } from "../store/StateStore.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
 import { payoutRequest } from "./Submitter.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly message: string }> {}
 
@@ -28,8 +29,8 @@ export type Decision =
   | { readonly _tag: "Acknowledge" }
 
 export interface ResolveRequest {
-  readonly accountId: string
-  readonly batchId: string
+  readonly accountId: AccountId
+  readonly batchId: BatchId
   readonly line: number | undefined
   readonly by: string
   readonly reason: string
@@ -69,19 +70,19 @@ const leaseStillOurs = (since: number) =>
 
 const fail = (message: string) => Effect.fail(new ResolveError({ message }))
 
-const evidenceOf = Effect.fn("Resolve.evidence")(function* (accountId: string, batchId: string, row: Row) {
+const evidenceOf = Effect.fn("Resolve.evidence")(function* (accountId: AccountId, batchId: BatchId, row: Row) {
     const store = yield* StateStore
-    const carrying = (yield* store.mirrorByTokens(accountId, [row.token])).filter((p) => carriesToken(p.description, row.token))
+    const carrying = (yield* store.account(accountId).mirrorByTokens([row.token])).filter((p) => carriesToken(p.description, row.token))
     const intent = row.intentAt === null ? Date.now() : DateTime.toEpochMillis(row.intentAt)
     const days = daysBetween(intent - DAY_MS, intent + 2 * DAY_MS)
     const possible = Chunk.toReadonlyArray(
-      yield* store.mirrorOfDays(accountId, days[0], days[days.length - 1]).pipe(
+      yield* store.account(accountId).mirrorOfDays(days[0], days[days.length - 1]).pipe(
         Stream.filter((p) => p.token === null && p.currency === row.currency && p.amountMinor === row.amountMinor),
         Stream.take(20),
         Stream.runCollect
       )
     )
-    const events = yield* store.events(accountId, batchId, row.idx)
+    const events = yield* store.batch(accountId, batchId).events(row.idx)
     return {
       line: row.line,
       id: row.rowId,
@@ -110,7 +111,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
     const fence = held.value
     return yield* Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      const all = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(accountId, batchId)))
+      const all = Chunk.toReadonlyArray(yield* Stream.runCollect(store.batch(accountId, batchId).streamRows()))
       const open = all.filter((r) => IN_DOUBT_STATES.includes(r.state) || r.alarm !== null)
       const targets = request.line === undefined ? open : all.filter((r) => r.line === request.line)
       if (request.line !== undefined && targets.length === 0) return yield* fail(`no row on line ${request.line} in batch ${batchId}`)
@@ -121,7 +122,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
 
       let listingCleared = 0
       if (request.listingOk) {
-        listingCleared = yield* store.clearAccountAlarm(accountId, request.by, request.reason, now)
+        listingCleared = yield* store.account(accountId).clearAccountAlarm(request.by, request.reason, now)
       }
       let applied: string | undefined
       const decision = request.decision
@@ -139,11 +140,11 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
             if (record.type !== "payout" || record.currency !== row.currency || fromWire(record.amount, record.currency) !== row.amountMinor) {
               return yield* fail(`${decision.reference} is a ${record.type} of ${record.amount} ${record.currency}, not this row's payout`)
             }
-            const taken = yield* store.findRowByReference(accountId, decision.reference)
+            const taken = yield* store.account(accountId).findRowByReference(decision.reference)
             if (Option.isSome(taken) && !(taken.value.batchId === batchId && taken.value.idx === row.idx)) {
               return yield* fail(`${decision.reference} already belongs to line ${taken.value.line} of batch ${taken.value.batchId}`)
             }
-            yield* store.recordTransition(accountId, batchId, {
+            yield* store.batch(accountId, batchId).recordTransition({
               idx: row.idx,
               from: ["unknown"],
               to: stateOfStatus(record.status),
@@ -157,18 +158,18 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
           }
           case "Resend": {
             if (row.state !== "unknown") return yield* fail(`line ${row.line} is ${row.state}: only an unknown row can be resent`)
-            const halt = yield* store.activeHalt(accountId)
+            const halt = yield* store.account(accountId).activeHalt()
             if (Option.isSome(halt)) {
               return yield* fail(`line ${row.line}: refused, the account is halted by ${halt.value.by} (${halt.value.reason}); lift it first with payouts halt --lift`)
             }
             if (evidence.carrying.length > 0) {
               return yield* fail(`line ${row.line}: refused, ${evidence.carrying.map((p) => p.reference).join(", ")} carries its token; adopt it instead`)
             }
-            const claimed = yield* store.claimForResend(accountId, batchId, [row.idx], `resend ${who}`, fence)
+            const claimed = yield* store.batch(accountId, batchId).claimForResend([row.idx], `resend ${who}`, fence)
             if (claimed.length === 0) return yield* fail(`line ${row.line} changed meanwhile; look again`)
             const sent = yield* client.payout(payoutRequest(claimed[0], request.urls), leaseStillOurs(leaseStart)).pipe(Effect.either)
             if (sent._tag === "Right") {
-              yield* store.recordTransition(accountId, batchId, {
+              yield* store.batch(accountId, batchId).recordTransition({
                 idx: row.idx,
                 from: ["submitting"],
                 to: stateOfStatus(sent.right.status),
@@ -179,20 +180,20 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
               }, fence)
               applied = `line ${row.line}: resent, ${sent.right.reference} (${sent.right.status})`
             } else if (sent.left._tag === "NotSent" || sent.left._tag === "RateLimited" || sent.left._tag === "AuthError") {
-              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "operator", detail: `resend not sent: ${sent.left.message}` }, fence)
+              yield* store.batch(accountId, batchId).recordTransition({ idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "operator", detail: `resend not sent: ${sent.left.message}` }, fence)
               applied = `line ${row.line}: the resend was not sent (${sent.left.message}); the row stays unknown`
             } else if (sent.left._tag === "ValidationError" || sent.left._tag === "InsufficientBalance") {
-              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "failed", error: sent.left.message, source: "response", detail: `resend refused ${who}` }, fence)
+              yield* store.batch(accountId, batchId).recordTransition({ idx: row.idx, from: ["submitting"], to: "failed", error: sent.left.message, source: "response", detail: `resend refused ${who}` }, fence)
               applied = `line ${row.line}: the service refused the resend: ${sent.left.message}`
             } else {
-              yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "response", detail: `resend ${who}: no answer` }, fence)
+              yield* store.batch(accountId, batchId).recordTransition({ idx: row.idx, from: ["submitting"], to: "unknown", error: sent.left.message, source: "response", detail: `resend ${who}: no answer` }, fence)
               applied = `line ${row.line}: resent, but no answer (${sent.left.message}): it is unknown again`
             }
             break
           }
           case "Abandon": {
             if (row.state !== "unknown") return yield* fail(`line ${row.line} is ${row.state}: only an unknown row can be abandoned`)
-            yield* store.recordTransition(accountId, batchId, { idx: row.idx, from: ["unknown"], to: "abandoned", error: `abandoned ${who}`, source: "operator", detail: `abandoned ${who}` }, fence)
+            yield* store.batch(accountId, batchId).recordTransition({ idx: row.idx, from: ["unknown"], to: "abandoned", error: `abandoned ${who}`, source: "operator", detail: `abandoned ${who}` }, fence)
             applied = `line ${row.line}: abandoned (never retried automatically)`
             break
           }
@@ -200,14 +201,14 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
             applied = `line ${row.line}: alarm acknowledged`
             break
         }
-        yield* store.setRowAlarm(accountId, batchId, row.idx, null, [])
+        yield* store.batch(accountId, batchId).setRowAlarm(row.idx, null, [])
       }
 
       const shown = yield* Effect.forEach(
-        (yield* Effect.forEach(targets, (r) => Effect.map(store.getRow(accountId, batchId, r.idx), Option.getOrElse(() => r)))),
+        (yield* Effect.forEach(targets, (r) => Effect.map(store.batch(accountId, batchId).getRow(r.idx), Option.getOrElse(() => r)))),
         (r) => evidenceOf(accountId, batchId, r)
       )
-      const alarm = yield* store.accountAlarm(accountId)
+      const alarm = yield* store.account(accountId).accountAlarm()
       return {
         accountAlarm: Option.match(alarm, { onNone: () => undefined, onSome: (a) => a.reason }),
         listingCleared,
@@ -215,12 +216,12 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
         rows: shown,
         applied
       } satisfies ResolveOutcome
-    }).pipe(Effect.ensuring(Effect.zipRight(store.releaseIntents(accountId, batchId, owner), store.releaseLease(accountId, batchId, owner)).pipe(Effect.ignore)))
+    }).pipe(Effect.ensuring(Effect.zipRight(store.batch(accountId, batchId).releaseIntents(owner), store.batch(accountId, batchId).releaseLease(owner)).pipe(Effect.ignore)))
   })
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export const describeResolve = (batchId: string, o: ResolveOutcome): string => {
+export const describeResolve = (batchId: BatchId, o: ResolveOutcome): string => {
   const lines: Array<string> = []
   if (o.listingCleared > 0) lines.push(`Account alarm cleared (${o.listingCleared}).`)
   if (o.accountAlarm !== undefined) lines.push(`ACCOUNT ALARM: ${o.accountAlarm}\n  After checking the listing by hand: payouts resolve ${batchId} --listing-ok --by NAME --reason TEXT`)

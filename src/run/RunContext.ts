@@ -6,6 +6,7 @@ import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeg
 import { makeTransitionWriter, type TransitionWriter } from "./TransitionWriter.ts"
 import type { Fence } from "../store/Model.ts"
 import type { StateStore } from "../store/StateStore.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface RunSettings {
   readonly concurrency: number
@@ -41,8 +42,8 @@ export type StopReason =
   | { readonly _tag: "LeaseLost" }
 
 export interface RunContext {
-  readonly accountId: string
-  readonly batchId: string
+  readonly accountId: AccountId
+  readonly batchId: BatchId
   readonly settings: RunSettings
   readonly writer: TransitionWriter
   readonly polls: PollQueue
@@ -114,8 +115,8 @@ export const DEFAULT_RUN_SETTINGS = {
  * finds the lease taken over.
  */
 export const makeRunContext = (
-  accountId: string,
-  batchId: string,
+  accountId: AccountId,
+  batchId: BatchId,
   settings: RunSettings,
   fence: Fence
 ): Effect.Effect<RunContext, never, StateStore | Scope.Scope> =>

@@ -2,9 +2,10 @@
 import type { Duration, Effect } from "effect"
 import { outcomeFor, type Outcome, type RefusalCause } from "./Outcome.ts"
 import type { RunSettings } from "./RunContext.ts"
+import type { AccountId } from "../domain/Ids.ts"
 
 export interface RunRequest {
-  readonly accountId: string
+  readonly accountId: AccountId
   /** What row tokens are minted from (the service's wallet ids); default the account id. */
   readonly tokenScope?: string
   readonly file: string

@@ -84,7 +84,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     if (loaded.resumed) yield* say(`Resuming batch ${batchId} (same file content as an earlier run)`)
     if (!request.dryRun) {
       // Before the first payout: a ledger that cannot be written must not be found out after paying.
-      const rows = Object.values(yield* store.countByState(accountId, batchId)).reduce((a, b) => a + b, 0)
+      const rows = Object.values(yield* store.batch(accountId, batchId).countByState()).reduce((a, b) => a + b, 0)
       const problems = yield* checkWritable({ outDir: dirname(paths.ledger), statePath: request.statePath, rows })
       if (problems.length > 0) {
         yield* say(`Refused before paying anything: ${problems.join("; ")}.`)
@@ -102,7 +102,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         if (!request.dryRun) {
           const held = yield* acquireLease(accountId, batchId, owner, leaseTtl)
           if (Option.isNone(held)) {
-            const batch = yield* store.getBatch(accountId, batchId)
+            const batch = yield* store.batch(accountId, batchId).getBatch()
             const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
             yield* say(
               `Batch ${batchId} is being run by another process (${Option.getOrElse(holder, () => "unknown")}); not starting a second runner. Try again when it ends.`
@@ -112,7 +112,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
           fence = held.value
           // Leaving cleanly: every POST of ours has ended, so our unknown rows no longer need our word (rule 5).
           yield* Effect.addFinalizer(() =>
-            Effect.zipRight(store.releaseIntents(accountId, batchId, owner), store.releaseLease(accountId, batchId, owner)).pipe(Effect.ignore)
+            Effect.zipRight(store.batch(accountId, batchId).releaseIntents(owner), store.batch(accountId, batchId).releaseLease(owner)).pipe(Effect.ignore)
           )
         }
         const wakeups = yield* Queue.unbounded<string>()
@@ -145,7 +145,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
           yield* Ref.set(prescanAdopted, found.adopted)
         }
 
-        const counts0 = yield* store.countByState(accountId, batchId)
+        const counts0 = yield* store.batch(accountId, batchId).countByState()
         const everSent = Object.entries(counts0).some(([s, n]) => n > 0 && !NOT_SENT_STATES.some((state) => state === s))
         const preflightResult = yield* loadPreflight(ctx).pipe(Effect.either)
         if (preflightResult._tag === "Left") {
@@ -169,7 +169,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         }
 
         if (request.confirm !== undefined) {
-          const toPay = (yield* store.countByState(accountId, batchId)).validated
+          const toPay = (yield* store.batch(accountId, batchId).countByState()).validated
           if (toPay > 0 && !(yield* request.confirm(`${toPay} row(s) to pay\n${describePreflight(checked)}`))) {
             yield* say("Not confirmed: nothing was paid.")
             return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "declined")
@@ -182,12 +182,12 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         const tracker = yield* makeTracker(ctx, wakeups)
 
         // A previous run that stopped between intent and answer: reconcile, never resend blindly.
-        yield* store.streamRowsInStates(accountId, batchId, ["submitting"]).pipe(
+        yield* store.batch(accountId, batchId).streamRowsInStates(["submitting"]).pipe(
           Stream.runForEach((r) =>
             writer.record({ idx: r.idx, from: ["submitting"], to: "unknown", source: "reconcile", detail: "found in submitting at start: the previous run stopped between intent and answer" })
           )
         )
-        yield* store.streamRowsInStates(accountId, batchId, IN_FLIGHT_STATES).pipe(
+        yield* store.batch(accountId, batchId).streamRowsInStates(IN_FLIGHT_STATES).pipe(
           Stream.runForEach((r) => (r.reference === null ? Effect.void : follow(ctx, r.idx, r.reference, false)))
         )
         yield* writer.flush
@@ -211,7 +211,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
           const t = yield* Clock.currentTimeMillis
           // Whether more rows are unknown than under alarm, without counting a big batch every tick.
           const alarmed = (yield* Ref.get(ctx.alarms)).size
-          const unknown = (yield* store.rowsInStates(accountId, batchId, ["unknown"], { limit: alarmed + 1 })).length - alarmed
+          const unknown = (yield* store.batch(accountId, batchId).rowsInStates(["unknown"], { limit: alarmed + 1 })).length - alarmed
           if (unknown > 0 && t - lastReconcile >= reconcileEvery) {
             lastReconcile = t
             const r = yield* reconciler.round

@@ -11,6 +11,7 @@ import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type GuardSettings, makeHaltWatch, NO_GUARDS } from "../intake/Guards.ts"
 import { say } from "./Notices.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface SafeguardSettings {
   /** The stop rule looks at the failure ratio only once this many rows are settled. */
@@ -55,7 +56,7 @@ export const describeHalt = (halt: Halt) => `account halted by ${halt.by} at ${n
 
 const percent = (x: number) => `${Math.round(x * 100)}%`
 
-export const makeSafeguards = (accountId: string, batchId: string, over: Partial<SafeguardSettings> = {}) =>
+export const makeSafeguards = (accountId: AccountId, batchId: BatchId, over: Partial<SafeguardSettings> = {}) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const settings = { ...DEFAULT_SAFEGUARDS, ...over }
@@ -79,7 +80,7 @@ export const makeSafeguards = (accountId: string, batchId: string, over: Partial
     const operatorOf = (idx: number) =>
       operators.has(idx)
         ? Effect.succeed(operators.get(idx))
-        : store.getRow(accountId, batchId, idx).pipe(
+        : store.batch(accountId, batchId).getRow(idx).pipe(
             Effect.map(Option.map((row) => row.operator)),
             Effect.map(Option.getOrUndefined),
             Effect.tap((op) => Effect.sync(() => op !== undefined && operators.set(idx, op))),
@@ -140,11 +141,11 @@ export interface StuckRow {
 }
 
 /** Sent rows with no final status for longer than `afterMs`: listed in the summary and the report. */
-export const stuckRows = (accountId: string, batchId: string, afterMs: number) =>
+export const stuckRows = (accountId: AccountId, batchId: BatchId, afterMs: number) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const now = yield* Clock.currentTimeMillis
-    return yield* store.streamRowsInStates(accountId, batchId, OPEN_STATES).pipe(
+    return yield* store.batch(accountId, batchId).streamRowsInStates(OPEN_STATES).pipe(
       Stream.filterMap((row) => {
         const since = row.submittedAt ?? row.intentAt
         if (since === null || now - DateTime.toEpochMillis(since) < afterMs) return Option.none()
@@ -169,7 +170,7 @@ export const stuckRows = (accountId: string, batchId: string, afterMs: number) =
  * is lifted pays them.
  */
 export const concludeSafeguards = (
-  ctx: { readonly accountId: string; readonly batchId: string; readonly safeguards: Safeguards },
+  ctx: { readonly accountId: AccountId; readonly batchId: BatchId; readonly safeguards: Safeguards },
   counts: Readonly<Record<string, number>>,
   persist: boolean
 ) =>
@@ -178,7 +179,7 @@ export const concludeSafeguards = (
     const waiting = counts["validated"] ?? 0
     const ownPause = waiting > 0 ? yield* ctx.safeguards.reason : undefined
     if (persist && ownPause !== undefined) {
-      yield* store.setBatchState(ctx.accountId, ctx.batchId, "paused", ownPause)
+      yield* store.batch(ctx.accountId, ctx.batchId).setBatchState("paused", ownPause)
       yield* say(`Paused: ${ownPause}. Resume with: payouts resume ${ctx.batchId}`)
     }
     const halt = waiting > 0 ? Option.getOrUndefined(yield* ctx.safeguards.halt) : undefined

@@ -79,7 +79,7 @@ export const makeSubmitter = (ctx: RunContext) =>
     /** Marks every row of the currency not yet sent as skipped. */
     const skipCurrency = Effect.fn("Submitter.skipCurrency")(function* (currency: string, reason: string) {
         yield* Ref.update(ctx.stoppedCurrencies, (s) => new Set([...s, currency]))
-        yield* store.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
+        yield* store.batch(accountId, batchId).streamRowsInStates(["validated"]).pipe(
           Stream.filter((r) => r.currency === currency),
           Stream.runForEach((r) =>
             writer.record({ idx: r.idx, from: ["validated", "submitting"], to: "skipped", error: reason, source: "response" })
@@ -101,7 +101,7 @@ export const makeSubmitter = (ctx: RunContext) =>
             onNone: () => 0,
             onSome: (ws) => ws.filter((w) => w.currency === row.currency).reduce((a, w) => a + fromWire(w.available_balance, w.currency), 0)
           })
-          const left = yield* store.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
+          const left = yield* store.batch(accountId, batchId).streamRowsInStates(["validated"]).pipe(
             Stream.filter((r) => r.currency === row.currency),
             Stream.runFold(0, (sum, r) => sum + (r.amountMinor ?? 0) + estimateFee(r.amountMinor ?? 0, ctx.settings.feePercent)),
             Effect.orDie
@@ -125,22 +125,22 @@ export const makeSubmitter = (ctx: RunContext) =>
         case "AuthError":
           return Effect.zipRight(
             Ref.set(ctx.stop, { _tag: "Auth", message: error.message }),
-            store.releaseRows(accountId, batchId, [row.idx], "credentials refused").pipe(Effect.orDie, Effect.asVoid)
+            store.batch(accountId, batchId).releaseRows([row.idx], "credentials refused").pipe(Effect.orDie, Effect.asVoid)
           )
         case "NotSent":
           if (fenced(error)) {
             // Never sent: back to validated. Renewal decides whether this runner goes on (renewed)
             // or stops (the lease was taken: LeaseLost).
-            return store.releaseRows(accountId, batchId, [row.idx], "not sent: the lease may have lapsed", ctx.owner).pipe(Effect.orDie, Effect.asVoid)
+            return store.batch(accountId, batchId).releaseRows([row.idx], "not sent: the lease may have lapsed", ctx.owner).pipe(Effect.orDie, Effect.asVoid)
           }
           return Effect.zipRight(
             Ref.set(ctx.stop, { _tag: "Unreachable", message: error.message }),
-            store.releaseRows(accountId, batchId, [row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
+            store.batch(accountId, batchId).releaseRows([row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
           )
         case "RateLimited":
           return Effect.zipRight(
             Ref.set(ctx.stop, { _tag: "Unreachable", message: error.message }),
-            store.releaseRows(accountId, batchId, [row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
+            store.batch(accountId, batchId).releaseRows([row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
           )
         default:
           // Sent, and no usable answer: the payout may exist. Reconciliation decides, never a resend here.
@@ -188,7 +188,7 @@ export const makeSubmitter = (ctx: RunContext) =>
         if (blocked._tag === "Guard") {
           yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: blocked.breach.reason, source: "preflight" })
         } else {
-          yield* store.releaseRows(accountId, batchId, [row.idx], `not sent: ${blocked.why}`, ctx.owner).pipe(Effect.orDie)
+          yield* store.batch(accountId, batchId).releaseRows([row.idx], `not sent: ${blocked.why}`, ctx.owner).pipe(Effect.orDie)
         }
       }).pipe(Effect.ensuring(book.drop(row.idx)))
 
@@ -198,10 +198,10 @@ export const makeSubmitter = (ctx: RunContext) =>
           return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" }).pipe(Effect.ensuring(book.drop(row.idx)))
         }
         if ((yield* Ref.get(ctx.stop)) !== undefined) {
-          return yield* store.releaseRows(accountId, batchId, [row.idx], "run stopped before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
+          return yield* store.batch(accountId, batchId).releaseRows([row.idx], "run stopped before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
         }
         if (yield* ctx.safeguards.holds(row.operator)) {
-          return yield* store.releaseRows(accountId, batchId, [row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
+          return yield* store.batch(accountId, batchId).releaseRows([row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
         }
         const halt = yield* ctx.safeguards.halt
         if (Option.isSome(halt)) return yield* notSent(row, { _tag: "Halt", why: describeHalt(halt.value) })
@@ -238,7 +238,7 @@ export const makeSubmitter = (ctx: RunContext) =>
       const excludeOperators = [...(yield* ctx.safeguards.openCircuits).keys()]
       // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
       if (!(yield* leaseValid(ctx))) return Option.none()
-      const rows = yield* store.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie)
+      const rows = yield* store.batch(accountId, batchId).claimRows({ limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie)
       for (const r of rows) unsent.add(r.idx)
       yield* book.claimed(rows)
       return rows.length === 0 ? Option.none() : Option.some(rows)
@@ -264,7 +264,7 @@ export const makeSubmitter = (ctx: RunContext) =>
     const releaseUnsent = Effect.suspend(() => {
       const idxs = [...unsent]
       unsent.clear()
-      return idxs.length === 0 ? Effect.void : store.releaseRows(accountId, batchId, idxs, "runner stopped before sending", ctx.owner).pipe(Effect.asVoid)
+      return idxs.length === 0 ? Effect.void : store.batch(accountId, batchId).releaseRows(idxs, "runner stopped before sending", ctx.owner).pipe(Effect.asVoid)
     })
 
     return { submitAll, resend, awaitInFlight, releaseUnsent } as const

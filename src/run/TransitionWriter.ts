@@ -6,6 +6,7 @@
 import { Cause, Chunk, Deferred, Duration, Effect, Queue, Ref } from "effect"
 import type { Fence, Transition } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 type Item =
   | { readonly _tag: "Transition"; readonly transition: Transition }
@@ -26,7 +27,7 @@ const LINGER = Duration.millis(10)
  * rows by their tokens) and `onFenced` runs, so the run stops; later groups are dropped the same way.
  * Any other store failure ends the run as a defect at the next flush, never as a silent hang.
  */
-export const makeTransitionWriter = (accountId: string, batchId: string, fence: Fence, onFenced: Effect.Effect<void>) =>
+export const makeTransitionWriter = (accountId: AccountId, batchId: BatchId, fence: Fence, onFenced: Effect.Effect<void>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const queue = yield* Queue.unbounded<Item>()
@@ -42,7 +43,7 @@ export const makeTransitionWriter = (accountId: string, batchId: string, fence: 
     const writeGroup = Effect.fn("TransitionWriter.write")(function* (items: ReadonlyArray<Item>) {
         const transitions = items.flatMap((i) => (i._tag === "Transition" ? [i.transition] : []))
         if (transitions.length > 0 && (yield* Ref.get(broken)) === undefined) {
-          yield* store.recordTransitions(accountId, batchId, transitions, fence).pipe(
+          yield* store.batch(accountId, batchId).recordTransitions(transitions, fence).pipe(
             Effect.catchAll((error) =>
               error.reason === "Fenced"
                 ? Effect.zipRight(

@@ -2,6 +2,7 @@
 import { type DateTime, Schema } from "effect"
 import { Token } from "../domain/Token.ts"
 import { RowState } from "./RowState.ts"
+import { AccountId, BatchId } from "../domain/Ids.ts"
 
 export const BatchState = Schema.Literal("loading", "open", "running", "paused", "done")
 export type BatchState = typeof BatchState.Type
@@ -23,8 +24,8 @@ const Millis = Schema.DateTimeUtcFromNumber
 const Details = Schema.Record({ key: Schema.String, value: Schema.String })
 
 export const Batch = Schema.Struct({
-  accountId: Schema.String,
-  batchId: Schema.String,
+  accountId: AccountId,
+  batchId: BatchId,
   fileName: Schema.String,
   createdAt: Millis,
   updatedAt: Millis,
@@ -41,8 +42,8 @@ export const Batch = Schema.Struct({
 export type Batch = typeof Batch.Type
 
 export const Row = Schema.Struct({
-  accountId: Schema.String,
-  batchId: Schema.String,
+  accountId: AccountId,
+  batchId: BatchId,
   idx: Schema.Int,
   line: Schema.Int,
   rowId: Schema.NullOr(Schema.String),
@@ -82,8 +83,8 @@ export type Row = typeof Row.Type
 
 export const RowEvent = Schema.Struct({
   seq: Schema.Int,
-  accountId: Schema.String,
-  batchId: Schema.String,
+  accountId: AccountId,
+  batchId: BatchId,
   idx: Schema.Int,
   at: Millis,
   fromState: Schema.NullOr(RowState),
@@ -96,7 +97,7 @@ export type RowEvent = typeof RowEvent.Type
 /** A row or id of another batch that a new row collides with (DESIGN 5). */
 export const RowMatch = Schema.Struct({
   key: Schema.String,
-  batchId: Schema.String,
+  batchId: BatchId,
   fileName: Schema.String,
   idx: Schema.Int,
   line: Schema.Int,
@@ -105,8 +106,8 @@ export const RowMatch = Schema.Struct({
 export type RowMatch = typeof RowMatch.Type
 
 export interface NewBatch {
-  readonly accountId: string
-  readonly batchId: string
+  readonly accountId: AccountId
+  readonly batchId: BatchId
   readonly fileName: string
   /** JSON-serialisable run options, kept so a resume runs as it started. */
   readonly options?: unknown

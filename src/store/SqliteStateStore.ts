@@ -9,9 +9,18 @@ import { runMigrations } from "./Sqlite/Migrations.ts"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
 import { makeRows } from "./Sqlite/Rows.ts"
 import { makeWriteTransaction } from "./Sqlite/Transaction.ts"
-import { StateStore } from "./StateStore.ts"
+import { fromDriver, StateStore } from "./StateStore.ts"
+import type { StoreDriver } from "./StoreDriver.ts"
 
 export type { SqliteOptions }
+
+/** The flat operations over a SQLite database (the contract suite reaches them through the port). */
+const makeDriver = (sql: SqlClient.SqlClient, write: ReturnType<typeof makeWriteTransaction>): StoreDriver => ({
+  ...makeBatches(sql, write),
+  ...makeRows(sql, write),
+  ...makeMirror(sql, write),
+  ...makeAccount(sql, write)
+})
 
 /** The store over any SqlClient on a SQLite database; migrates it first. */
 export const make = (options: { readonly lockTimeout?: Duration.DurationInput } = {}) =>
@@ -19,7 +28,7 @@ export const make = (options: { readonly lockTimeout?: Duration.DurationInput } 
     const sql = yield* SqlClient.SqlClient
     const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds")
     yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
-    return StateStore.of({ ...makeBatches(sql, write), ...makeRows(sql, write), ...makeMirror(sql, write), ...makeAccount(sql, write) })
+    return StateStore.of(fromDriver(makeDriver(sql, write)))
   })
 
 export const layer = (options: SqliteOptions): Layer.Layer<StateStore, StoreError> =>

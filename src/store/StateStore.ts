@@ -1,241 +1,158 @@
 /**
  * The state store port (DESIGN 7): everything the run must survive a crash with, scoped by account.
- * SQLite now (SqliteStateStore); the interface leaves room for a Postgres adapter.
+ * A run works through a batch handle (`store.batch(accountId, batchId)`) and an account handle, so no
+ * call can mix one batch's ids with another's. Adapters (SQLite, PostgreSQL) implement the flat
+ * StoreDriver; `fromDriver` binds it into these handles.
  */
-import { Context, type DateTime, type Duration, type Effect, type Option, type Stream } from "effect"
-import type {
-  Batch,
-  BatchState,
-  ClaimSelection,
-  Fence,
-  NewBatch,
-  Page,
-  Row,
-  RowEvent,
-  RowInput,
-  RowMatch,
-  StoreError,
-  Transition
-} from "./Model.ts"
-import type { Approval, Halt, PhoneCount, SentTotal } from "./AccountModel.ts"
-import type { AccountAlarm, DayRead, KnownPayout, MirrorDay, MirroredPayout } from "./MirrorModel.ts"
-import type { RowState, StateCounts } from "./RowState.ts"
+import { Context, type Effect, type Stream } from "effect"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
+import type { NewBatch, RowInput, StoreError, Batch } from "./Model.ts"
+import type { StoreDriver } from "./StoreDriver.ts"
 
-export interface CurrencyTotal {
-  readonly currency: string
-  readonly rows: number
-  readonly amountMinor: number
-  readonly completedMinor: number
-  readonly feesMinor: number
-  /** Each distinct amount of the currency's rows with how many rows have it: for per-row estimates. */
-  readonly amounts: ReadonlyArray<readonly [amountMinor: number, rows: number]>
+export type { BatchSummary, CurrencyTotal, PendingAmount, StoreDriver } from "./StoreDriver.ts"
+
+/** Drops the leading (accountId, batchId) of a driver operation. */
+type OnBatch<F> = F extends (accountId: AccountId, batchId: BatchId, ...rest: infer A) => infer R ? (...rest: A) => R : never
+/** Drops the leading accountId of a driver operation. */
+type OnAccount<F> = F extends (accountId: AccountId, ...rest: infer A) => infer R ? (...rest: A) => R : never
+
+type BatchOperation = Extract<
+  keyof StoreDriver,
+  | "getBatch"
+  | "deleteBatch"
+  | "setBatchState"
+  | "acquireLease"
+  | "renewLease"
+  | "releaseLease"
+  | "claimRows"
+  | "claimForResend"
+  | "releaseRows"
+  | "recordTransition"
+  | "recordTransitions"
+  | "getRow"
+  | "rowsInStates"
+  | "streamRowsInStates"
+  | "streamRows"
+  | "countByState"
+  | "currencyTotals"
+  | "streamPending"
+  | "earliestIntent"
+  | "events"
+  | "setRowAlarm"
+  | "flaggedRows"
+  | "releaseIntents"
+  | "adoptIntents"
+  | "recordApproval"
+>
+
+type AccountOperation = Extract<
+  keyof StoreDriver,
+  | "listBatches"
+  | "findRowByReference"
+  | "findRowByToken"
+  | "mirrorDays"
+  | "saveDayRead"
+  | "mirrorByTokens"
+  | "mirrorByReferences"
+  | "mirrorOfDays"
+  | "knownPayouts"
+  | "accountAlarm"
+  | "raiseAccountAlarm"
+  | "clearAccountAlarm"
+  | "activeHalt"
+  | "haltAccount"
+  | "liftHalt"
+  | "sentTotalsSince"
+  | "phonePayoutsSince"
+>
+
+
+/** The operations on one batch of one account. */
+export type BatchStore = { readonly [K in BatchOperation]: OnBatch<StoreDriver[K]> } & {
+  readonly accountId: AccountId
+  readonly batchId: BatchId
+  /** Rows of the account's other batches with one of these merchant ids (rejected rows excluded). */
+  readonly existingIds: (ids: ReadonlyArray<string>) => ReturnType<StoreDriver["existingIds"]>
+  /** Rows of the account's other batches with one of these repeat keys, created or claimed since `since`. */
+  readonly recentRepeats: (
+    repeatKeys: ReadonlyArray<string>,
+    since: Parameters<StoreDriver["recentRepeats"]>[2]
+  ) => ReturnType<StoreDriver["recentRepeats"]>
 }
 
-export interface PendingAmount {
-  readonly idx: number
-  readonly currency: string
-  readonly amountMinor: number
-}
-
-export interface BatchSummary extends Batch {
-  readonly counts: StateCounts
-  readonly total: number
+/** The operations on one account: its payouts by reference or token, its listing mirror, alarms and halts. */
+export type AccountStore = { readonly [K in AccountOperation]: OnAccount<StoreDriver[K]> } & {
+  readonly accountId: AccountId
 }
 
 export interface StateStoreShape {
   /** Idempotent: an existing batch is returned unchanged and `rows` is not read (resume). */
   readonly createBatch: <E = never, R = never>(
-    batch: NewBatch,
+    batch: NewBatch & { readonly accountId: AccountId; readonly batchId: BatchId },
     rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>
   ) => Effect.Effect<Batch, StoreError | E, R>
-  readonly getBatch: (accountId: string, batchId: string) => Effect.Effect<Option.Option<Batch>, StoreError>
-  readonly listBatches: (accountId: string) => Effect.Effect<ReadonlyArray<BatchSummary>, StoreError>
-  /**
-   * Forgets a batch that never sent anything (a refused file, a dry run). Refused with Conflict once
-   * any row has held an intent: the store must remember every payout that may exist.
-   */
-  readonly deleteBatch: (accountId: string, batchId: string) => Effect.Effect<void, StoreError>
-  readonly setBatchState: (
-    accountId: string,
-    batchId: string,
-    state: BatchState,
-    pauseReason?: string | null
-  ) => Effect.Effect<void, StoreError>
-
-  /**
-   * The lease's fence when `owner` now holds it (it was free, expired, or already `owner`'s); none
-   * when another owner holds it. Every new lease gets a greater fencing number than the last.
-   */
-  readonly acquireLease: (
-    accountId: string,
-    batchId: string,
-    owner: string,
-    ttl: Duration.DurationInput
-  ) => Effect.Effect<Option.Option<Fence>, StoreError>
-  /** False when the lease was taken over: the runner must stop. */
-  readonly renewLease: (
-    accountId: string,
-    batchId: string,
-    fence: Fence,
-    ttl: Duration.DurationInput
-  ) => Effect.Effect<boolean, StoreError>
-  readonly releaseLease: (accountId: string, batchId: string, owner: string) => Effect.Effect<void, StoreError>
-
-  /**
-   * The durable intent: validated -> submitting (attempts + 1, intent_at = now) for the rows still
-   * validated, in one transaction. Returns the rows claimed, by idx.
-   */
-  readonly claimRows: (
-    accountId: string,
-    batchId: string,
-    selection: ClaimSelection
-  ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
-  /**
-   * The intent of a resend after reconciliation found nothing: unknown -> submitting (attempts + 1,
-   * intent_at = now) for the rows still unknown, in one transaction.
-   */
-  readonly claimForResend: (
-    accountId: string,
-    batchId: string,
-    idxs: ReadonlyArray<number>,
-    detail?: string,
-    /** Fencing: claim only while this lease is held and unexpired. */
-    fence?: Fence
-  ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
-  /**
-   * submitting -> validated, only for rows whose POST was provably never sent. With `owner`, also
-   * unknown -> validated for rows whose intent that owner wrote (it knows it never sent them).
-   */
-  readonly releaseRows: (
-    accountId: string,
-    batchId: string,
-    idxs: ReadonlyArray<number>,
-    detail?: string,
-    owner?: string
-  ) => Effect.Effect<ReadonlyArray<number>, StoreError>
-  /**
-   * Conditional forward move plus its event; false when not applied. NotFound for a missing row.
-   * With a fence, Fenced (nothing written) unless that lease is still the batch's.
-   */
-  readonly recordTransition: (
-    accountId: string,
-    batchId: string,
-    transition: Transition,
-    fence?: Fence
-  ) => Effect.Effect<boolean, StoreError>
-  /** Many transitions in one transaction; one boolean per transition, in order. Fenced as above. */
-  readonly recordTransitions: (
-    accountId: string,
-    batchId: string,
-    transitions: ReadonlyArray<Transition>,
-    fence?: Fence
-  ) => Effect.Effect<ReadonlyArray<boolean>, StoreError>
-
-  readonly getRow: (accountId: string, batchId: string, idx: number) => Effect.Effect<Option.Option<Row>, StoreError>
-  /** One page of rows in `states`, ordered by idx; page on with `afterIdx` = the last idx seen. */
-  readonly rowsInStates: (
-    accountId: string,
-    batchId: string,
-    states: ReadonlyArray<RowState>,
-    page?: Page
-  ) => Effect.Effect<ReadonlyArray<Row>, StoreError>
-  readonly streamRowsInStates: (
-    accountId: string,
-    batchId: string,
-    states: ReadonlyArray<RowState>,
-    pageSize?: number
-  ) => Stream.Stream<Row, StoreError>
-  /** Every row in file order, paged by idx (the ledger). */
-  readonly streamRows: (accountId: string, batchId: string, pageSize?: number) => Stream.Stream<Row, StoreError>
-  readonly countByState: (accountId: string, batchId: string) => Effect.Effect<StateCounts, StoreError>
-  /**
-   * Per currency, in order of first appearance: rows with an amount, their amount, the amount
-   * completed and the fees of completed or refunded rows (the summary), summed by the store.
-   */
-  /** Per currency (in order of first row), the batch's rows sent or maybe sent: not validated, rejected or skipped. */
-  readonly currencyTotals: (accountId: string, batchId: string) => Effect.Effect<ReadonlyArray<CurrencyTotal>, StoreError>
-  /** (idx, currency, amount) of the rows still `validated`, in file order (the balance preflight). */
-  readonly streamPending: (accountId: string, batchId: string) => Stream.Stream<PendingAmount, StoreError>
-  /** Earliest intent among submitting and unknown rows (the reconciliation scan's from_date). */
-  readonly earliestIntent: (
-    accountId: string,
-    batchId: string
-  ) => Effect.Effect<Option.Option<DateTime.Utc>, StoreError>
-  readonly findRowByReference: (accountId: string, reference: string) => Effect.Effect<Option.Option<Row>, StoreError>
-  readonly findRowByToken: (accountId: string, token: string) => Effect.Effect<Option.Option<Row>, StoreError>
-
-  /** Rows of other batches of the account with one of these merchant ids (rejected rows excluded). */
-  readonly existingIds: (
-    accountId: string,
-    ids: ReadonlyArray<string>,
-    excludeBatchId: string
-  ) => Effect.Effect<ReadonlyArray<RowMatch>, StoreError>
-  /** Rows of other batches with one of these repeat keys, created or claimed since `since`. */
-  readonly recentRepeats: (
-    accountId: string,
-    repeatKeys: ReadonlyArray<string>,
-    since: DateTime.Utc,
-    excludeBatchId: string
-  ) => Effect.Effect<ReadonlyArray<RowMatch>, StoreError>
-
-  /** Events in the order recorded (`at` is when the change was learnt); of one row when `idx` is given. */
-  readonly events: (
-    accountId: string,
-    batchId: string,
-    idx?: number
-  ) => Effect.Effect<ReadonlyArray<RowEvent>, StoreError>
-
-  // The listing mirror (DESIGN 7): GET /wallet/transactions?type=payout kept by UTC day.
-  /** What the store knows of these days' reads (days never read are absent). */
-  readonly mirrorDays: (accountId: string, days: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MirrorDay>, StoreError>
-  /** Keeps one complete read of a day; the day closes when `closeIfSame` and it matches the last read. */
-  readonly saveDayRead: (accountId: string, read: DayRead) => Effect.Effect<void, StoreError>
-  readonly mirrorByTokens: (accountId: string, tokens: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MirroredPayout>, StoreError>
-  readonly mirrorByReferences: (
-    accountId: string,
-    references: ReadonlyArray<string>
-  ) => Effect.Effect<ReadonlyArray<MirroredPayout>, StoreError>
-  /** Every mirrored payout of these days (inclusive, YYYY-MM-DD). */
-  readonly mirrorOfDays: (accountId: string, fromDay: string, toDay: string) => Stream.Stream<MirroredPayout, StoreError>
-  /** Payouts of the account whose reference reached us since `since` (epoch ms), with when the mirror listed them. */
-  readonly knownPayouts: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<KnownPayout>, StoreError>
-
-  /** The open account alarm (the listing cannot prove absence), if any. */
-  readonly accountAlarm: (accountId: string) => Effect.Effect<Option.Option<AccountAlarm>, StoreError>
-  readonly raiseAccountAlarm: (accountId: string, reason: string, at: number) => Effect.Effect<void, StoreError>
-  /** Clears every open account alarm; returns how many. */
-  readonly clearAccountAlarm: (accountId: string, by: string, why: string, at: number) => Effect.Effect<number, StoreError>
-  /** Sets (or with null clears) a row's alarm and the references that may be its payout. */
-  readonly setRowAlarm: (
-    accountId: string,
-    batchId: string,
-    idx: number,
-    alarm: string | null,
-    candidates: ReadonlyArray<string>
-  ) => Effect.Effect<void, StoreError>
-  /** Rows of the batch under alarm or already resent automatically (watched for a second payout). */
-  readonly flaggedRows: (accountId: string, batchId: string) => Effect.Effect<ReadonlyArray<Row>, StoreError>
-  /** A runner leaving cleanly: its ended, unknown intents no longer need its word (rule 5). */
-  readonly releaseIntents: (accountId: string, batchId: string, owner: string) => Effect.Effect<void, StoreError>
-  /** Intents of an owner proven dead pass to the runner that took the batch over. */
-  readonly adoptIntents: (accountId: string, batchId: string, from: string, to: string) => Effect.Effect<void, StoreError>
-
-  /** The account's halt in force, if any (DESIGN 11: no new payout leaves while it holds). */
-  readonly activeHalt: (accountId: string) => Effect.Effect<Option.Option<Halt>, StoreError>
-  /** Halts the account; false when a halt is already in force (kept as it was). */
-  readonly haltAccount: (accountId: string, halt: Halt) => Effect.Effect<boolean, StoreError>
-  /** Lifts the halt in force; returns how many were lifted (0 when none held). */
-  readonly liftHalt: (accountId: string, by: string, at: number) => Effect.Effect<number, StoreError>
-  /** Records who approved the batch, when, and what (its hash and totals). NotFound for a missing batch. */
-  readonly recordApproval: (accountId: string, batchId: string, approval: Approval) => Effect.Effect<void, StoreError>
-  /** Per currency, what the account's rows sent (or may have) since `since` (epoch ms), every batch. */
-  readonly sentTotalsSince: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<SentTotal>, StoreError>
-  /** Per phone (E.164, as stored), the account's payouts sent (or maybe sent) to it since `since`. */
-  readonly phonePayoutsSince: (
-    accountId: string,
-    phones: ReadonlyArray<string>,
-    since: number
-  ) => Effect.Effect<ReadonlyArray<PhoneCount>, StoreError>
+  readonly batch: (accountId: AccountId, batchId: BatchId) => BatchStore
+  readonly account: (accountId: AccountId) => AccountStore
 }
 
 export class StateStore extends Context.Tag("store/StateStore")<StateStore, StateStoreShape>() {}
+
+const bindBatch = (d: StoreDriver, a: AccountId, b: BatchId): BatchStore => ({
+  accountId: a,
+  batchId: b,
+  getBatch: () => d.getBatch(a, b),
+  deleteBatch: () => d.deleteBatch(a, b),
+  setBatchState: (state, pauseReason) => d.setBatchState(a, b, state, pauseReason),
+  acquireLease: (owner, ttl) => d.acquireLease(a, b, owner, ttl),
+  renewLease: (fence, ttl) => d.renewLease(a, b, fence, ttl),
+  releaseLease: (owner) => d.releaseLease(a, b, owner),
+  claimRows: (selection) => d.claimRows(a, b, selection),
+  claimForResend: (idxs, detail, fence) => d.claimForResend(a, b, idxs, detail, fence),
+  releaseRows: (idxs, detail, owner) => d.releaseRows(a, b, idxs, detail, owner),
+  recordTransition: (transition, fence) => d.recordTransition(a, b, transition, fence),
+  recordTransitions: (transitions, fence) => d.recordTransitions(a, b, transitions, fence),
+  getRow: (idx) => d.getRow(a, b, idx),
+  rowsInStates: (states, page) => d.rowsInStates(a, b, states, page),
+  streamRowsInStates: (states, pageSize) => d.streamRowsInStates(a, b, states, pageSize),
+  streamRows: (pageSize) => d.streamRows(a, b, pageSize),
+  countByState: () => d.countByState(a, b),
+  currencyTotals: () => d.currencyTotals(a, b),
+  streamPending: () => d.streamPending(a, b),
+  earliestIntent: () => d.earliestIntent(a, b),
+  events: (idx) => d.events(a, b, idx),
+  setRowAlarm: (idx, alarm, candidates) => d.setRowAlarm(a, b, idx, alarm, candidates),
+  flaggedRows: () => d.flaggedRows(a, b),
+  releaseIntents: (owner) => d.releaseIntents(a, b, owner),
+  adoptIntents: (from, to) => d.adoptIntents(a, b, from, to),
+  recordApproval: (approval) => d.recordApproval(a, b, approval),
+  existingIds: (ids) => d.existingIds(a, ids, b),
+  recentRepeats: (keys, since) => d.recentRepeats(a, keys, since, b)
+})
+
+const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({
+  accountId: a,
+  listBatches: () => d.listBatches(a),
+  findRowByReference: (reference) => d.findRowByReference(a, reference),
+  findRowByToken: (token) => d.findRowByToken(a, token),
+  mirrorDays: (days) => d.mirrorDays(a, days),
+  saveDayRead: (read) => d.saveDayRead(a, read),
+  mirrorByTokens: (tokens) => d.mirrorByTokens(a, tokens),
+  mirrorByReferences: (references) => d.mirrorByReferences(a, references),
+  mirrorOfDays: (fromDay, toDay) => d.mirrorOfDays(a, fromDay, toDay),
+  knownPayouts: (since) => d.knownPayouts(a, since),
+  accountAlarm: () => d.accountAlarm(a),
+  raiseAccountAlarm: (reason, at) => d.raiseAccountAlarm(a, reason, at),
+  clearAccountAlarm: (by, why, at) => d.clearAccountAlarm(a, by, why, at),
+  activeHalt: () => d.activeHalt(a),
+  haltAccount: (halt) => d.haltAccount(a, halt),
+  liftHalt: (by, at) => d.liftHalt(a, by, at),
+  sentTotalsSince: (since) => d.sentTotalsSince(a, since),
+  phonePayoutsSince: (phones, since) => d.phonePayoutsSince(a, phones, since)
+})
+
+/** The port over an adapter's flat operations. */
+export const fromDriver = (driver: StoreDriver): StateStoreShape => ({
+  createBatch: driver.createBatch,
+  batch: (accountId, batchId) => bindBatch(driver, accountId, batchId),
+  account: (accountId) => bindAccount(driver, accountId)
+})

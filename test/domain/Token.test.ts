@@ -14,6 +14,7 @@ import { mintToken, TOKEN_PATTERN } from "../../src/domain/Token.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { ordinaryPhone, tempDir } from "../run/support.ts"
+import { AccountId } from "../../src/domain/Ids.ts"
 
 const ACCOUNT = "acct0000000000aa"
 
@@ -37,10 +38,10 @@ const tokensOf = (dir: string, name: string, text: string) =>
   Effect.gen(function* () {
     const file = join(dir, name)
     writeFileSync(file, text)
-    const loaded = yield* intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: true, repeatWindow: Duration.hours(24), options: {} })
+    const loaded = yield* intake({ accountId: AccountId.make(ACCOUNT), file, skipInvalid: false, allowRepeats: true, repeatWindow: Duration.hours(24), options: {} })
     if (loaded._tag !== "Loaded") return yield* Effect.die(new Error(`intake refused ${name}: ${JSON.stringify(loaded)}`))
     const store = yield* StateStore
-    return Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows(ACCOUNT, loaded.batch.batchId))).map((r) => r.token)
+    return Chunk.toReadonlyArray(yield* Stream.runCollect(store.batch(AccountId.make(ACCOUNT), loaded.batch.batchId).streamRows())).map((r) => r.token)
   }).pipe(Effect.provide(Layer.merge(SqliteStateStore.layer({ filename: join(dir, `${name}.db`) }), NodeContext.layer)))
 
 const line = fc.record({

@@ -5,6 +5,7 @@ import { breach, count, emptyFigures, type GuardSettings, makeGuardBook, NO_GUAR
 import { parsePerCurrency } from "../../src/cli/SafeguardOptions.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, rowInput, scopedStore } from "../store/fixtures.ts"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 const guards = (over: Partial<GuardSettings>): GuardSettings => ({ ...NO_GUARDS, ...over })
 const row = (amountMinor: number, phone = "+237670000001", currency = "XAF") => ({ currency, amountMinor, phone })
@@ -43,18 +44,18 @@ describe("the runner's guard book", () => {
       const phone = (i: number) => `+2376700001${String(i).padStart(2, "0")}`
       yield* store.createBatch(newBatch("mine"), Array.from({ length: 6 }, (_, i) => rowInput(i, { amountMinor: 1_000, phone: phone(i), rowId: `m-${i}` })))
       yield* store.createBatch(newBatch("other"), Array.from({ length: 3 }, (_, i) => rowInput(i, { amountMinor: 1_000, phone: phone(10 + i), rowId: `o-${i}` })))
-      const book = yield* makeGuardBook(ACCOUNT, "mine", guards({ dailyCap: { XAF: 5_000 } })).pipe(Effect.provideService(StateStore, store))
+      const book = yield* makeGuardBook(ACCOUNT, BatchId.make("mine"), guards({ dailyCap: { XAF: 5_000 } })).pipe(Effect.provideService(StateStore, store))
 
-      const first = yield* store.claimRows(ACCOUNT, "mine", { idxs: [0, 1, 2] })
+      const first = yield* store.batch(ACCOUNT, BatchId.make("mine")).claimRows({ idxs: [0, 1, 2] })
       yield* book.claimed(first)
       for (const r of first) expect(yield* book.admit(r)).toBeUndefined()
       // Admitting again (a resend of a request that never left) does not count twice.
       expect(yield* book.admit(first[0])).toBeUndefined()
 
       // Another batch sends two rows: within the second the book may not see them yet, after it must.
-      yield* store.claimRows(ACCOUNT, "other", { idxs: [0, 1] })
+      yield* store.batch(ACCOUNT, BatchId.make("other")).claimRows({ idxs: [0, 1] })
       yield* TestClock.adjust("2 seconds")
-      const next = yield* store.claimRows(ACCOUNT, "mine", { idxs: [3, 4] })
+      const next = yield* store.batch(ACCOUNT, BatchId.make("mine")).claimRows({ idxs: [3, 4] })
       yield* book.claimed(next)
       expect(yield* book.admit(next[0])).toEqual(expect.objectContaining({ guard: "daily-cap" }))
       yield* book.drop(next[0].idx)
@@ -67,10 +68,10 @@ describe("the runner's guard book", () => {
       const { store } = yield* scopedStore
       const phone = "+237670000777"
       yield* store.createBatch(newBatch("before"), [rowInput(0, { phone, rowId: "b-0" }), rowInput(1, { phone, rowId: "b-1" })])
-      yield* store.claimRows(ACCOUNT, "before", { idxs: [0, 1] })
+      yield* store.batch(ACCOUNT, BatchId.make("before")).claimRows({ idxs: [0, 1] })
       yield* store.createBatch(newBatch("now"), [rowInput(0, { phone, rowId: "n-0" }), rowInput(1, { phone: "+237670000778", rowId: "n-1" })])
-      const book = yield* makeGuardBook(ACCOUNT, "now", guards({ phoneDailyLimit: 2 })).pipe(Effect.provideService(StateStore, store))
-      const rows = yield* store.claimRows(ACCOUNT, "now", { idxs: [0, 1] })
+      const book = yield* makeGuardBook(ACCOUNT, BatchId.make("now"), guards({ phoneDailyLimit: 2 })).pipe(Effect.provideService(StateStore, store))
+      const rows = yield* store.batch(ACCOUNT, BatchId.make("now")).claimRows({ idxs: [0, 1] })
       yield* book.claimed(rows)
       expect((yield* book.admit(rows[0]))?.guard).toBe("phone-daily-limit")
       expect(yield* book.admit(rows[1])).toBeUndefined()

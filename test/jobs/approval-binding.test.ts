@@ -11,6 +11,7 @@ import { StateStore } from "../../src/store/StateStore.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { accountOf, admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { FAST, payoutsDone, serviceOf } from "./cli.ts"
+import { AccountId } from "../../src/domain/Ids.ts"
 
 const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])
 const json = (path: string) => JSON.parse(readFileSync(path, "utf8"))
@@ -33,7 +34,7 @@ const edit = (dir: string, name: string, amounts: Readonly<Record<string, string
   writeCsv(dir, name, payroll.map((row) => ({ ...row, amount: amounts[row.id] ?? row.amount })))
 
 const storedBatches = (state: string, account: string) =>
-  Effect.flatMap(StateStore, (store) => store.listBatches(account)).pipe(
+  Effect.flatMap(StateStore, (store) => store.account(AccountId.make(account)).listBatches()).pipe(
     Effect.provide(Layer.merge(SqliteStateStore.layer({ filename: state }), NodeContext.layer))
   )
 

@@ -12,6 +12,7 @@ import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
 import { Outcome } from "../../src/run/Outcome.ts"
+import { AccountId } from "../../src/domain/Ids.ts"
 
 const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])
 const jobsRoot = () => {
@@ -35,7 +36,7 @@ describe("--schedule", () => {
           return { outcome: Outcome.Finished({ allCompleted: true }), exitCode: 0, summary: { outcome: "finished" } }
         })
       const watcher = yield* makeWatcher(
-        { accountId: "acct", folder: jobFolder(root), requireApproval: false, feePercent: 2, settleMs: 0, retryEvery: Duration.minutes(1), once: false, schedule },
+        { accountId: AccountId.make("acct"), folder: jobFolder(root), requireApproval: false, feePercent: 2, settleMs: 0, retryEvery: Duration.minutes(1), once: false, schedule },
         fake
       )
       writeCsv(root, "night.csv", sellers(2, "N"))

@@ -36,7 +36,7 @@ describe("payouts reconcile", () => {
       expect(report.totals.XAF.ours.completed).toBe(4)
       expect(report.totals.XAF.service.completed).toBe(3)
       expect(report.updated).toBe(1)
-      const stored = yield* Effect.flatMap(StateStore, (s) => s.findRowByReference(account, row.reference)).pipe(Effect.provide(layersFor(sandbox, state)))
+      const stored = yield* Effect.flatMap(StateStore, (s) => s.account(account).findRowByReference(row.reference)).pipe(Effect.provide(layersFor(sandbox, state)))
       expect(Option.getOrThrow(stored).state).toBe("refunded")
 
       const again = yield* reconcileBatch(account, batchId).pipe(Effect.provide(layersFor(sandbox, state)))

@@ -6,6 +6,7 @@ import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { admin, countByToken, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { accountOf } from "./support.ts"
+import { AccountId, BatchId } from "../../src/domain/Ids.ts"
 
 const FAILS = "+237670000002"
 
@@ -15,11 +16,11 @@ const expectOnce = (payouts: ReadonlyArray<{ description: string }>) =>
 const batchState = (state: string, account: string, batchId: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    return Option.getOrThrow(yield* store.getBatch(account, batchId))
+    return Option.getOrThrow(yield* store.batch(AccountId.make(account), BatchId.make(batchId)).getBatch())
   }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
 
 const resume = (state: string, account: string, batchId: string) =>
-  Effect.flatMap(StateStore, (store) => store.setBatchState(account, batchId, "open", null)).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+  Effect.flatMap(StateStore, (store) => store.batch(AccountId.make(account), BatchId.make(batchId)).setBatchState("open", null)).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
 
 describe("safeguards", () => {
   it.scopedLive("the stop rule pauses a batch whose settled rows fail too often; it says why and stays paused until resumed", () =>

@@ -28,6 +28,7 @@ import { mintToken } from "../../src/domain/Token.ts"
 import { accountOf, countByToken, ordinaryPhone, readLedger, settings, tempDir, writeCsv } from "../run/support.ts"
 import { stderrNotices } from "../../src/cli/Notices.ts"
 import { Notices } from "../../src/run/Notices.ts"
+import { AccountId, BatchId } from "../../src/domain/Ids.ts"
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 200)
 const GRACE_MS = 150
@@ -121,7 +122,7 @@ const startRun = async (real: Real, over: Partial<RunSettings> = {}) => {
       })
   }
   const program = runBatch({
-    accountId: real.account,
+    accountId: AccountId.make(real.account),
     file: real.file,
     settings: settings({ concurrency: 4, pollIntervalMs: 20, pollMaxMs: 100, reconcileGraceMs: GRACE_MS, callbackUrl: real.listen ? undefined : `http://127.0.0.1:${port}/webhooks`, ...over }),
     skipInvalid: false,
@@ -147,11 +148,11 @@ const releaseDeadLease = async (real: Real) => {
   const store = Context.get(context, StateStore)
   await Effect.runPromise(
     Effect.gen(function* () {
-      const batch = yield* store.getBatch(real.account, real.batchId)
+      const batch = yield* store.batch(AccountId.make(real.account), BatchId.make(real.batchId)).getBatch()
       if (batch._tag === "Some" && batch.value.leaseOwner !== null) {
         // The restart proves the owner dead (same host, process gone): its intents pass on (rule 5).
-        yield* store.releaseIntents(real.account, real.batchId, batch.value.leaseOwner)
-        yield* store.releaseLease(real.account, real.batchId, batch.value.leaseOwner)
+        yield* store.batch(AccountId.make(real.account), BatchId.make(real.batchId)).releaseIntents(batch.value.leaseOwner)
+        yield* store.batch(AccountId.make(real.account), BatchId.make(real.batchId)).releaseLease(batch.value.leaseOwner)
       }
     }).pipe(Effect.ignore)
   )

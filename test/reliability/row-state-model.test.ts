@@ -14,6 +14,7 @@ import type { StateStoreShape } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, openStore, rowInputs } from "../store/fixtures.ts"
 import { tempDir } from "../run/support.ts"
 import { join } from "node:path"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 const ROWS = 4
 const BATCH = "model"
@@ -38,7 +39,7 @@ const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
 const agree = async (m: Model, r: Real) => {
   for (let idx = 0; idx < ROWS; idx++) {
-    const row = Option.getOrThrow(await run(r.store.getRow(ACCOUNT, BATCH, idx)))
+    const row = Option.getOrThrow(await run(r.store.batch(ACCOUNT, BatchId.make(BATCH)).getRow(idx)))
     const { resends: _resends, ...expected } = m.rows[idx]
     expect({ idx, state: row.state, reference: row.reference, attempts: row.attempts }).toEqual({ idx, ...expected })
   }
@@ -50,7 +51,7 @@ class Claim implements Cmd {
   constructor(readonly limit: number) {}
   check = () => true
   async run(m: Model, r: Real) {
-    const claimed = await run(r.store.claimRows(ACCOUNT, BATCH, { limit: this.limit }))
+    const claimed = await run(r.store.batch(ACCOUNT, BatchId.make(BATCH)).claimRows({ limit: this.limit }))
     const validated = m.rows.flatMap((row, idx) => (row.state === "validated" ? [idx] : []))
     expect(claimed.length).toBe(Math.min(this.limit, validated.length))
     for (const row of claimed) {
@@ -68,7 +69,7 @@ class Move implements Cmd {
   async run(m: Model, r: Real) {
     const before = m.rows[this.idx]
     const applied = await run(
-      r.store.recordTransition(ACCOUNT, BATCH, {
+      r.store.batch(ACCOUNT, BatchId.make(BATCH)).recordTransition({
         idx: this.idx,
         to: this.to,
         source: "response",
@@ -92,7 +93,7 @@ class Resend implements Cmd {
   constructor(readonly idxs: ReadonlyArray<number>) {}
   check = () => true
   async run(m: Model, r: Real) {
-    const claimed = await run(r.store.claimForResend(ACCOUNT, BATCH, this.idxs))
+    const claimed = await run(r.store.batch(ACCOUNT, BatchId.make(BATCH)).claimForResend(this.idxs))
     const expected = [...new Set(this.idxs)].filter((i) => m.rows[i].state === "unknown").sort()
     expect(claimed.map((row) => row.idx).sort()).toEqual(expected)
     for (const i of expected) m.rows[i] = { ...m.rows[i], state: "submitting", attempts: m.rows[i].attempts + 1, resends: m.rows[i].resends + 1 }
@@ -105,7 +106,7 @@ class Release implements Cmd {
   constructor(readonly idxs: ReadonlyArray<number>) {}
   check = () => true
   async run(m: Model, r: Real) {
-    const released = await run(r.store.releaseRows(ACCOUNT, BATCH, this.idxs, "never sent"))
+    const released = await run(r.store.batch(ACCOUNT, BatchId.make(BATCH)).releaseRows(this.idxs, "never sent"))
     const expected = [...new Set(this.idxs)].filter((i) => m.rows[i].state === "submitting").sort()
     expect([...released].sort()).toEqual(expected)
     // The attempt never happened. A resend never sent goes back to unknown (the first request's outcome

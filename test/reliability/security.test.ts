@@ -173,7 +173,7 @@ describe("webhook receiver", () => {
       const batchId = yield* fileBatchId(file).pipe(Effect.provide(NodeContext.layer))
       const reader = yield* openStore(state)
       // Each payout's reference is in the store, so the run follows it: a webhook naming it makes a lookup.
-      yield* until("the three references recorded", Effect.map(reader.store.streamRows(account, batchId).pipe(Stream.runCollect, Effect.orDie), (rows) => [...rows].filter((r) => r.reference !== null).length === 3 || undefined))
+      yield* until("the three references recorded", Effect.map(reader.store.batch(account, batchId).streamRows().pipe(Stream.runCollect, Effect.orDie), (rows) => [...rows].filter((r) => r.reference !== null).length === 3 || undefined))
       yield* reader.close
       const payouts = yield* admin(sandbox).payouts
       expect(payouts.length).toBe(3)
@@ -218,9 +218,9 @@ describe("webhook receiver", () => {
       const sandboxStatus = new Map((yield* admin(sandbox).payouts).map((p) => [p.reference, p.status]))
       expect([...sandboxStatus.values()].every((s) => s === "pending" || s === "processing")).toBe(true)
       const { close, store } = yield* openStore(state)
-      const rows = yield* store.streamRows(account, batchId).pipe(Stream.runCollect)
+      const rows = yield* store.batch(account, batchId).streamRows().pipe(Stream.runCollect)
       expect([...rows].map((r) => [r.state, sandboxStatus.get(r.reference ?? "")])).toEqual([...rows].map((r) => [r.state, r.state]))
-      const events = yield* store.events(account, batchId)
+      const events = yield* store.batch(account, batchId).events()
       expect(events.filter((e) => ["completed", "failed", "cancelled", "refunded"].includes(e.toState))).toEqual([])
       yield* close
       expect(readLedger(join(dir, "hooks.ledger.csv")).map((r) => r.status).every((s) => s === "pending" || s === "processing")).toBe(true)

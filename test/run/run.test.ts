@@ -180,9 +180,9 @@ describe("payouts run, end to end against the sandbox", () => {
       // Another process takes the batch over (as after a pause past the lease): a new lease, a new fence.
       const thief = yield* Effect.gen(function* () {
         const store = yield* StateStore
-        const [batch] = (yield* store.listBatches(accountOf(sandbox))).filter((b) => b.leaseOwner !== null)
-        yield* store.releaseLease(accountOf(sandbox), batch.batchId, batch.leaseOwner ?? "")
-        const fence = yield* store.acquireLease(accountOf(sandbox), batch.batchId, "thief", "1 minute")
+        const [batch] = (yield* store.account(accountOf(sandbox)).listBatches()).filter((b) => b.leaseOwner !== null)
+        yield* store.batch(accountOf(sandbox), batch.batchId).releaseLease(batch.leaseOwner ?? "")
+        const fence = yield* store.batch(accountOf(sandbox), batch.batchId).acquireLease("thief", "1 minute")
         return { batchId: batch.batchId, fence: Option.getOrThrow(fence) }
       }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
       expect(thief.fence.number).toBeGreaterThan(1)
@@ -193,7 +193,7 @@ describe("payouts run, end to end against the sandbox", () => {
       const sentByFirst = (yield* admin(sandbox).payouts).length
       expect(sentByFirst).toBeLessThan(40)
       yield* Effect.gen(function* () {
-        yield* (yield* StateStore).releaseLease(accountOf(sandbox), thief.batchId, "thief")
+        yield* (yield* StateStore).batch(accountOf(sandbox), thief.batchId).releaseLease("thief")
       }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
       const second = yield* run(sandbox, { file, state })
       expect(second.exitCode).toBe(0)

@@ -12,6 +12,7 @@ import { makeSubmitter } from "../../src/run/Submitter.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
 import { settings } from "./support.ts"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 type Answer = (body: PayoutRequest) => Effect.Effect<PayoutResponse, ClientError>
 
@@ -51,12 +52,12 @@ const submitWith = (answer: Answer, rows = 2) =>
     const { store } = yield* scopedStore
     const sent: Array<PayoutRequest> = []
     yield* store.createBatch(newBatch("b1"), rowInputs(rows))
-    const fence = Option.getOrThrow(yield* store.acquireLease(ACCOUNT, "b1", "runner", "1 hour"))
+    const fence = Option.getOrThrow(yield* store.batch(ACCOUNT, BatchId.make("b1")).acquireLease("runner", "1 hour"))
     return yield* Effect.gen(function* () {
-      const ctx = yield* makeRunContext(ACCOUNT, "b1", settings({ concurrency: 1 }), fence)
+      const ctx = yield* makeRunContext(ACCOUNT, BatchId.make("b1"), settings({ concurrency: 1 }), fence)
       const submitter = yield* makeSubmitter(ctx)
       yield* drive(Effect.zipRight(submitter.submitAll, ctx.writer.flush))
-      const after = yield* Effect.forEach(Array.from({ length: rows }, (_, idx) => idx), (idx) => Effect.map(store.getRow(ACCOUNT, "b1", idx), Option.getOrThrow))
+      const after = yield* Effect.forEach(Array.from({ length: rows }, (_, idx) => idx), (idx) => Effect.map(store.batch(ACCOUNT, BatchId.make("b1")).getRow(idx), Option.getOrThrow))
       return { rows: after, sent, stop: yield* Ref.get(ctx.stop), tracked: ctx.polls.size }
     }).pipe(Effect.provide(Layer.merge(fakeClient(answer, sent), Layer.succeed(StateStore, store))))
   })

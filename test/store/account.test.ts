@@ -1,19 +1,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
 import { ACCOUNT, ADAPTERS, newBatch, rowInputs, scopedStoreOn } from "./fixtures.ts"
+import { AccountId, BatchId } from "../../src/domain/Ids.ts"
 
 describe.each(ADAPTERS)("account-wide records ($name)", (adapter) => {
   it.scoped("a halt holds until lifted; a second halt keeps the first", () =>
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
-      expect(yield* store.activeHalt(ACCOUNT)).toEqual(Option.none())
-      expect(yield* store.haltAccount(ACCOUNT, { at: 1, by: "ana", reason: "wrong file" })).toBe(true)
-      expect(yield* store.haltAccount(ACCOUNT, { at: 2, by: "bo", reason: "again" })).toBe(false)
-      expect(yield* store.activeHalt(ACCOUNT)).toEqual(Option.some({ at: 1, by: "ana", reason: "wrong file" }))
-      expect(yield* store.activeHalt("another-account")).toEqual(Option.none())
-      expect(yield* store.liftHalt(ACCOUNT, "ana", 3)).toBe(1)
-      expect(yield* store.activeHalt(ACCOUNT)).toEqual(Option.none())
-      expect(yield* store.liftHalt(ACCOUNT, "ana", 4)).toBe(0)
+      expect(yield* store.account(ACCOUNT).activeHalt()).toEqual(Option.none())
+      expect(yield* store.account(ACCOUNT).haltAccount({ at: 1, by: "ana", reason: "wrong file" })).toBe(true)
+      expect(yield* store.account(ACCOUNT).haltAccount({ at: 2, by: "bo", reason: "again" })).toBe(false)
+      expect(yield* store.account(ACCOUNT).activeHalt()).toEqual(Option.some({ at: 1, by: "ana", reason: "wrong file" }))
+      expect(yield* store.account(AccountId.make("another-account")).activeHalt()).toEqual(Option.none())
+      expect(yield* store.account(ACCOUNT).liftHalt("ana", 3)).toBe(1)
+      expect(yield* store.account(ACCOUNT).activeHalt()).toEqual(Option.none())
+      expect(yield* store.account(ACCOUNT).liftHalt("ana", 4)).toBe(0)
     })
   )
 
@@ -21,10 +22,10 @@ describe.each(ADAPTERS)("account-wide records ($name)", (adapter) => {
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
-      yield* store.recordApproval(ACCOUNT, "b1", { by: "ana", at: 5_000, what: '{"XAF":"1000"}' })
-      const batch = Option.getOrThrow(yield* store.getBatch(ACCOUNT, "b1"))
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).recordApproval({ by: "ana", at: 5_000, what: '{"XAF":"1000"}' })
+      const batch = Option.getOrThrow(yield* store.batch(ACCOUNT, BatchId.make("b1")).getBatch())
       expect([batch.approvedBy, batch.approvedWhat]).toEqual(["ana", '{"XAF":"1000"}'])
-      expect((yield* Effect.flip(store.recordApproval(ACCOUNT, "nope", { by: "a", at: 1, what: "{}" }))).reason).toBe("NotFound")
+      expect((yield* Effect.flip(store.batch(ACCOUNT, BatchId.make("nope")).recordApproval({ by: "a", at: 1, what: "{}" }))).reason).toBe("NotFound")
     })
   )
 
@@ -33,16 +34,16 @@ describe.each(ADAPTERS)("account-wide records ($name)", (adapter) => {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       yield* store.createBatch(newBatch("b2"), rowInputs(3))
-      yield* store.claimRows(ACCOUNT, "b1", { idxs: [0, 1] })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ idxs: [0, 1] })
       yield* TestClock.adjust("10 seconds")
-      yield* store.claimRows(ACCOUNT, "b1", { idxs: [2] })
-      yield* store.claimRows(ACCOUNT, "b2", { idxs: [0] })
-      yield* store.recordTransition(ACCOUNT, "b2", { idx: 0, from: ["submitting"], to: "failed", source: "response" })
-      const all = yield* store.sentTotalsSince(ACCOUNT, 0)
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ idxs: [2] })
+      yield* store.batch(ACCOUNT, BatchId.make("b2")).claimRows({ idxs: [0] })
+      yield* store.batch(ACCOUNT, BatchId.make("b2")).recordTransition({ idx: 0, from: ["submitting"], to: "failed", source: "response" })
+      const all = yield* store.account(ACCOUNT).sentTotalsSince(0)
       const rows = rowInputs(4)
       expect(all).toEqual([{ currency: rows[0].currency, rows: 3, amountMinor: rows.slice(0, 3).reduce((n, r) => n + (r.amountMinor ?? 0), 0) }])
-      expect((yield* store.sentTotalsSince(ACCOUNT, 10_000))[0].rows).toBe(1)
-      const phones = yield* store.phonePayoutsSince(ACCOUNT, [rows[0].phone, rows[3].phone], 0)
+      expect((yield* store.account(ACCOUNT).sentTotalsSince(10_000))[0].rows).toBe(1)
+      const phones = yield* store.account(ACCOUNT).phonePayoutsSince([rows[0].phone, rows[3].phone], 0)
       expect(phones.find((p) => p.phone === rows[0].phone)?.payouts).toBe(1)
       expect(phones.find((p) => p.phone === rows[3].phone)).toBeUndefined()
     })

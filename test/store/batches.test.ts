@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
 import { rejectedRowToken as rowToken, TOKEN_LENGTH } from "../../src/domain/Token.ts"
 import { ACCOUNT, ADAPTERS, newBatch, OTHER_ACCOUNT, rowInput, rowInputs, scopedStoreOn } from "./fixtures.ts"
+import { AccountId, BatchId } from "../../src/domain/Ids.ts"
 
 describe.each(ADAPTERS)("batches ($name)", (adapter) => {
   it.scoped("createBatch stores the batch open with its rows, tokens and details", () =>
@@ -14,7 +15,7 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
       ])
       expect(batch).toMatchObject({ accountId: ACCOUNT, batchId: "b1", fileName: "b1.csv", state: "open" })
       expect(batch.options).toEqual({ concurrency: 8 })
-      const rows = yield* Stream.runCollect(store.streamRows(ACCOUNT, "b1")).pipe(Effect.map(Chunk.toReadonlyArray))
+      const rows = yield* Stream.runCollect(store.batch(ACCOUNT, BatchId.make("b1")).streamRows()).pipe(Effect.map(Chunk.toReadonlyArray))
       expect(rows.map((r) => [r.idx, r.line, r.state, r.attempts])).toEqual([
         [0, 2, "validated", 0],
         [1, 3, "validated", 0],
@@ -31,13 +32,13 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
       const first = yield* store.createBatch(newBatch("b1"), rowInputs(3))
-      yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 1 })
       const again = yield* store.createBatch(
         { ...newBatch("b1"), fileName: "renamed.csv" },
         Stream.die("rows of a known batch must not be read")
       )
       expect(again).toEqual(first)
-      expect(yield* store.countByState(ACCOUNT, "b1")).toMatchObject({ validated: 2, submitting: 1 })
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).countByState()).toMatchObject({ validated: 2, submitting: 1 })
     })
   )
 
@@ -47,14 +48,14 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
       const rows = rowInputs(2_500)
       const crashing = Stream.fromIterable(rows).pipe(Stream.take(1_200), Stream.concat(Stream.fail("disk unplugged")))
       expect(yield* Effect.flip(store.createBatch(newBatch("b1"), crashing))).toBe("disk unplugged")
-      const loading = yield* store.getBatch(ACCOUNT, "b1")
+      const loading = yield* store.batch(ACCOUNT, BatchId.make("b1")).getBatch()
       expect(Option.map(loading, (b) => b.state)).toEqual(Option.some("loading"))
-      const partial = (yield* store.countByState(ACCOUNT, "b1")).validated
+      const partial = (yield* store.batch(ACCOUNT, BatchId.make("b1")).countByState()).validated
       expect(partial).toBeGreaterThanOrEqual(1_000)
       expect(partial).toBeLessThan(2_500)
       const done = yield* store.createBatch(newBatch("b1"), Stream.fromIterable(rows))
       expect(done.state).toBe("open")
-      expect((yield* store.countByState(ACCOUNT, "b1")).validated).toBe(2_500)
+      expect((yield* store.batch(ACCOUNT, BatchId.make("b1")).countByState()).validated).toBe(2_500)
     })
   )
 
@@ -63,13 +64,13 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1", ACCOUNT), rowInputs(3))
       yield* store.createBatch(newBatch("b1", OTHER_ACCOUNT), rowInputs(5))
-      yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
-      expect(yield* store.countByState(ACCOUNT, "b1")).toMatchObject({ validated: 0, submitting: 3 })
-      expect(yield* store.countByState(OTHER_ACCOUNT, "b1")).toMatchObject({ validated: 5, submitting: 0 })
-      expect((yield* store.listBatches(OTHER_ACCOUNT)).map((b) => [b.batchId, b.total, b.counts.validated])).toEqual([
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 3 })
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).countByState()).toMatchObject({ validated: 0, submitting: 3 })
+      expect(yield* store.batch(OTHER_ACCOUNT, BatchId.make("b1")).countByState()).toMatchObject({ validated: 5, submitting: 0 })
+      expect((yield* store.account(OTHER_ACCOUNT).listBatches()).map((b) => [b.batchId, b.total, b.counts.validated])).toEqual([
         ["b1", 5, 5]
       ])
-      expect(yield* store.getBatch("nobody", "b1")).toEqual(Option.none())
+      expect(yield* store.batch(AccountId.make("nobody"), BatchId.make("b1")).getBatch()).toEqual(Option.none())
     })
   )
 
@@ -79,9 +80,9 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       yield* TestClock.adjust("1 millis")
       yield* store.createBatch(newBatch("b2"), rowInputs(2))
-      yield* store.claimRows(ACCOUNT, "b1", { limit: 3 })
-      yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "pending", reference: "ref-0", source: "response" })
-      const listed = yield* store.listBatches(ACCOUNT)
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 3 })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "pending", reference: "ref-0", source: "response" })
+      const listed = yield* store.account(ACCOUNT).listBatches()
       expect(listed.map((b) => b.batchId)).toEqual(["b1", "b2"])
       expect(listed[0].counts).toMatchObject({ validated: 1, submitting: 2, pending: 1, completed: 0 })
       expect(listed[0].total).toBe(4)
@@ -93,10 +94,10 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
-      yield* store.setBatchState(ACCOUNT, "b1", "paused", "authentication failed")
-      const batch = yield* store.getBatch(ACCOUNT, "b1").pipe(Effect.map(Option.getOrThrow))
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).setBatchState("paused", "authentication failed")
+      const batch = yield* store.batch(ACCOUNT, BatchId.make("b1")).getBatch().pipe(Effect.map(Option.getOrThrow))
       expect([batch.state, batch.pauseReason]).toEqual(["paused", "authentication failed"])
-      const error = yield* Effect.flip(store.setBatchState(ACCOUNT, "nope", "done"))
+      const error = yield* Effect.flip(store.batch(ACCOUNT, BatchId.make("nope")).setBatchState("done"))
       expect(error.reason).toBe("NotFound")
     })
   )
@@ -105,11 +106,11 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(2_345))
-      const idxs = yield* Stream.runCollect(store.streamRows(ACCOUNT, "b1", 100)).pipe(
+      const idxs = yield* Stream.runCollect(store.batch(ACCOUNT, BatchId.make("b1")).streamRows(100)).pipe(
         Effect.map((rows) => Chunk.toReadonlyArray(rows).map((r) => r.idx))
       )
       expect(idxs).toEqual(Array.from({ length: 2_345 }, (_, i) => i))
-      const page = yield* store.rowsInStates(ACCOUNT, "b1", ["validated"], { afterIdx: 99, limit: 10 })
+      const page = yield* store.batch(ACCOUNT, BatchId.make("b1")).rowsInStates(["validated"], { afterIdx: 99, limit: 10 })
       expect(page.map((r) => r.idx)).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 108, 109])
     })
   )
@@ -121,8 +122,8 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
       const started = yield* DateTime.now
       yield* store.createBatch(newBatch("big"), Stream.range(0, 49_999).pipe(Stream.map((idx) => rowInput(idx))))
       const took = DateTime.distance(started, yield* DateTime.now)
-      expect((yield* store.countByState(ACCOUNT, "big")).validated).toBe(50_000)
-      const count = yield* Stream.runCount(store.streamRows(ACCOUNT, "big"))
+      expect((yield* store.batch(ACCOUNT, BatchId.make("big")).countByState()).validated).toBe(50_000)
+      const count = yield* Stream.runCount(store.batch(ACCOUNT, BatchId.make("big")).streamRows())
       expect(count).toBe(50_000)
       expect(took).toBeLessThan(20_000)
       yield* close
@@ -130,11 +131,11 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
   )
 
   it("rowToken is short, deterministic and distinct per row", () => {
-    const tokens = new Set(Array.from({ length: 100_000 }, (_, idx) => rowToken("batch", idx)))
+    const tokens = new Set(Array.from({ length: 100_000 }, (_, idx) => rowToken(BatchId.make("batch"), idx)))
     expect(tokens.size).toBe(100_000)
-    expect(rowToken("batch", 7)).toBe(rowToken("batch", 7))
-    expect(rowToken("batch", 7)).not.toBe(rowToken("other", 7))
-    expect(rowToken("batch", 7)).toMatch(new RegExp(`^[a-z2-7]{${TOKEN_LENGTH}}$`))
+    expect(rowToken(BatchId.make("batch"), 7)).toBe(rowToken(BatchId.make("batch"), 7))
+    expect(rowToken(BatchId.make("batch"), 7)).not.toBe(rowToken(BatchId.make("other"), 7))
+    expect(rowToken(BatchId.make("batch"), 7)).toMatch(new RegExp(`^[a-z2-7]{${TOKEN_LENGTH}}$`))
     expect(TOKEN_LENGTH).toBeLessThanOrEqual(16)
   })
 })

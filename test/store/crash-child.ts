@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, rowInputs } from "./fixtures.ts"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 const [filename, mode, total] = process.argv.slice(2)
 
@@ -14,7 +15,7 @@ const program = Effect.gen(function* () {
   yield* store.createBatch(newBatch("crash"), rowInputs(Number(total)))
   const mine: Array<number> = []
   while (true) {
-    const rows = yield* store.claimRows(ACCOUNT, "crash", { limit: 7 })
+    const rows = yield* store.batch(ACCOUNT, BatchId.make("crash")).claimRows({ limit: 7 })
     if (rows.length === 0) break
     mine.push(...rows.map((row) => row.idx))
     if (mode === "kill") process.stdout.write(`${mine.length}\n`)

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { ACCOUNT, openStore, tempDbPath } from "./fixtures.ts"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 const child = fileURLToPath(new URL("./crash-child.ts", import.meta.url))
 
@@ -51,8 +52,8 @@ describe("two processes on one file", () => {
       expect(all.length).toBe(5_000)
       expect(new Set(all).size).toBe(5_000)
       const { close, store } = yield* openStore(filename)
-      expect((yield* store.countByState(ACCOUNT, "crash")).submitting).toBe(5_000)
-      expect((yield* store.events(ACCOUNT, "crash")).length).toBe(5_000)
+      expect((yield* store.batch(ACCOUNT, BatchId.make("crash")).countByState()).submitting).toBe(5_000)
+      expect((yield* store.batch(ACCOUNT, BatchId.make("crash")).events()).length).toBe(5_000)
       yield* close
     }).pipe(Effect.scoped),
     60_000
@@ -65,12 +66,12 @@ describe("a real crash", () => {
       const filename = yield* tempDbPath
       const reported = yield* claimThenKill(filename, 700)
       const { close, store } = yield* openStore(filename)
-      const counts = yield* store.countByState(ACCOUNT, "crash")
+      const counts = yield* store.batch(ACCOUNT, BatchId.make("crash")).countByState()
       expect(counts.submitting).toBeGreaterThanOrEqual(reported)
       expect(counts.submitting + counts.validated).toBe(20_000)
-      const events = yield* store.events(ACCOUNT, "crash")
+      const events = yield* store.batch(ACCOUNT, BatchId.make("crash")).events()
       expect(events.length).toBe(counts.submitting)
-      const inDoubt = yield* store.rowsInStates(ACCOUNT, "crash", ["submitting"], { limit: 20_000 })
+      const inDoubt = yield* store.batch(ACCOUNT, BatchId.make("crash")).rowsInStates(["submitting"], { limit: 20_000 })
       expect(inDoubt.every((row) => row.intentAt !== null && row.attempts === 1)).toBe(true)
       expect(inDoubt.map((row) => row.idx)).toEqual(Array.from({ length: counts.submitting }, (_, i) => i))
       yield* close

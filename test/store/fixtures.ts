@@ -2,14 +2,15 @@ import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { AccountId, BatchId } from "../../src/domain/Ids.ts"
 import { mintToken } from "../../src/domain/Token.ts"
 import type { RowInput } from "../../src/store/Model.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
 import type { StoreError } from "../../src/store/Model.ts"
 
-export const ACCOUNT = "acct-sandbox"
-export const OTHER_ACCOUNT = "acct-live"
+export const ACCOUNT = AccountId.make("acct-sandbox")
+export const OTHER_ACCOUNT = AccountId.make("acct-live")
 
 /** A temp directory removed when the test's scope closes. */
 export const tempDir = Effect.acquireRelease(
@@ -59,9 +60,9 @@ export const rowInput = (idx: number, over: Partial<RowInput> = {}): RowInput =>
 export const rowInputs = (count: number, over: Partial<RowInput> = {}): ReadonlyArray<RowInput> =>
   Array.from({ length: count }, (_, idx) => rowInput(idx, over))
 
-export const newBatch = (batchId: string, accountId = ACCOUNT) => ({
+export const newBatch = (batchId: string, accountId: AccountId = ACCOUNT) => ({
   accountId,
-  batchId,
+  batchId: BatchId.make(batchId),
   fileName: `${batchId}.csv`,
   options: { concurrency: 8 }
 })

@@ -7,6 +7,7 @@ import { layerClient } from "../../src/store/Sqlite/Open.ts"
 import { MIGRATIONS_TABLE } from "../../src/store/Sqlite/Migrations.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { ACCOUNT, newBatch, openStore, rowInputs, tempDbPath, tempDir } from "./fixtures.ts"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 const mode = (path: string) => statSync(path).mode & 0o777
 
@@ -55,9 +56,9 @@ describe("opening the SQLite state store", () => {
       yield* first.store.createBatch(newBatch("b1"), rowInputs(5))
       yield* first.close
       const second = yield* openStore(filename)
-      const batch = yield* second.store.getBatch(ACCOUNT, "b1")
+      const batch = yield* second.store.batch(ACCOUNT, BatchId.make("b1")).getBatch()
       expect(Option.isSome(batch)).toBe(true)
-      expect((yield* second.store.countByState(ACCOUNT, "b1")).validated).toBe(5)
+      expect((yield* second.store.batch(ACCOUNT, BatchId.make("b1")).countByState()).validated).toBe(5)
       yield* second.close
       expect((yield* inspect(filename)).migrations).toEqual([1, 2, 3, 4])
     })
@@ -68,7 +69,7 @@ describe("opening the SQLite state store", () => {
       const filename = yield* tempDbPath
       const [a, b] = yield* Effect.all([openStore(filename), openStore(filename)], { concurrency: 2 })
       yield* a.store.createBatch(newBatch("b1"), rowInputs(2))
-      expect((yield* b.store.countByState(ACCOUNT, "b1")).validated).toBe(2)
+      expect((yield* b.store.batch(ACCOUNT, BatchId.make("b1")).countByState()).validated).toBe(2)
       yield* Effect.all([a.close, b.close])
     })
   )
@@ -91,7 +92,7 @@ describe("opening the SQLite state store", () => {
     Effect.gen(function* () {
       const { close, store } = yield* openStore(":memory:")
       yield* store.createBatch(newBatch("b1"), rowInputs(2))
-      expect((yield* store.listBatches(ACCOUNT)).map((b) => b.total)).toEqual([2])
+      expect((yield* store.account(ACCOUNT).listBatches()).map((b) => b.total)).toEqual([2])
       yield* close
     })
   )

@@ -5,9 +5,10 @@ import type { Transition } from "../../src/store/Model.ts"
 import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
 import { ACCOUNT, ADAPTERS, newBatch, openStore, OTHER_ACCOUNT, rowInputs, scopedStoreOn } from "./fixtures.ts"
 import type { scopedStore } from "./fixtures.ts"
+import { BatchId } from "../../src/domain/Ids.ts"
 
 const getRow = (store: Effect.Effect.Success<typeof scopedStore>["store"], idx: number) =>
-  store.getRow(ACCOUNT, "b1", idx).pipe(Effect.map(Option.getOrThrow))
+  store.batch(ACCOUNT, BatchId.make("b1")).getRow(idx).pipe(Effect.map(Option.getOrThrow))
 
 describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
   it.scoped("a payout's life: reference, fee, timestamps and one event per change", () =>
@@ -15,37 +16,37 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(2))
       yield* TestClock.adjust("1 second")
-      yield* store.claimRows(ACCOUNT, "b1", { idxs: [0] })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ idxs: [0] })
       yield* TestClock.adjust("1 second")
       expect(
-        yield* store.recordTransition(ACCOUNT, "b1", {
+        yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({
           idx: 0, to: "pending", reference: "ref-0", source: "response", detail: "HTTP 200"
         })
       ).toBe(true)
       yield* TestClock.adjust("1 second")
-      expect(yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "pending", source: "poll" })).toBe(false)
-      expect(yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "processing", source: "poll" })).toBe(true)
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "pending", source: "poll" })).toBe(false)
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "processing", source: "poll" })).toBe(true)
       yield* TestClock.adjust("1 second")
       expect(
-        yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "completed", feeMinor: 50, source: "webhook" })
+        yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "completed", feeMinor: 50, source: "webhook" })
       ).toBe(true)
-      expect(yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "processing", source: "poll" })).toBe(false)
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "processing", source: "poll" })).toBe(false)
 
       const row = yield* getRow(store, 0)
       expect(row).toMatchObject({ state: "completed", reference: "ref-0", feeMinor: 50, attempts: 1 })
       expect([row.intentAt, row.submittedAt, row.finalAt, row.updatedAt].map((t) => t && DateTime.toEpochMillis(t))).toEqual([
         1_000, 2_000, 4_000, 4_000
       ])
-      const events = yield* store.events(ACCOUNT, "b1", 0)
+      const events = yield* store.batch(ACCOUNT, BatchId.make("b1")).events(0)
       expect(events.map((e) => [DateTime.toEpochMillis(e.at), e.fromState, e.toState, e.source, e.detail])).toEqual([
         [1_000, "validated", "submitting", "claim", null],
         [2_000, "submitting", "pending", "response", "HTTP 200"],
         [3_000, "pending", "processing", "poll", null],
         [4_000, "processing", "completed", "webhook", null]
       ])
-      expect(Option.map(yield* store.findRowByReference(ACCOUNT, "ref-0"), (r) => r.idx)).toEqual(Option.some(0))
-      expect(yield* store.findRowByReference(OTHER_ACCOUNT, "ref-0")).toEqual(Option.none())
-      expect(Option.map(yield* store.findRowByToken(ACCOUNT, row.token), (r) => r.idx)).toEqual(Option.some(0))
+      expect(Option.map(yield* store.account(ACCOUNT).findRowByReference("ref-0"), (r) => r.idx)).toEqual(Option.some(0))
+      expect(yield* store.account(OTHER_ACCOUNT).findRowByReference("ref-0")).toEqual(Option.none())
+      expect(Option.map(yield* store.account(ACCOUNT).findRowByToken(row.token), (r) => r.idx)).toEqual(Option.some(0))
     })
   )
 
@@ -53,12 +54,12 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(2))
-      yield* store.claimRows(ACCOUNT, "b1", { limit: 2 })
-      yield* store.recordTransitions(ACCOUNT, "b1", [
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 2 })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([
         { idx: 0, to: "completed", reference: "r0", source: "response" },
         { idx: 1, to: "failed", reference: "r1", error: "declined", source: "response" }
       ])
-      const again = yield* store.recordTransitions(ACCOUNT, "b1", [
+      const again = yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([
         { idx: 0, to: "refunded", source: "poll" },
         { idx: 1, to: "completed", source: "poll" },
         { idx: 1, to: "refunded", source: "poll" },
@@ -73,16 +74,16 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
-      yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 1 })
       const unknown: Transition = { idx: 0, to: "unknown", from: ["submitting"], error: "timeout after send", source: "response" }
-      expect(yield* store.recordTransition(ACCOUNT, "b1", unknown)).toBe(true)
-      expect(yield* store.recordTransition(ACCOUNT, "b1", unknown)).toBe(false)
-      expect(yield* store.earliestIntent(ACCOUNT, "b1")).toEqual(Option.some(DateTime.unsafeMake(0)))
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition(unknown)).toBe(true)
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition(unknown)).toBe(false)
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).earliestIntent()).toEqual(Option.some(DateTime.unsafeMake(0)))
       yield* TestClock.adjust("10 minutes")
-      expect(yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "submitting", from: ["unknown"], source: "reconcile" })).toBe(true)
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "submitting", from: ["unknown"], source: "reconcile" })).toBe(true)
       const resent = yield* getRow(store, 0)
       expect([resent.attempts, resent.intentAt && DateTime.toEpochMillis(resent.intentAt)]).toEqual([2, 600_000])
-      expect(yield* store.recordTransition(ACCOUNT, "b1", { idx: 0, to: "validated", source: "operator" })).toBe(false)
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "validated", source: "operator" })).toBe(false)
     })
   )
 
@@ -90,16 +91,16 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
     Effect.gen(function* () {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(1))
-      yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 1 })
       const error = yield* Effect.flip(
-        store.recordTransitions(ACCOUNT, "b1", [
+        store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([
           { idx: 0, to: "pending", reference: "r0", source: "response" },
           { idx: 7, to: "pending", reference: "r7", source: "response" }
         ])
       )
       expect(error.reason).toBe("NotFound")
       expect((yield* getRow(store, 0)).state).toBe("submitting")
-      expect((yield* store.events(ACCOUNT, "b1", 0)).length).toBe(1)
+      expect((yield* store.batch(ACCOUNT, BatchId.make("b1")).events(0)).length).toBe(1)
     })
   )
 
@@ -108,19 +109,19 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
       const filename = yield* adapter.location
       const first = yield* adapter.open(filename)
       yield* first.store.createBatch(newBatch("crash"), rowInputs(10))
-      yield* first.store.acquireLease(ACCOUNT, "crash", "runner-a", "1 minute")
-      yield* first.store.claimRows(ACCOUNT, "crash", { limit: 4 })
-      yield* first.store.recordTransition(ACCOUNT, "crash", { idx: 0, to: "pending", reference: "r0", source: "response" })
+      yield* first.store.batch(ACCOUNT, BatchId.make("crash")).acquireLease("runner-a", "1 minute")
+      yield* first.store.batch(ACCOUNT, BatchId.make("crash")).claimRows({ limit: 4 })
+      yield* first.store.batch(ACCOUNT, BatchId.make("crash")).recordTransition({ idx: 0, to: "pending", reference: "r0", source: "response" })
       yield* first.close
       const second = yield* adapter.open(filename)
-      expect(yield* second.store.countByState(ACCOUNT, "crash")).toMatchObject({ validated: 6, submitting: 3, pending: 1 })
-      const inDoubt = yield* second.store.rowsInStates(ACCOUNT, "crash", ["submitting", "unknown"])
+      expect(yield* second.store.batch(ACCOUNT, BatchId.make("crash")).countByState()).toMatchObject({ validated: 6, submitting: 3, pending: 1 })
+      const inDoubt = yield* second.store.batch(ACCOUNT, BatchId.make("crash")).rowsInStates(["submitting", "unknown"])
       expect(inDoubt.map((r) => [r.idx, r.attempts, r.intentAt !== null])).toEqual([
         [1, 1, true],
         [2, 1, true],
         [3, 1, true]
       ])
-      expect(Option.isNone(yield* second.store.acquireLease(ACCOUNT, "crash", "runner-b", "1 minute"))).toBe(true)
+      expect(Option.isNone(yield* second.store.batch(ACCOUNT, BatchId.make("crash")).acquireLease("runner-b", "1 minute"))).toBe(true)
       expect((yield* second.store.createBatch(newBatch("crash"), [])).state).toBe("open")
       yield* second.close
     })
@@ -149,12 +150,12 @@ describe("transitions, by property", () => {
           }))
           for (const step of steps) {
             if (step === "claim") {
-              const claimed = yield* store.claimRows(ACCOUNT, "b1", { limit: 1 })
+              const claimed = yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 1 })
               for (const row of claimed) model[row.idx] = { ...model[row.idx], state: "submitting", changes: model[row.idx].changes + 1 }
               continue
             }
             const before = model[step.idx]
-            const applied = yield* store.recordTransition(ACCOUNT, "b1", step)
+            const applied = yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition(step)
             const expected = canMove(before.state, step.to) && (step.from === undefined || step.from.includes(before.state))
             expect(applied).toBe(expected)
             if (applied) {
@@ -165,12 +166,12 @@ describe("transitions, by property", () => {
                 changes: before.changes + 1
               }
             }
-            const row = yield* store.getRow(ACCOUNT, "b1", step.idx).pipe(Effect.map(Option.getOrThrow))
+            const row = yield* store.batch(ACCOUNT, BatchId.make("b1")).getRow(step.idx).pipe(Effect.map(Option.getOrThrow))
             expect([row.state, row.reference]).toEqual([model[step.idx].state, model[step.idx].reference])
             if (before.reference !== null) expect(row.reference).toBe(before.reference)
           }
           for (const idx of [0, 1, 2]) {
-            const events = yield* store.events(ACCOUNT, "b1", idx)
+            const events = yield* store.batch(ACCOUNT, BatchId.make("b1")).events(idx)
             expect(events.length).toBe(model[idx].changes)
             events.forEach((e, i) => i > 0 && expect(e.fromState).toBe(events[i - 1].toState))
           }

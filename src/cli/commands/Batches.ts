@@ -27,9 +27,9 @@ export const batchesCommand = Command.make(
     Effect.gen(function* () {
       const store = yield* StateStore
       const account = yield* accountOf(connection)
-      const batches = yield* store.listBatches(account)
+      const batches = yield* store.account(account).listBatches()
       // An account halt stops every batch at once: said first, on stderr with --json (stdout stays the list).
-      const halt = yield* store.activeHalt(account)
+      const halt = yield* store.account(account).activeHalt()
       if (Option.isSome(halt)) {
         const line = `HALTED: ${describeHalt(halt.value)}. No new payout is sent. Lift with: payouts halt --lift --by NAME`
         yield* json ? Console.error(line) : Console.log(line)

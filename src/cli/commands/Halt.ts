@@ -61,15 +61,15 @@ export const haltCommand = Command.make(
       const account = yield* accountOf(args.connection)
       const now = yield* Clock.currentTimeMillis
       if (action._tag === "Halt") {
-        const set = yield* store.haltAccount(account, { at: now, by: action.by, reason: action.reason })
+        const set = yield* store.account(account).haltAccount({ at: now, by: action.by, reason: action.reason })
         if (!set) yield* Console.error("A halt was already in force; it is kept as it was.")
       } else if (action._tag === "Lift") {
-        const lifted = yield* store.liftHalt(account, action.by, now)
+        const lifted = yield* store.account(account).liftHalt(action.by, now)
         yield* Console.error(
           lifted > 0 ? `Halt lifted by ${action.by}. Runs send payouts again; run a halted batch's file again to pay its waiting rows.` : "No halt was in force."
         )
       }
-      const halt = yield* store.activeHalt(account)
+      const halt = yield* store.account(account).activeHalt()
       yield* args.json ? printJson(haltView(halt)) : Console.log(show(halt))
     }).pipe(
       Effect.provide(

@@ -35,8 +35,8 @@ export const ledgerCommand = Command.make(
       const found = yield* findBatch(account, batch)
       yield* fs.makeDirectory(out, { recursive: true })
       const paths = outputPaths(resolve(out, found.fileName))
-      const counts = yield* store.countByState(account, found.batchId)
-      const flagged = yield* store.flaggedRows(account, found.batchId)
+      const counts = yield* store.batch(account, found.batchId).countByState()
+      const flagged = yield* store.batch(account, found.batchId).flaggedRows()
       const alarms = flagged.filter((r) => r.alarm !== null).map((r) => ({ line: r.line, reason: r.alarm ?? "", references: r.candidates ?? [] }))
       const summary = yield* makeSummary({
         batchId: found.batchId,

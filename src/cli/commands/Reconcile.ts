@@ -22,9 +22,10 @@ import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption } from "../
 import { storeLayer } from "../StoreLocation.ts"
 import { jsonOption, printJson } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
+import type { BatchId } from "../../domain/Ids.ts"
 
 /** The summary file of the batch in the job folder (done/, processing/, rejected/), if any. */
-const findSummary = (jobs: string, batchId: string) =>
+const findSummary = (jobs: string, batchId: BatchId) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const folder = jobFolder(jobs)
@@ -74,7 +75,7 @@ export const reconcileCommand = Command.make(
         const paths = { ledger: outputOf(csv, ".ledger.csv"), summary: summaryPath.value, errors: outputOf(csv, ".errors.csv") }
         yield* writeLedgerFromStore(paths, account, found.batchId)
         yield* amendSummary(summaryPath.value, {
-          counts: Object.fromEntries(Object.entries(yield* store.countByState(account, found.batchId)).filter(([, n]) => n > 0)),
+          counts: Object.fromEntries(Object.entries(yield* store.batch(account, found.batchId).countByState()).filter(([, n]) => n > 0)),
           reconciliation: { at: yield* reconciledAt, ok: report.ok, findings: report.findings.length, updated: report.updated, totals: report.totals }
         })
         yield* writeReport(outputOf(csv, ".report.html"), account, found.batchId, yield* readSummary(summaryPath.value))

@@ -17,7 +17,7 @@ export const resumeCommand = Command.make(
       if (found.state !== "paused") {
         return yield* Console.error(`Batch ${found.batchId} is not paused (${found.state}); nothing to do.`)
       }
-      yield* store.setBatchState(account, found.batchId, "open", null)
+      yield* store.batch(account, found.batchId).setBatchState("open", null)
       yield* Console.error(
         `Batch ${found.batchId} (${found.fileName}) resumed (was paused: ${found.pauseReason ?? "no reason recorded"}). ` +
           `The watcher takes it up on its next pass; or run the file again with payouts run.`

@@ -20,6 +20,7 @@ import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import { safeguardOptions, safeguardSettings } from "../SafeguardOptions.ts"
 import { type OptionValue, printJson } from "../Output.ts"
 import { type Connection, connectionOptions, redirectOptions, resolveConnection, resolveRedirects, stateOption } from "../Settings.ts"
+import type { AccountId } from "../../domain/Ids.ts"
 
 /** The flags' defaults are the run's defaults (run/RunContext.ts), shared with the tests and the bench. */
 const DEFAULTS = DEFAULT_RUN_SETTINGS
@@ -88,7 +89,7 @@ export const embeddedSandbox = (timeScale: number) =>
   })
 
 /** RunSettings and the rest of a RunRequest from the batch options (shared with `payouts watch`). */
-export const batchRequest = (args: BatchOptions, accountId: string) =>
+export const batchRequest = (args: BatchOptions, accountId: AccountId) =>
   Effect.gen(function* () {
     if (args.concurrency < 1) return yield* new UsageError({ reason: "--concurrency must be at least 1" })
     const redirects = yield* resolveRedirects(args.redirects)

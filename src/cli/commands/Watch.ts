@@ -23,6 +23,7 @@ import { clientLayer } from "../Connect.ts"
 import { resolveConnection } from "../Settings.ts"
 import { resolveAccountScope } from "../../api/Account.ts"
 import { batchClient, batchOptions, batchRequest, embeddedSandbox } from "./Run.ts"
+import { AccountId } from "../../domain/Ids.ts"
 
 const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
   options.pipe(Options.withDescription(description), Options.withDefault(value))
@@ -96,7 +97,7 @@ const watch = (dir: string, args: WatchOptions) =>
     if (args.once && Option.isSome(args.schedule)) return yield* new UsageError({ reason: "--once and --schedule exclude each other: with --once, system cron is the schedule" })
     const approval = yield* approvalPolicy(args)
     // Settings are checked before the service is asked anything; the account is filled in once known.
-    const request = yield* batchRequest(b, "")
+    const request = yield* batchRequest(b, AccountId.make(""))
     yield* exitCodeOnInterrupt(0)
     const connection = b.sandbox ? yield* embeddedSandbox(b.timeScale) : yield* resolveConnection(b.connection)
     const folder = jobFolder(dir)

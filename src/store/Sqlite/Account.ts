@@ -4,7 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { Halt, PhoneCount, SentTotal } from "../AccountModel.ts"
 import { StoreError } from "../Model.ts"
 import { MAY_HAVE_PAID_STATES } from "../RowState.ts"
-import type { StateStoreShape } from "../StateStore.ts"
+import type { StoreDriver } from "../StoreDriver.ts"
 import { chunksOf } from "./Queries.ts"
 import { catchSql, type WriteTransaction } from "./Transaction.ts"
 
@@ -17,13 +17,13 @@ const decodeTotals = decoder(SentTotal)
 const decodePhones = decoder(PhoneCount)
 
 export const makeAccount = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
-  const activeHalt: StateStoreShape["activeHalt"] = (accountId) =>
+  const activeHalt: StoreDriver["activeHalt"] = (accountId) =>
     catchSql(
       sql`SELECT at, by, reason FROM account_halts WHERE account_id = ${accountId} AND lifted_at IS NULL
         ORDER BY seq LIMIT 1`.pipe(Effect.flatMap(decodeHalts), Effect.map((rows) => Option.fromNullable(rows[0])))
     )
 
-  const haltAccount: StateStoreShape["haltAccount"] = (accountId, halt) =>
+  const haltAccount: StoreDriver["haltAccount"] = (accountId, halt) =>
     write(
       Effect.gen(function* () {
         const open = yield* sql`SELECT seq FROM account_halts WHERE account_id = ${accountId} AND lifted_at IS NULL LIMIT 1`
@@ -33,13 +33,13 @@ export const makeAccount = (sql: SqlClient.SqlClient, write: WriteTransaction) =
       })
     ).pipe(Effect.withSpan("StateStore.haltAccount"))
 
-  const liftHalt: StateStoreShape["liftHalt"] = (accountId, by, at) =>
+  const liftHalt: StoreDriver["liftHalt"] = (accountId, by, at) =>
     write(
       sql`UPDATE account_halts SET lifted_at = ${at}, lifted_by = ${by}
         WHERE account_id = ${accountId} AND lifted_at IS NULL RETURNING seq`.pipe(Effect.map((rows) => rows.length))
     ).pipe(Effect.withSpan("StateStore.liftHalt"))
 
-  const recordApproval: StateStoreShape["recordApproval"] = (accountId, batchId, approval) =>
+  const recordApproval: StoreDriver["recordApproval"] = (accountId, batchId, approval) =>
     write(
       Effect.gen(function* () {
         const updated = yield* sql`UPDATE batches SET approved_by = ${approval.by}, approved_at = ${approval.at},
@@ -49,14 +49,14 @@ export const makeAccount = (sql: SqlClient.SqlClient, write: WriteTransaction) =
       })
     ).pipe(Effect.withSpan("StateStore.recordApproval"))
 
-  const sentTotalsSince: StateStoreShape["sentTotalsSince"] = (accountId, since) =>
+  const sentTotalsSince: StoreDriver["sentTotalsSince"] = (accountId, since) =>
     catchSql(
       sql`SELECT currency, COUNT(*) AS rows, COALESCE(SUM(amount_minor), 0) AS amount_minor FROM rows
         WHERE account_id = ${accountId} AND intent_at >= ${since} AND state IN ${sql.in(MAY_HAVE_PAID_STATES)}
         GROUP BY currency ORDER BY currency`.pipe(Effect.flatMap(decodeTotals))
     )
 
-  const phonePayoutsSince: StateStoreShape["phonePayoutsSince"] = (accountId, phones, since) =>
+  const phonePayoutsSince: StoreDriver["phonePayoutsSince"] = (accountId, phones, since) =>
     phones.length === 0
       ? Effect.succeed([])
       : catchSql(
@@ -71,5 +71,5 @@ export const makeAccount = (sql: SqlClient.SqlClient, write: WriteTransaction) =
           )
         )
 
-  return { activeHalt, haltAccount, liftHalt, recordApproval, sentTotalsSince, phonePayoutsSince } satisfies Partial<StateStoreShape>
+  return { activeHalt, haltAccount, liftHalt, recordApproval, sentTotalsSince, phonePayoutsSince } satisfies Partial<StoreDriver>
 }

@@ -3,7 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Duration, Effect, Option, Predicate, Stream } from "effect"
 import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from "../Model.ts"
 import { emptyCounts, NOT_SENT_STATES, PAID_OUT_STATES } from "../RowState.ts"
-import type { BatchSummary, StateStoreShape } from "../StateStore.ts"
+import type { BatchSummary, StoreDriver } from "../StoreDriver.ts"
 import { BATCH_COLUMNS, chunksOf, decodeAmounts, decodeBatches, decodeCounts, decodeTotals } from "./Queries.ts"
 import type { WriteTransaction } from "./Transaction.ts"
 import { catchSql } from "./Transaction.ts"
@@ -110,7 +110,7 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
 
   // Summed by SQL: a million-row batch is not read back row by row for a few figures. The distinct
   // amounts (few in a real batch) let a caller estimate a fee with a per-payout minimum exactly.
-  const currencyTotals: StateStoreShape["currencyTotals"] = (accountId, batchId) => {
+  const currencyTotals: StoreDriver["currencyTotals"] = (accountId, batchId) => {
     const sent = sql`account_id = ${accountId} AND batch_id = ${batchId} AND amount_minor IS NOT NULL AND currency <> ''
       AND state NOT IN ${sql.in(NOT_SENT_STATES)}`
     return catchSql(
@@ -164,7 +164,7 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
     })
   })
 
-  const setBatchState: StateStoreShape["setBatchState"] = (accountId, batchId, state, pauseReason = null) =>
+  const setBatchState: StoreDriver["setBatchState"] = (accountId, batchId, state, pauseReason = null) =>
     write(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -174,7 +174,7 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
       })
     ).pipe(Effect.withSpan("StateStore.setBatchState"))
 
-  const acquireLease: StateStoreShape["acquireLease"] = (accountId, batchId, owner, ttl) =>
+  const acquireLease: StoreDriver["acquireLease"] = (accountId, batchId, owner, ttl) =>
     write(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -192,7 +192,7 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
       })
     ).pipe(Effect.withSpan("StateStore.acquireLease"))
 
-  const renewLease: StateStoreShape["renewLease"] = (accountId, batchId, fence, ttl) =>
+  const renewLease: StoreDriver["renewLease"] = (accountId, batchId, fence, ttl) =>
     write(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -205,13 +205,13 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
       })
     ).pipe(Effect.withSpan("StateStore.renewLease"))
 
-  const releaseLease: StateStoreShape["releaseLease"] = (accountId, batchId, owner) =>
+  const releaseLease: StoreDriver["releaseLease"] = (accountId, batchId, owner) =>
     write(
       sql`UPDATE batches SET lease_owner = NULL, lease_expires_at = NULL
         WHERE account_id = ${accountId} AND batch_id = ${batchId} AND lease_owner = ${owner}`
     ).pipe(Effect.asVoid, Effect.withSpan("StateStore.releaseLease"))
 
-  const deleteBatch: StateStoreShape["deleteBatch"] = (accountId, batchId) =>
+  const deleteBatch: StoreDriver["deleteBatch"] = (accountId, batchId) =>
     write(
       Effect.gen(function* () {
         const sent = yield* sql`SELECT idx FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}
@@ -239,5 +239,5 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
     releaseLease,
     countByState,
     currencyTotals
-  } satisfies Partial<StateStoreShape>
+  } satisfies Partial<StoreDriver>
 }

@@ -2,7 +2,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
 import { AccountAlarm, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.ts"
-import type { StateStoreShape } from "../StateStore.ts"
+import type { StoreDriver } from "../StoreDriver.ts"
 import { chunksOf, decodeRows, ROW_COLUMNS } from "./Queries.ts"
 import { catchSql, type WriteTransaction } from "./Transaction.ts"
 
@@ -18,7 +18,7 @@ const decodeAlarms = decoder(AccountAlarm)
 const PAYOUT_COLUMNS = `reference, day, token, description, amount_minor, currency, status, fee_minor, created_at, first_seen_at`
 
 export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
-  const mirrorDays: StateStoreShape["mirrorDays"] = (accountId, days) =>
+  const mirrorDays: StoreDriver["mirrorDays"] = (accountId, days) =>
     days.length === 0
       ? Effect.succeed([])
       : catchSql(
@@ -31,7 +31,7 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
           )
         )
 
-  const saveDayRead: StateStoreShape["saveDayRead"] = (accountId, read) =>
+  const saveDayRead: StoreDriver["saveDayRead"] = (accountId, read) =>
     write(
       Effect.gen(function* () {
         const previous = yield* sql`SELECT hash, max_total, reads, read_at FROM listing_days
@@ -89,10 +89,10 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
           )
         )
 
-  const mirrorByTokens: StateStoreShape["mirrorByTokens"] = mirrorBy("token")
-  const mirrorByReferences: StateStoreShape["mirrorByReferences"] = mirrorBy("reference")
+  const mirrorByTokens: StoreDriver["mirrorByTokens"] = mirrorBy("token")
+  const mirrorByReferences: StoreDriver["mirrorByReferences"] = mirrorBy("reference")
 
-  const mirrorOfDays: StateStoreShape["mirrorOfDays"] = (accountId, fromDay, toDay) =>
+  const mirrorOfDays: StoreDriver["mirrorOfDays"] = (accountId, fromDay, toDay) =>
     Stream.paginateChunkEffect("", (after: string) =>
       catchSql(
         sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing WHERE account_id = ${accountId}
@@ -107,7 +107,7 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
       )
     )
 
-  const knownPayouts: StateStoreShape["knownPayouts"] = (accountId, since) =>
+  const knownPayouts: StoreDriver["knownPayouts"] = (accountId, since) =>
     catchSql(
       sql`SELECT r.reference AS reference, r.token AS token, r.amount_minor AS amount_minor, r.currency AS currency,
           r.submitted_at AS answered_at, l.first_seen_at AS listed_at, l.first_seen_prev_read AS listed_prev_read
@@ -117,13 +117,13 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
       )
     )
 
-  const accountAlarm: StateStoreShape["accountAlarm"] = (accountId) =>
+  const accountAlarm: StoreDriver["accountAlarm"] = (accountId) =>
     catchSql(
       sql`SELECT seq, at, reason FROM account_alarms WHERE account_id = ${accountId} AND cleared_at IS NULL
         ORDER BY seq LIMIT 1`.pipe(Effect.flatMap(decodeAlarms), Effect.map((rows) => Option.fromNullable(rows[0])))
     )
 
-  const raiseAccountAlarm: StateStoreShape["raiseAccountAlarm"] = (accountId, reason, at) =>
+  const raiseAccountAlarm: StoreDriver["raiseAccountAlarm"] = (accountId, reason, at) =>
     write(
       Effect.gen(function* () {
         const open = yield* sql`SELECT seq FROM account_alarms WHERE account_id = ${accountId} AND cleared_at IS NULL LIMIT 1`
@@ -131,7 +131,7 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
       })
     )
 
-  const clearAccountAlarm: StateStoreShape["clearAccountAlarm"] = (accountId, by, why, at) =>
+  const clearAccountAlarm: StoreDriver["clearAccountAlarm"] = (accountId, by, why, at) =>
     write(
       Effect.map(
         sql`UPDATE account_alarms SET cleared_at = ${at}, cleared_by = ${by}, cleared_why = ${why}
@@ -140,25 +140,25 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
       )
     )
 
-  const setRowAlarm: StateStoreShape["setRowAlarm"] = (accountId, batchId, idx, alarm, candidates) =>
+  const setRowAlarm: StoreDriver["setRowAlarm"] = (accountId, batchId, idx, alarm, candidates) =>
     write(
       sql`UPDATE rows SET alarm = ${alarm}, candidates = ${alarm === null ? null : JSON.stringify(candidates)}
         WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${idx}`
     ).pipe(Effect.asVoid)
 
-  const releaseIntents: StateStoreShape["releaseIntents"] = (accountId, batchId, owner) =>
+  const releaseIntents: StoreDriver["releaseIntents"] = (accountId, batchId, owner) =>
     write(
       sql`UPDATE rows SET intent_owner = NULL WHERE account_id = ${accountId} AND batch_id = ${batchId}
         AND intent_owner = ${owner} AND state IN ('unknown', 'submitting')`
     ).pipe(Effect.asVoid)
 
-  const adoptIntents: StateStoreShape["adoptIntents"] = (accountId, batchId, from, to) =>
+  const adoptIntents: StoreDriver["adoptIntents"] = (accountId, batchId, from, to) =>
     write(
       sql`UPDATE rows SET intent_owner = ${to} WHERE account_id = ${accountId} AND batch_id = ${batchId}
         AND intent_owner = ${from} AND state IN ('unknown', 'submitting')`
     ).pipe(Effect.asVoid)
 
-  const flaggedRows: StateStoreShape["flaggedRows"] = (accountId, batchId) =>
+  const flaggedRows: StoreDriver["flaggedRows"] = (accountId, batchId) =>
     catchSql(
       sql`SELECT ${sql.literal(ROW_COLUMNS)} FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}
         AND (alarm IS NOT NULL OR resends > 0) ORDER BY idx`.pipe(Effect.flatMap(decodeRows))
@@ -178,5 +178,5 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
     setRowAlarm,
     releaseIntents,
     adoptIntents
-  } satisfies Partial<StateStoreShape>
+  } satisfies Partial<StoreDriver>
 }

@@ -4,7 +4,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
 import { type ClaimSelection, type EventSource, type Fence, type Page, type Row, StoreError } from "../Model.ts"
 import { IN_DOUBT_STATES, type RowState } from "../RowState.ts"
-import type { StateStoreShape } from "../StateStore.ts"
+import type { StoreDriver } from "../StoreDriver.ts"
 import {
   chunksOf,
   decodeEarliest,
@@ -89,7 +89,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   const withFence = (which: ReadonlyArray<Fragment>, fence: ReadonlyArray<Fragment>) =>
     fence.length === 0 ? which : which.map((where) => sql`${where} AND ${fence[0]}`)
 
-  const claimRows: StateStoreShape["claimRows"] = (accountId, batchId, selection: ClaimSelection) =>
+  const claimRows: StoreDriver["claimRows"] = (accountId, batchId, selection: ClaimSelection) =>
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const move: Move = { from: "validated", to: "submitting", set: intent(now), source: "claim" }
@@ -104,7 +104,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       })
     ).pipe(Effect.withSpan("StateStore.claimRows"))
 
-  const claimForResend: StateStoreShape["claimForResend"] = (accountId, batchId, idxs, detail, fence) =>
+  const claimForResend: StoreDriver["claimForResend"] = (accountId, batchId, idxs, detail, fence) =>
     write(
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const move: Move = { from: "unknown", to: "submitting", set: sql`${intent(now)}, resends = resends + 1, alarm = NULL`, source: "reconcile", detail }
@@ -112,7 +112,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       })
     ).pipe(Effect.withSpan("StateStore.claimForResend"))
 
-  const releaseRows: StateStoreShape["releaseRows"] = (accountId, batchId, idxs, detail, owner) =>
+  const releaseRows: StoreDriver["releaseRows"] = (accountId, batchId, idxs, detail, owner) =>
     write(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -141,7 +141,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       Effect.withSpan("StateStore.releaseRows")
     )
 
-  const recordTransitions: StateStoreShape["recordTransitions"] = (accountId, batchId, transitions, fence) =>
+  const recordTransitions: StoreDriver["recordTransitions"] = (accountId, batchId, transitions, fence) =>
     write(
       Effect.zipRight(
         stillHeld(accountId, batchId, fence),
@@ -149,7 +149,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       )
     ).pipe(Effect.withSpan("StateStore.recordTransitions"))
 
-  const recordTransition: StateStoreShape["recordTransition"] = (accountId, batchId, transition, fence) =>
+  const recordTransition: StoreDriver["recordTransition"] = (accountId, batchId, transition, fence) =>
     recordTransitions(accountId, batchId, [transition], fence).pipe(Effect.map((applied) => applied[0] === true))
 
   const selectRows = (where: Fragment, limit = 2) =>
@@ -162,7 +162,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
   const firstRow = (where: Fragment) =>
     Effect.map(selectRows(where, 1), (rows) => Option.fromNullable(rows[0]))
 
-  const rowsInStates: StateStoreShape["rowsInStates"] = (accountId, batchId, states, page: Page = {}) =>
+  const rowsInStates: StoreDriver["rowsInStates"] = (accountId, batchId, states, page: Page = {}) =>
     states.length === 0
       ? Effect.succeed([])
       : selectRows(
@@ -179,10 +179,10 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       ])
     )
 
-  const streamRowsInStates: StateStoreShape["streamRowsInStates"] = (accountId, batchId, states, size = PAGE) =>
+  const streamRowsInStates: StoreDriver["streamRowsInStates"] = (accountId, batchId, states, size = PAGE) =>
     paged((afterIdx) => rowsInStates(accountId, batchId, states, { afterIdx, limit: size }), size)
 
-  const streamPending: StateStoreShape["streamPending"] = (accountId, batchId) =>
+  const streamPending: StoreDriver["streamPending"] = (accountId, batchId) =>
     Stream.paginateChunkEffect(-1, (afterIdx: number) =>
       catchSql(
         sql`SELECT idx, currency, amount_minor FROM rows
@@ -196,13 +196,13 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       )
     )
 
-  const streamRows: StateStoreShape["streamRows"] = (accountId, batchId, size = PAGE) =>
+  const streamRows: StoreDriver["streamRows"] = (accountId, batchId, size = PAGE) =>
     paged(
       (afterIdx) => selectRows(sql`account_id = ${accountId} AND batch_id = ${batchId} AND idx > ${afterIdx}`, size),
       size
     )
 
-  const earliestIntent: StateStoreShape["earliestIntent"] = (accountId, batchId) =>
+  const earliestIntent: StoreDriver["earliestIntent"] = (accountId, batchId) =>
     catchSql(
       sql`SELECT MIN(intent_at) AS earliest FROM rows
         WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state IN ${sql.in(IN_DOUBT_STATES)}`.pipe(
@@ -230,10 +230,10 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
       )
     ).pipe(Effect.map((found) => found.flat()))
 
-  const existingIds: StateStoreShape["existingIds"] = (accountId, ids, excludeBatchId) =>
+  const existingIds: StoreDriver["existingIds"] = (accountId, ids, excludeBatchId) =>
     matches(accountId, "row_id", ids, excludeBatchId, sql``).pipe(Effect.withSpan("StateStore.existingIds"))
 
-  const recentRepeats: StateStoreShape["recentRepeats"] = (accountId, repeatKeys, since, excludeBatchId) => {
+  const recentRepeats: StoreDriver["recentRepeats"] = (accountId, repeatKeys, since, excludeBatchId) => {
     const ms = DateTime.toEpochMillis(since)
     return matches(
       accountId,
@@ -244,7 +244,7 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
     ).pipe(Effect.withSpan("StateStore.recentRepeats"))
   }
 
-  const events: StateStoreShape["events"] = (accountId, batchId, idx) =>
+  const events: StoreDriver["events"] = (accountId, batchId, idx) =>
     catchSql(
       sql`SELECT ${sql.literal(EVENT_COLUMNS)} FROM row_events
         WHERE account_id = ${accountId} AND batch_id = ${batchId} ${idx === undefined ? sql`` : sql`AND idx = ${idx}`}
@@ -270,5 +270,5 @@ export const makeRows = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
     existingIds,
     recentRepeats,
     events
-  } satisfies Partial<StateStoreShape>
+  } satisfies Partial<StoreDriver>
 }
