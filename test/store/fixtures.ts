@@ -6,6 +6,7 @@ import { AccountId, BatchId } from "../../src/domain/Ids.ts"
 import { mintToken } from "../../src/domain/Token.ts"
 import type { RowInput } from "../../src/store/Model.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { POSTGRES_ADAPTERS } from "./postgres.ts"
 import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
 import type { StoreError } from "../../src/store/Model.ts"
 
@@ -80,7 +81,7 @@ export interface StoreAdapter {
 export const SQLITE: StoreAdapter = { name: "SQLite", location: tempDbPath, open: (location) => openStore(location) }
 
 /** Every adapter the contract suite runs against; a second adapter (PostgreSQL) joins here. */
-export const ADAPTERS: ReadonlyArray<StoreAdapter> = [SQLITE]
+export const ADAPTERS: ReadonlyArray<StoreAdapter> = [SQLITE, ...POSTGRES_ADAPTERS]
 
 /** A store of `adapter` on a fresh location, closed with the test's scope. */
 export const scopedStoreOn = (adapter: StoreAdapter) =>

@@ -1,0 +1,131 @@
+/**
+ * Claims, releases and transitions, for the PostgreSQL adapter. A claim is one statement: it
+ * share-locks the batch's lease (fencing, Queries.leaseCte), picks its rows FOR UPDATE SKIP LOCKED so
+ * workers claiming at the same moment take disjoint rows without waiting on each other, moves them and
+ * logs their events.
+ */
+import type { Fragment } from "@effect/sql/Statement"
+import { Clock, Effect } from "effect"
+import type { ClaimSelection, EventSource } from "../Model.ts"
+import type { RowState } from "../RowState.ts"
+import type { StoreDriver } from "../StoreDriver.ts"
+import { decodeRows, intArray, leaseCte, ROW_COLUMNS, textArray } from "./Queries.ts"
+import type { Access } from "./Transaction.ts"
+import { applyTransitions } from "./Transitions.ts"
+
+interface Move {
+  readonly from: RowState
+  readonly to: RowState
+  readonly set: Fragment
+  readonly source: EventSource
+  readonly detail?: string | undefined
+}
+
+export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
+  const { sql } = db
+
+  /** One conditional UPDATE and the events of the rows it actually moved, in one statement. */
+  const moveRows = (accountId: string, batchId: string, move: Move, where: Fragment, now: number, ctes: ReadonlyArray<Fragment>) => {
+    const moved = sql`moved AS (
+      UPDATE rows SET state = ${move.to}, ${move.set}, updated_at = ${now}
+      WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = ${move.from} AND ${where}
+      RETURNING ${sql.literal(ROW_COLUMNS)})`
+    const logged = sql`logged AS (
+      INSERT INTO row_events (account_id, batch_id, idx, at, from_state, to_state, source, detail)
+      SELECT account_id, batch_id, idx, ${now}::bigint, ${move.from}::text, ${move.to}::text, ${move.source}::text,
+        ${move.detail ?? null}::text
+      FROM moved ORDER BY idx)`
+    return sql`${sql.csv("WITH", [...ctes, moved, logged])} SELECT * FROM moved ORDER BY idx`.pipe(
+      Effect.flatMap(decodeRows)
+    )
+  }
+
+  // The intent names the runner that holds the lease now: a row taken over from another owner is
+  // never resent automatically unless that owner released it or is proven dead (DESIGN 7, rule 5).
+  const intent = (now: number) =>
+    sql`attempts = attempts + 1, intent_at = ${now}, ended_at = NULL, intent_owner = (SELECT lease_owner FROM lease)`
+
+  /** The lease CTE of a claim: under a fence, only while that lease is the batch's and unexpired. */
+  const claimLease = (accountId: string, batchId: string, fence: ClaimSelection["fence"]) =>
+    fence === undefined
+      ? Effect.succeed(leaseCte(sql, accountId, batchId, undefined))
+      : Effect.map(leaseNow, (now) => leaseCte(sql, accountId, batchId, fence, now))
+
+  const claimRows: StoreDriver["claimRows"] = (accountId, batchId, selection) =>
+    db.write(
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const lease = yield* claimLease(accountId, batchId, selection.fence)
+        const mine = sql`account_id = ${accountId} AND batch_id = ${batchId} AND state = 'validated' AND alarm IS NULL
+          AND EXISTS (SELECT 1 FROM lease)`
+        // Named rows wait for a lock rather than skip it: each of them is claimed if still validated.
+        const picked = "idxs" in selection
+          ? sql`picked AS (SELECT idx FROM rows WHERE ${mine} AND idx = ANY(${intArray(sql, selection.idxs)})
+              ORDER BY idx FOR UPDATE)`
+          : sql`picked AS (SELECT idx FROM rows WHERE ${mine}
+              ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
+              ${(selection.excludeOperators ?? []).length === 0 ? sql`` : sql`AND operator <> ALL(${textArray(sql, selection.excludeOperators ?? [])})`}
+              ORDER BY idx LIMIT ${Math.max(0, selection.limit)} FOR UPDATE SKIP LOCKED)`
+        const move: Move = { from: "validated", to: "submitting", set: intent(now), source: "claim" }
+        return yield* moveRows(accountId, batchId, move, sql`idx IN (SELECT idx FROM picked)`, now, [lease, picked])
+      })
+    ).pipe(Effect.withSpan("StateStore.claimRows"))
+
+  const claimForResend: StoreDriver["claimForResend"] = (accountId, batchId, idxs, detail, fence) =>
+    db.write(
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const lease = yield* claimLease(accountId, batchId, fence)
+        const move: Move = {
+          from: "unknown",
+          to: "submitting",
+          set: sql`${intent(now)}, resends = resends + 1, alarm = NULL`,
+          source: "reconcile",
+          detail
+        }
+        const which = sql`idx = ANY(${intArray(sql, idxs)}) AND EXISTS (SELECT 1 FROM lease)`
+        return yield* moveRows(accountId, batchId, move, which, now, [lease])
+      })
+    ).pipe(Effect.withSpan("StateStore.claimForResend"))
+
+  const releaseRows: StoreDriver["releaseRows"] = (accountId, batchId, idxs, detail, owner) =>
+    db.write(
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const lease = leaseCte(sql, accountId, batchId, undefined)
+        const named = sql`idx = ANY(${intArray(sql, idxs)}) AND EXISTS (SELECT 1 FROM lease)`
+        const set = sql`attempts = GREATEST(attempts - 1, 0), intent_owner = NULL, ended_at = NULL, alarm = NULL, candidates = NULL`
+        const move: Move = { from: "submitting", to: "validated", set, source: "release", detail }
+        // A resend never sent: the row goes back to unknown (the first request's outcome is still
+        // unproven), its one automatic resend not spent; the grace counts again from now.
+        const unsentResends = yield* moveRows(
+          accountId,
+          batchId,
+          { from: "submitting", to: "unknown", set: sql`attempts = GREATEST(attempts - 1, 0), resends = resends - 1, ended_at = ${now}`, source: "release", detail },
+          sql`${named} AND resends > 0`,
+          now,
+          [lease]
+        )
+        const released = [...unsentResends, ...(yield* moveRows(accountId, batchId, move, sql`${named} AND resends = 0`, now, [lease]))]
+        if (owner === undefined) return released
+        // The owner itself knows these were never sent, even if another runner has since found them
+        // in submitting and made them unknown: they go back to validated, to be paid once.
+        const mine = sql`${named} AND intent_owner = ${owner} AND resends = 0`
+        const more = yield* moveRows(accountId, batchId, { ...move, from: "unknown" }, mine, now, [lease])
+        return [...released, ...more]
+      })
+    ).pipe(
+      Effect.map((rows) => rows.map((row) => row.idx)),
+      Effect.withSpan("StateStore.releaseRows")
+    )
+
+  const recordTransitions: StoreDriver["recordTransitions"] = (accountId, batchId, transitions, fence) =>
+    db.write(
+      Effect.flatMap(Clock.currentTimeMillis, (now) => applyTransitions(sql, accountId, batchId, transitions, now, fence))
+    ).pipe(Effect.withSpan("StateStore.recordTransitions"))
+
+  const recordTransition: StoreDriver["recordTransition"] = (accountId, batchId, transition, fence) =>
+    recordTransitions(accountId, batchId, [transition], fence).pipe(Effect.map((applied) => applied[0] === true))
+
+  return { claimRows, claimForResend, releaseRows, recordTransition, recordTransitions } satisfies Partial<StoreDriver>
+}

@@ -1,0 +1,175 @@
+/**
+ * Schema of the PostgreSQL state store, as code: append a migration, never edit a shipped one.
+ * Migration 1 is the SQLite adapter's 0001..0004 at once, with the same tables, columns and meaning;
+ * epoch milliseconds and minor units are bigint. Keys that are compared and sorted (ids, references,
+ * days, currencies) use the "C" collation, so their order is byte order, as in SQLite.
+ * Where SQLite relied on its single writer for "at most one open alarm or halt per account", a
+ * partial unique index says it here, across machines.
+ */
+import { Effect, Schema } from "effect"
+import type { Access } from "./Transaction.ts"
+
+const KEY = `text COLLATE "C"`
+
+const store: ReadonlyArray<string> = [
+  `CREATE TABLE batches (
+    account_id ${KEY} NOT NULL,
+    batch_id ${KEY} NOT NULL,
+    file_name text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    state text NOT NULL,
+    pause_reason text,
+    lease_owner text,
+    lease_expires_at bigint,
+    lease_fence bigint NOT NULL DEFAULT 0,
+    options_json text NOT NULL DEFAULT '{}',
+    approved_by text,
+    approved_at bigint,
+    approved_what text,
+    PRIMARY KEY (account_id, batch_id)
+  )`,
+  `CREATE TABLE rows (
+    account_id ${KEY} NOT NULL,
+    batch_id ${KEY} NOT NULL,
+    idx integer NOT NULL,
+    line integer NOT NULL,
+    row_id ${KEY},
+    token ${KEY} NOT NULL,
+    repeat_key ${KEY},
+    operator text NOT NULL,
+    currency ${KEY} NOT NULL,
+    amount_minor bigint,
+    phone ${KEY} NOT NULL,
+    name text NOT NULL,
+    email text NOT NULL,
+    description text NOT NULL,
+    details_json text NOT NULL DEFAULT '{}',
+    state text NOT NULL,
+    reference ${KEY},
+    fee_minor bigint,
+    attempts integer NOT NULL DEFAULT 0,
+    error text,
+    intent_at bigint,
+    submitted_at bigint,
+    updated_at bigint NOT NULL,
+    final_at bigint,
+    ended_at bigint,
+    resends integer NOT NULL DEFAULT 0,
+    alarm text,
+    candidates text,
+    intent_owner text,
+    PRIMARY KEY (account_id, batch_id, idx),
+    FOREIGN KEY (account_id, batch_id) REFERENCES batches (account_id, batch_id)
+  )`,
+  `CREATE INDEX rows_by_state ON rows (account_id, batch_id, state, idx)`,
+  `CREATE INDEX rows_by_row_id ON rows (account_id, row_id) WHERE row_id IS NOT NULL`,
+  `CREATE INDEX rows_by_repeat_key ON rows (account_id, repeat_key) WHERE repeat_key IS NOT NULL`,
+  `CREATE INDEX rows_by_reference ON rows (account_id, reference) WHERE reference IS NOT NULL`,
+  `CREATE INDEX rows_by_token ON rows (account_id, token)`,
+  `CREATE INDEX rows_by_submitted ON rows (account_id, submitted_at) WHERE reference IS NOT NULL`,
+  `CREATE INDEX rows_by_intent ON rows (account_id, intent_at) WHERE intent_at IS NOT NULL`,
+  `CREATE TABLE row_events (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    account_id ${KEY} NOT NULL,
+    batch_id ${KEY} NOT NULL,
+    idx integer NOT NULL,
+    at bigint NOT NULL,
+    from_state text,
+    to_state text NOT NULL,
+    source text NOT NULL,
+    detail text
+  )`,
+  `CREATE INDEX row_events_by_row ON row_events (account_id, batch_id, idx, seq)`,
+  `CREATE TABLE listing (
+    account_id ${KEY} NOT NULL,
+    reference ${KEY} NOT NULL,
+    day ${KEY} NOT NULL,
+    token ${KEY},
+    description text,
+    amount_minor bigint NOT NULL,
+    currency ${KEY} NOT NULL,
+    status text NOT NULL,
+    fee_minor bigint,
+    created_at text,
+    first_seen_at bigint NOT NULL,
+    first_seen_prev_read bigint,
+    last_seen_at bigint NOT NULL,
+    PRIMARY KEY (account_id, reference)
+  )`,
+  `CREATE INDEX listing_by_token ON listing (account_id, token) WHERE token IS NOT NULL`,
+  `CREATE INDEX listing_by_day ON listing (account_id, day)`,
+  `CREATE TABLE listing_days (
+    account_id ${KEY} NOT NULL,
+    day ${KEY} NOT NULL,
+    closed integer NOT NULL DEFAULT 0,
+    hash text NOT NULL,
+    payouts integer NOT NULL,
+    max_total bigint NOT NULL,
+    reads integer NOT NULL,
+    read_at bigint NOT NULL,
+    PRIMARY KEY (account_id, day)
+  )`,
+  `CREATE TABLE account_alarms (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    account_id ${KEY} NOT NULL,
+    at bigint NOT NULL,
+    reason text NOT NULL,
+    cleared_at bigint,
+    cleared_by text,
+    cleared_why text
+  )`,
+  `CREATE UNIQUE INDEX account_alarms_open ON account_alarms (account_id) WHERE cleared_at IS NULL`,
+  `CREATE TABLE account_halts (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    account_id ${KEY} NOT NULL,
+    at bigint NOT NULL,
+    by text NOT NULL,
+    reason text NOT NULL,
+    lifted_at bigint,
+    lifted_by text
+  )`,
+  `CREATE UNIQUE INDEX account_halts_open ON account_halts (account_id) WHERE lifted_at IS NULL`
+]
+
+export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<string>]> = [
+  [1, "store", store]
+]
+
+export const MIGRATIONS_TABLE = "store_migrations"
+
+/** Namespace of the advisory lock (with the schema's hash): workers starting together migrate one at a time. */
+const MIGRATION_LOCK = 0x70617930
+
+const Applied = Schema.Array(Schema.Struct({ migrationId: Schema.Int }))
+
+/**
+ * Creates the schema if needed and applies the migrations it lacks, in one transaction under
+ * pg_advisory_xact_lock: a second worker starting at the same moment waits, then finds them applied.
+ */
+export const runMigrations = (db: Access, schema: string) => {
+  const { sql } = db
+  return db.write(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}::int4, hashtext(${schema}))`
+      // CREATE SCHEMA IF NOT EXISTS needs the right to create one even when it exists: ask first.
+      const exists = yield* sql`SELECT 1 AS found FROM pg_namespace WHERE nspname = ${schema}`
+      if (exists.length === 0) yield* sql`CREATE SCHEMA ${sql(schema)}`
+      yield* sql`SET LOCAL search_path TO ${sql(schema)}`
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(MIGRATIONS_TABLE)} (
+        migration_id integer PRIMARY KEY,
+        name text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`
+      const applied = yield* sql`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)}`.pipe(
+        Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(Applied)(rows)))
+      )
+      const done = new Set(applied.map((m) => m.migrationId))
+      for (const [id, name, statements] of MIGRATIONS) {
+        if (done.has(id)) continue
+        for (const statement of statements) yield* sql.unsafe(statement)
+        yield* sql`INSERT INTO ${sql(MIGRATIONS_TABLE)} ${sql.insert({ migration_id: id, name })}`
+      }
+    })
+  ).pipe(Effect.withSpan("StateStore.migrate"))
+}

@@ -1,0 +1,184 @@
+/** The listing mirror, account alarms and row alarms, for the PostgreSQL adapter. */
+import { Chunk, Effect, Option, Schema, Stream } from "effect"
+import { AccountAlarm, type DayRead, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.ts"
+import type { StoreDriver } from "../StoreDriver.ts"
+import { decodeRows, ROW_COLUMNS, textArray } from "./Queries.ts"
+import type { Access } from "./Transaction.ts"
+
+const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknown(Schema.Array(schema))
+  return (rows: ReadonlyArray<unknown>) => Effect.orDie(decode(rows))
+}
+const decodePayouts = decoder(MirroredPayout)
+const decodeDays = decoder(MirrorDay)
+const decodeKnown = decoder(KnownPayout)
+const decodeAlarms = decoder(AccountAlarm)
+const decodePrevious = decoder(Schema.Struct({ hash: Schema.String, maxTotal: Schema.Number, reads: Schema.Number, readAt: Schema.Number }))
+
+const PAYOUT_COLUMNS = `reference, day, token, description, amount_minor, currency, status, fee_minor, created_at, first_seen_at`
+
+/** Listing rows per INSERT (13 columns each). */
+const UPSERT_CHUNK = 500
+
+/** One row per reference, the last as read: an upsert may not touch a row twice in one statement. */
+const distinctPayouts = (payouts: DayRead["payouts"]) => [...new Map(payouts.map((p) => [p.reference, p])).values()]
+
+export const makeMirror = (db: Access) => {
+  const { sql } = db
+
+  const mirrorDays: StoreDriver["mirrorDays"] = (accountId, days) =>
+    days.length === 0
+      ? Effect.succeed([])
+      : db.read(
+          sql`SELECT day, closed, hash, payouts, max_total, reads, read_at FROM listing_days
+            WHERE account_id = ${accountId} AND day = ANY(${textArray(sql, days)})`.pipe(Effect.flatMap(decodeDays))
+        )
+
+  const saveDayRead: StoreDriver["saveDayRead"] = (accountId, read) =>
+    db.write(
+      Effect.gen(function* () {
+        // One read of a day at a time across machines: each counts the reads before it and compares
+        // its hash with the last one, as SQLite's single writer does.
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`listing_days/${accountId}/${read.day}`}, 0))`
+        const [before] = yield* sql`SELECT hash, max_total, reads, read_at FROM listing_days
+          WHERE account_id = ${accountId} AND day = ${read.day}`.pipe(Effect.flatMap(decodePrevious))
+        const payouts = distinctPayouts(read.payouts)
+        for (let i = 0; i < payouts.length; i += UPSERT_CHUNK) {
+          yield* sql`INSERT INTO listing ${sql.insert(
+            payouts.slice(i, i + UPSERT_CHUNK).map((p) => ({
+              account_id: accountId,
+              reference: p.reference,
+              day: read.day,
+              token: p.token,
+              description: p.description,
+              amount_minor: p.amountMinor,
+              currency: p.currency,
+              status: p.status,
+              fee_minor: p.feeMinor,
+              created_at: p.createdAt,
+              first_seen_at: read.at,
+              // The day's previous read: a payout not in it was not visible then (the lag's evidence).
+              first_seen_prev_read: before?.readAt ?? null,
+              last_seen_at: read.at
+            }))
+          )} ON CONFLICT (account_id, reference) DO UPDATE SET
+              day = excluded.day, token = excluded.token, description = excluded.description,
+              amount_minor = excluded.amount_minor, currency = excluded.currency, status = excluded.status,
+              fee_minor = excluded.fee_minor, last_seen_at = excluded.last_seen_at`
+        }
+        const closed = read.closeIfSame && before !== undefined && before.hash === read.hash ? 1 : 0
+        yield* sql`INSERT INTO listing_days ${sql.insert({
+          account_id: accountId,
+          day: read.day,
+          closed,
+          hash: read.hash,
+          payouts: read.payouts.length,
+          max_total: Math.max(read.maxTotal, before?.maxTotal ?? 0),
+          reads: (before?.reads ?? 0) + 1,
+          read_at: read.at
+        })} ON CONFLICT (account_id, day) DO UPDATE SET closed = excluded.closed, hash = excluded.hash,
+            payouts = excluded.payouts, max_total = excluded.max_total, reads = excluded.reads, read_at = excluded.read_at`
+      })
+    ).pipe(Effect.withSpan("StateStore.saveDayRead"))
+
+  /** Mirrored payouts whose `column` (token or reference) is one of `keys`, in one statement. */
+  const mirrorBy = (column: "token" | "reference") => (accountId: string, keys: ReadonlyArray<string>) =>
+    keys.length === 0
+      ? Effect.succeed([])
+      : db.read(
+          sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing
+            WHERE account_id = ${accountId} AND ${sql.literal(column)} = ANY(${textArray(sql, [...new Set(keys)])})`.pipe(
+            Effect.flatMap(decodePayouts)
+          )
+        )
+
+  const mirrorByTokens: StoreDriver["mirrorByTokens"] = mirrorBy("token")
+  const mirrorByReferences: StoreDriver["mirrorByReferences"] = mirrorBy("reference")
+
+  const mirrorOfDays: StoreDriver["mirrorOfDays"] = (accountId, fromDay, toDay) =>
+    Stream.paginateChunkEffect("", (after: string) =>
+      db.read(
+        sql`SELECT ${sql.literal(PAYOUT_COLUMNS)} FROM listing WHERE account_id = ${accountId}
+          AND day >= ${fromDay} AND day <= ${toDay} AND reference > ${after} ORDER BY reference LIMIT 1000`.pipe(
+          Effect.flatMap(decodePayouts)
+        )
+      ).pipe(
+        Effect.map((rows) => [
+          Chunk.fromIterable(rows),
+          rows.length < 1000 ? Option.none<string>() : Option.some(rows[rows.length - 1].reference)
+        ] as const)
+      )
+    )
+
+  const knownPayouts: StoreDriver["knownPayouts"] = (accountId, since) =>
+    db.read(
+      sql`SELECT r.reference AS reference, r.token AS token, r.amount_minor AS amount_minor, r.currency AS currency,
+          r.submitted_at AS answered_at, l.first_seen_at AS listed_at, l.first_seen_prev_read AS listed_prev_read
+        FROM rows r LEFT JOIN listing l ON l.account_id = r.account_id AND l.reference = r.reference
+        WHERE r.account_id = ${accountId} AND r.reference IS NOT NULL AND r.submitted_at >= ${since}`.pipe(
+        Effect.flatMap(decodeKnown)
+      )
+    )
+
+  const accountAlarm: StoreDriver["accountAlarm"] = (accountId) =>
+    db.read(
+      sql`SELECT seq, at, reason FROM account_alarms WHERE account_id = ${accountId} AND cleared_at IS NULL
+        ORDER BY seq LIMIT 1`.pipe(Effect.flatMap(decodeAlarms), Effect.map((rows) => Option.fromNullable(rows[0])))
+    )
+
+  // At most one open alarm per account, by the partial unique index: a second raise keeps the first.
+  const raiseAccountAlarm: StoreDriver["raiseAccountAlarm"] = (accountId, reason, at) =>
+    db.write(
+      sql`INSERT INTO account_alarms ${sql.insert({ account_id: accountId, at, reason })}
+        ON CONFLICT (account_id) WHERE cleared_at IS NULL DO NOTHING`
+    ).pipe(Effect.asVoid)
+
+  const clearAccountAlarm: StoreDriver["clearAccountAlarm"] = (accountId, by, why, at) =>
+    db.write(
+      Effect.map(
+        sql`UPDATE account_alarms SET cleared_at = ${at}, cleared_by = ${by}, cleared_why = ${why}
+          WHERE account_id = ${accountId} AND cleared_at IS NULL RETURNING seq`,
+        (rows) => rows.length
+      )
+    )
+
+  const setRowAlarm: StoreDriver["setRowAlarm"] = (accountId, batchId, idx, alarm, candidates) =>
+    db.write(
+      sql`UPDATE rows SET alarm = ${alarm}, candidates = ${alarm === null ? null : JSON.stringify(candidates)}
+        WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${idx}`
+    ).pipe(Effect.asVoid)
+
+  const releaseIntents: StoreDriver["releaseIntents"] = (accountId, batchId, owner) =>
+    db.write(
+      sql`UPDATE rows SET intent_owner = NULL WHERE account_id = ${accountId} AND batch_id = ${batchId}
+        AND intent_owner = ${owner} AND state IN ('unknown', 'submitting')`
+    ).pipe(Effect.asVoid)
+
+  const adoptIntents: StoreDriver["adoptIntents"] = (accountId, batchId, from, to) =>
+    db.write(
+      sql`UPDATE rows SET intent_owner = ${to} WHERE account_id = ${accountId} AND batch_id = ${batchId}
+        AND intent_owner = ${from} AND state IN ('unknown', 'submitting')`
+    ).pipe(Effect.asVoid)
+
+  const flaggedRows: StoreDriver["flaggedRows"] = (accountId, batchId) =>
+    db.read(
+      sql`SELECT ${sql.literal(ROW_COLUMNS)} FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}
+        AND (alarm IS NOT NULL OR resends > 0) ORDER BY idx`.pipe(Effect.flatMap(decodeRows))
+    )
+
+  return {
+    flaggedRows,
+    mirrorDays,
+    saveDayRead,
+    mirrorByTokens,
+    mirrorByReferences,
+    mirrorOfDays,
+    knownPayouts,
+    accountAlarm,
+    raiseAccountAlarm,
+    clearAccountAlarm,
+    setRowAlarm,
+    releaseIntents,
+    adoptIntents
+  } satisfies Partial<StoreDriver>
+}

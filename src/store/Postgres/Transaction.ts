@@ -1,0 +1,149 @@
+/**
+ * How the PostgreSQL adapter talks to the database. Reads retry a lost connection on a short
+ * Schedule. A write is one explicit transaction, retried only when it provably did not commit: the
+ * failure came before its COMMIT was sent, or was a serialization failure or deadlock, which roll the
+ * transaction back. A connection lost during COMMIT leaves the outcome unknown: that write is not
+ * retried here but reported Unavailable, for the caller to settle by reading back (DESIGN 12).
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Exit, Predicate, Schedule } from "effect"
+import { StoreError } from "../Model.ts"
+
+interface Failure {
+  /** SQLSTATE from the server, or the socket's errno code; "" when neither is known. */
+  readonly code: string
+  readonly message: string
+}
+
+/** The code and message of a failure, wherever pg or the pool put them (a SqlError wraps the cause). */
+const failureOf = (cause: unknown): Failure => {
+  let current: unknown = cause
+  let message = ""
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
+    if (Predicate.hasProperty(current, "message") && typeof current.message === "string" && current.message !== "") {
+      message = current.message
+    }
+    if (Predicate.hasProperty(current, "code") && typeof current.code === "string" && current.code !== "") {
+      return { code: current.code, message }
+    }
+    current = Predicate.hasProperty(current, "cause")
+      ? current.cause
+      : Predicate.hasProperty(current, "errors") && Array.isArray(current.errors)
+      ? current.errors[0]
+      : undefined
+  }
+  return { code: "", message }
+}
+
+/** A connection refused, lost or never established: nothing is wrong with the statement itself. */
+const LOST_CODE = /^(08|57P0[123]|53300|ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)/
+const LOST_MESSAGE = /connection terminated|not queryable|timeout exceeded when trying to connect|connection timed out|failed to acquire connection/i
+/** The server rolled the transaction back: running it again is safe. */
+const ROLLED_BACK = /^40(001|P01)$/
+/** A lock or statement wait ran out (lock_timeout, a cancelled statement). */
+const BUSY = /^(55P03|57014)$/
+/** Nothing a retry fixes: credentials, a missing database or schema, a read-only standby, a full disk, rights. */
+const UNAVAILABLE = /^(28|3D000|3F000|25006|42501|53|58|XX00[12])/
+
+export const isConnectionLost = (cause: unknown): boolean => {
+  const { code, message } = failureOf(cause)
+  return LOST_CODE.test(code) || (code === "" && LOST_MESSAGE.test(message))
+}
+
+const isRolledBack = (cause: unknown): boolean => ROLLED_BACK.test(failureOf(cause).code)
+
+const isSqlError = (u: unknown): u is SqlError => Predicate.isTagged(u, "SqlError")
+
+/** What a person can act on, without the URL (it may carry a password). */
+export const describeFailure = (cause: unknown): string => {
+  const { code, message } = failureOf(cause)
+  const known: ReadonlyArray<readonly [RegExp, string]> = [
+    [/^ECONNREFUSED$/, "connection refused (is PostgreSQL running and listening there?)"],
+    [/^(ENOTFOUND|EAI_AGAIN)$/, "host not found"],
+    [/^(ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/, "host unreachable"],
+    [/^28/, "authentication failed"],
+    [/^3D000$/, "no such database"],
+    [/^3F000$/, "no such schema"],
+    [/^57P0[12]$/, "the server is shutting down"],
+    [/^57P03$/, "the server is starting up or in recovery"],
+    [/^53300$/, "too many connections"],
+    [/^25006$/, "the database is read-only (a standby?)"],
+    [/^42501$/, "permission denied"],
+    [/^53100$/, "disk full"]
+  ]
+  const found = known.find(([pattern]) => pattern.test(code))
+  const what = found?.[1] ?? (isConnectionLost(cause) ? "the connection was lost" : message === "" ? "unknown error" : message)
+  return code === "" ? what : `${what} (${code})`
+}
+
+export type Guarded = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, Exclude<E, SqlError> | StoreError, R>
+
+export interface Access {
+  readonly sql: SqlClient.SqlClient
+  /** The database as messages name it (never with its password). */
+  readonly name: string
+  /** Statements outside a transaction: a lost connection is retried on a new one. */
+  readonly read: Guarded
+  /** One transaction: retried only when it provably did not commit. */
+  readonly write: Guarded
+}
+
+const RETRY = Schedule.exponential("25 millis", 2).pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(6)))
+
+export const makeAccess = (sql: SqlClient.SqlClient, name: string): Access => {
+  const unavailable = (message: string, cause: unknown) => new StoreError({ reason: "Unavailable", message, cause })
+
+  /** A statement that failed: the caller's to report when it is about the database, else a bug of ours. */
+  const toStoreError = (error: SqlError): Effect.Effect<never, StoreError> => {
+    const { code } = failureOf(error)
+    if (isConnectionLost(error) || UNAVAILABLE.test(code)) {
+      return Effect.fail(unavailable(`${name} is unavailable: ${describeFailure(error)}`, error))
+    }
+    if (isRolledBack(error) || BUSY.test(code)) {
+      return Effect.fail(new StoreError({ reason: "Busy", message: `${name} is busy: ${describeFailure(error)}`, cause: error }))
+    }
+    return Effect.die(error)
+  }
+
+  const once = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError | StoreError, R> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const conn = yield* sql.reserve
+          yield* conn.executeUnprepared("BEGIN", [], undefined)
+          const exit = yield* Effect.exit(restore(Effect.provideService(self, SqlClient.TransactionConnection, [conn, 0])))
+          if (Exit.isFailure(exit)) {
+            // On a lost connection the server has rolled back already; this ROLLBACK's own error adds nothing.
+            yield* Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined))
+            return yield* exit
+          }
+          yield* conn.executeUnprepared("COMMIT", [], undefined).pipe(
+            Effect.catchIf(isConnectionLost, (error) =>
+              Effect.fail(
+                unavailable(`${name}: the connection was lost while committing a write; whether it was saved is unknown (${describeFailure(error)})`, error)
+              ))
+          )
+          return exit.value
+        })
+      )
+    )
+
+  const write: Guarded = (self) =>
+    once(self).pipe(
+      // Any SqlError here came before COMMIT was sent, or rolled the transaction back: not saved.
+      Effect.retry({ schedule: RETRY, while: (e) => isSqlError(e) && (isConnectionLost(e) || isRolledBack(e)) }),
+      Effect.catchIf(isSqlError, toStoreError)
+    )
+
+  const read: Guarded = <A, E, R>(self: Effect.Effect<A, E, R>) => {
+    // Widened so the refinement below may name SqlError among the errors.
+    const statements: Effect.Effect<A, E | SqlError, R> = self
+    return statements.pipe(
+      Effect.retry({ schedule: RETRY, while: (e) => isSqlError(e) && isConnectionLost(e) }),
+      Effect.catchIf(isSqlError, toStoreError)
+    )
+  }
+
+  return { sql, name, read, write }
+}

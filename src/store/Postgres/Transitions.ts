@@ -1,0 +1,134 @@
+/**
+ * The conditional, forward-only row move of DESIGN 7 for a group of transitions, inside a write
+ * transaction, in a fixed number of round trips whatever the group's size: one statement locks and
+ * reads the rows (and checks the fence), the moves are worked out here exactly as the SQLite adapter
+ * does them (transitions of one row apply in order, each seeing the one before), and one statement
+ * writes every row's final values and every event.
+ */
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { DateTime, Effect, Schema } from "effect"
+import { type Fence, StoreError, type Transition } from "../Model.ts"
+import { canMove, isFinal, predecessors, RowState } from "../RowState.ts"
+import { intArray, leaseCte } from "./Queries.ts"
+
+const Current = Schema.Struct({
+  idx: Schema.Int,
+  state: RowState,
+  reference: Schema.NullOr(Schema.String),
+  feeMinor: Schema.NullOr(Schema.Number),
+  error: Schema.NullOr(Schema.String),
+  attempts: Schema.Number,
+  intentAt: Schema.NullOr(Schema.Number),
+  submittedAt: Schema.NullOr(Schema.Number),
+  finalAt: Schema.NullOr(Schema.Number),
+  endedAt: Schema.NullOr(Schema.Number),
+  held: Schema.Boolean
+})
+type Current = typeof Current.Type
+
+const decodeCurrent = (rows: ReadonlyArray<unknown>) => Effect.orDie(Schema.decodeUnknown(Schema.Array(Current))(rows))
+
+interface EventRecord {
+  readonly n: number
+  readonly idx: number
+  readonly at: number
+  readonly from_state: RowState
+  readonly to_state: RowState
+  readonly source: string
+  readonly detail: string | null
+}
+
+const allowedFrom = (t: Transition): ReadonlyArray<RowState> =>
+  t.from === undefined ? predecessors(t.to) : t.from.filter((from) => canMove(from, t.to))
+
+const fenced = (batchId: string, fence: Fence) =>
+  new StoreError({ reason: "Fenced", message: `batch ${batchId}: lease ${fence.number} of ${fence.owner} was taken over` })
+
+/**
+ * Fencing of a transition: the lease is still this one (no one took it over since). As in SQLite its
+ * expiry is not required: a lapsed lease nobody took is still only this writer's, and recording what
+ * the service answered is what keeps a later runner from guessing.
+ */
+export const applyTransitions = (
+  sql: SqlClient.SqlClient,
+  accountId: string,
+  batchId: string,
+  transitions: ReadonlyArray<Transition>,
+  now: number,
+  fence?: Fence
+): Effect.Effect<ReadonlyArray<boolean>, StoreError | SqlError> =>
+  Effect.gen(function* () {
+    const idxs = [...new Set(transitions.map((t) => t.idx))].sort((a, b) => a - b)
+    // Rows locked in idx order, so two groups over the same rows cannot deadlock.
+    const found = yield* sql`WITH ${leaseCte(sql, accountId, batchId, fence)}
+      SELECT idx, state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at, ended_at,
+        EXISTS (SELECT 1 FROM lease) AS held
+      FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ANY(${intArray(sql, idxs)})
+      ORDER BY idx FOR UPDATE`.pipe(Effect.flatMap(decodeCurrent))
+    if (fence !== undefined) {
+      const held = found.length > 0
+        ? found[0].held
+        : (yield* sql`WITH ${leaseCte(sql, accountId, batchId, fence)} SELECT 1 AS held FROM lease`).length > 0
+      if (!held) return yield* fenced(batchId, fence)
+    }
+    const current = new Map<number, Current>(found.map((row) => [row.idx, row]))
+    const events: Array<EventRecord> = []
+    /** The rows moved, with the time of their last move (their updated_at). */
+    const touched = new Map<number, number>()
+    const applied: Array<boolean> = []
+    for (const t of transitions) {
+      const row = current.get(t.idx)
+      if (row === undefined) {
+        return yield* new StoreError({ reason: "NotFound", message: `no row ${t.idx} in batch ${batchId}` })
+      }
+      if (!allowedFrom(t).includes(row.state)) {
+        applied.push(false)
+        continue
+      }
+      const at = t.at === undefined ? now : DateTime.toEpochMillis(t.at)
+      const reference = row.reference ?? t.reference ?? null
+      const resend = t.to === "submitting"
+      current.set(t.idx, {
+        ...row,
+        state: t.to,
+        reference,
+        feeMinor: t.feeMinor ?? row.feeMinor,
+        error: t.error ?? (t.to === "completed" ? null : row.error),
+        attempts: resend ? row.attempts + 1 : row.attempts,
+        intentAt: resend ? at : row.intentAt,
+        submittedAt: row.submittedAt ?? (reference === null ? null : at),
+        finalAt: row.finalAt ?? (isFinal(t.to) ? at : null),
+        endedAt: t.to === "unknown" ? at : row.endedAt
+      })
+      events.push({ n: events.length, idx: t.idx, at, from_state: row.state, to_state: t.to, source: t.source, detail: t.detail ?? null })
+      touched.set(t.idx, at)
+      applied.push(true)
+    }
+    if (events.length === 0) return applied
+    const finals = [...touched].flatMap(([idx, at]) => {
+      const row = current.get(idx)
+      return row === undefined ? [] : [{
+        idx, state: row.state, reference: row.reference, fee_minor: row.feeMinor, error: row.error,
+        attempts: row.attempts, intent_at: row.intentAt, submitted_at: row.submittedAt, final_at: row.finalAt,
+        ended_at: row.endedAt, updated_at: at
+      }]
+    })
+    yield* sql`WITH v AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(finals)}::jsonb) AS v(idx integer, state text,
+          reference text, fee_minor bigint, error text, attempts integer, intent_at bigint, submitted_at bigint,
+          final_at bigint, ended_at bigint, updated_at bigint)
+      ), moved AS (
+        UPDATE rows r SET state = v.state, reference = v.reference, fee_minor = v.fee_minor, error = v.error,
+          attempts = v.attempts, intent_at = v.intent_at, submitted_at = v.submitted_at, final_at = v.final_at,
+          ended_at = v.ended_at, updated_at = v.updated_at
+        FROM v WHERE r.account_id = ${accountId} AND r.batch_id = ${batchId} AND r.idx = v.idx
+        RETURNING r.idx
+      )
+      INSERT INTO row_events (account_id, batch_id, idx, at, from_state, to_state, source, detail)
+      SELECT ${accountId}::text, ${batchId}::text, e.idx, e.at, e.from_state, e.to_state, e.source, e.detail
+      FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(n integer, idx integer, at bigint,
+        from_state text, to_state text, source text, detail text)
+      ORDER BY e.n`
+    return applied
+  })
