@@ -2,8 +2,13 @@
  * One shared, adaptive request rate for every call to the service (DESIGN.md 8): a 429 halves the
  * rate and pauses everyone until Retry-After; successes creep it back up (additive increase).
  * Effect's RateLimiter has a fixed limit, hence this small service on Ref and Clock.
+ *
+ * Several workers of one account (DESIGN 12) share one budget: once `share` is given the store's
+ * register, slots are reserved there, a few at a time (not a round trip per request), 429 pauses and
+ * cuts are written there for every worker, and successes are counted there in batches.
  */
-import { Clock, Duration, Effect, Layer, Ref } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Ref, Schema } from "effect"
+import { type GateRules, GateStateJson, type GateState, initialState, rateLimited, reserve, succeeded } from "./GateState.ts"
 
 export interface RequestGateOptions {
   /** Ceiling in requests per second; undefined starts unlimited and adapts after the first 429. */
@@ -15,83 +20,133 @@ export interface RequestGateOptions {
   readonly defaultPauseMs?: number
 }
 
-interface State {
+/** The account's gate state in the shared store: changed atomically, with the store's clock. */
+export interface SharedGate {
+  readonly modify: <A>(
+    change: (value: Option.Option<string>, nowMs: number) => readonly [A, Option.Option<string>]
+  ) => Effect.Effect<A, unknown>
+}
+
+interface Shared {
+  readonly store: SharedGate
+  /** Slots reserved in the store, in the store's clock, earliest first. */
+  readonly pocket: ReadonlyArray<number>
+  /** Store clock minus local clock, as measured at the last reservation. */
+  readonly offset: number
+  /** Successes not yet counted in the store. */
+  readonly successes: number
+  /** The shared rate as last read: how many slots to reserve at once. */
   readonly rate: number
-  readonly nextAt: number
-  readonly pausedUntil: number
-  readonly cutGuardUntil: number
-  readonly windowStart: number
-  readonly windowCount: number
-  readonly previousCount: number
 }
 
-const WINDOW_MS = 1000
+const decodeState = Schema.decodeUnknownOption(GateStateJson)
+const encodeState = Schema.encodeSync(GateStateJson)
 
-const countTake = (s: State, now: number): State => {
-  if (now - s.windowStart < WINDOW_MS) return { ...s, windowCount: s.windowCount + 1 }
-  const contiguous = now - s.windowStart < 2 * WINDOW_MS
-  return { ...s, windowStart: now, windowCount: 1, previousCount: contiguous ? s.windowCount : 0 }
-}
-
-const observedRate = (s: State, now: number) =>
-  now - s.windowStart < WINDOW_MS ? Math.max(s.windowCount, s.previousCount) : s.windowCount
+/** About a tenth of a second's worth of slots per reservation: few round trips, no hoarding. */
+const batchOf = (rate: number) => (Number.isFinite(rate) ? Math.max(1, Math.min(8, Math.ceil(rate / 10))) : 8)
 
 export const makeRequestGate = (options: RequestGateOptions = {}) =>
   Effect.gen(function*() {
     const maxRate = options.ratePerSecond ?? Number.POSITIVE_INFINITY
-    const minRate = Math.min(options.minRate ?? 1, maxRate)
-    const recovery = options.recoveryPerSecond ?? Math.max(1, Number.isFinite(maxRate) ? maxRate / 20 : 1)
-    const defaultPauseMs = options.defaultPauseMs ?? 1000
-    const now0 = yield* Clock.currentTimeMillis
-    const state = yield* Ref.make<State>({
-      rate: maxRate,
-      nextAt: now0,
-      pausedUntil: now0,
-      cutGuardUntil: now0,
-      windowStart: now0,
-      windowCount: 0,
-      previousCount: 0
-    })
+    const rules: GateRules = {
+      maxRate,
+      minRate: Math.min(options.minRate ?? 1, maxRate),
+      recovery: options.recoveryPerSecond ?? Math.max(1, Number.isFinite(maxRate) ? maxRate / 20 : 1),
+      defaultPauseMs: options.defaultPauseMs ?? 1000
+    }
+    const state = yield* Ref.make<GateState>(initialState(yield* Clock.currentTimeMillis, maxRate))
+    const shared = yield* Ref.make(Option.none<Shared>())
+    const drawing = yield* Effect.makeSemaphore(1)
 
-    const reserve = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    const reserveLocal = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Ref.modify(state, (s) => {
-        const start = Math.max(now, s.nextAt, s.pausedUntil)
-        const interval = Number.isFinite(s.rate) ? 1000 / s.rate : 0
-        return [start - now, countTake({ ...s, nextAt: start + interval }, start)] as const
+        const [[start], next] = reserve(s, now, 1, maxRate)
+        return [start - now, next] as const
       })
     )
+
+    /** Reserves a few slots in the store; on a store failure the local gate decides alone. */
+    const draw = (current: Shared) =>
+      Effect.gen(function*() {
+        const sentAt = yield* Clock.currentTimeMillis
+        const drawn = yield* current.store.modify((value, nowMs) => {
+          const s0 = Option.getOrElse(Option.flatMap(value, decodeState), () => initialState(nowMs, maxRate))
+          const [slots, s1] = reserve(succeeded(s0, current.successes, rules), nowMs, batchOf(Math.min(s0.rate, maxRate)), maxRate)
+          return [{ slots, nowMs, rate: s1.rate, pausedUntil: s1.pausedUntil }, Option.some(encodeState(s1))] as const
+        })
+        const receivedAt = yield* Clock.currentTimeMillis
+        const offset = drawn.nowMs - (sentAt + receivedAt) / 2
+        yield* Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, drawn.pausedUntil - offset) }))
+        yield* Ref.set(shared, Option.some({ ...current, pocket: [...current.pocket, ...drawn.slots], offset, successes: 0, rate: drawn.rate }))
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.zipRight(
+            Effect.logWarning(`the shared request budget could not be read (${String(error)}): this process paces itself alone`),
+            Ref.set(shared, Option.none())
+          )
+        )
+      )
+
+    /** Local milliseconds until this caller's next slot. */
+    const reserveSlot: Effect.Effect<number> = Effect.gen(function*() {
+      for (;;) {
+        const current = yield* Ref.get(shared)
+        if (Option.isNone(current)) return yield* reserveLocal
+        const taken = yield* Ref.modify(shared, (sh) =>
+          Option.isSome(sh) && sh.value.pocket.length > 0
+            ? [Option.some(sh.value.pocket[0] - sh.value.offset), Option.some({ ...sh.value, pocket: sh.value.pocket.slice(1) })] as const
+            : [Option.none<number>(), sh] as const
+        )
+        if (Option.isSome(taken)) return taken.value - (yield* Clock.currentTimeMillis)
+        // One reservation at a time: concurrent takers wait for it instead of each asking the store.
+        yield* drawing.withPermits(1)(
+          Effect.flatMap(Ref.get(shared), (sh) => (Option.isSome(sh) && sh.value.pocket.length === 0 ? draw(sh.value) : Effect.void))
+        )
+      }
+    })
 
     const stillPaused = Effect.zipWith(Clock.currentTimeMillis, Ref.get(state), (now, s) => s.pausedUntil > now)
 
     /** Waits for a slot under the current rate; a pause that began meanwhile is waited out too. */
     const take: Effect.Effect<void> = Effect.gen(function*() {
       while (true) {
-        const wait = yield* reserve
+        const wait = yield* reserveSlot
         if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
         if (!(yield* stillPaused)) return
       }
     })
 
     const onRateLimited = (retryAfterMs?: number): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.update(state, (s) => {
-          const pausedUntil = Math.max(s.pausedUntil, now + (retryAfterMs ?? defaultPauseMs))
-          // The other calls in flight answer 429 too: one cut per pause, not one per answer.
-          if (now < s.cutGuardUntil) return { ...s, pausedUntil }
-          const base = Number.isFinite(s.rate) ? s.rate : observedRate(s, now)
-          const rate = Math.max(minRate, base / 2)
-          return { ...s, rate, pausedUntil, cutGuardUntil: Math.max(now + WINDOW_MS, pausedUntil) }
-        })
-      )
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        yield* Ref.update(state, (s) => rateLimited(s, now, retryAfterMs, rules))
+        const current = yield* Ref.get(shared)
+        if (Option.isNone(current)) return
+        // Slots reserved before the pause would land in it: dropped, and the pause told to every worker.
+        yield* Ref.set(shared, Option.some({ ...current.value, pocket: [] }))
+        yield* current.value.store
+          .modify((value, nowMs) => {
+            const s0 = Option.getOrElse(Option.flatMap(value, decodeState), () => initialState(nowMs, maxRate))
+            return [undefined, Option.some(encodeState(rateLimited(s0, nowMs, retryAfterMs, rules)))] as const
+          })
+          .pipe(Effect.ignore)
+      })
 
-    const onSuccess: Effect.Effect<void> = Ref.update(state, (s) =>
-      Number.isFinite(s.rate) && s.rate < maxRate ? { ...s, rate: Math.min(maxRate, s.rate + recovery / s.rate) } : s
+    const onSuccess: Effect.Effect<void> = Effect.zipRight(
+      Ref.update(state, (s) => succeeded(s, 1, rules)),
+      Ref.update(shared, Option.map((sh) => ({ ...sh, successes: sh.successes + 1 })))
     )
 
     /** Requests per second now allowed; Infinity while unlimited. */
-    const currentRate: Effect.Effect<number> = Effect.map(Ref.get(state), (s) => s.rate)
+    const currentRate: Effect.Effect<number> = Effect.map(Ref.get(shared), (sh) =>
+      Option.match(sh, { onNone: () => undefined, onSome: (s) => Math.min(s.rate, maxRate) })
+    ).pipe(Effect.flatMap((rate) => (rate === undefined ? Effect.map(Ref.get(state), (s) => s.rate) : Effect.succeed(rate))))
 
-    return { take, onRateLimited, onSuccess, currentRate } as const
+    /** From now on the budget is the account's, shared with every worker through `store`. */
+    const share = (store: SharedGate): Effect.Effect<void> =>
+      Ref.set(shared, Option.some({ store, pocket: [], offset: 0, successes: 0, rate: maxRate }))
+
+    return { take, onRateLimited, onSuccess, currentRate, share } as const
   })
 
 export class RequestGate extends Effect.Service<RequestGate>()("api/RequestGate", {

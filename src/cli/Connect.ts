@@ -26,7 +26,8 @@ export const clientLayer = (connection: Connection, options: ClientOptions = LOO
   const { ratePerSecond, ...settings } = options
   return PaymentClient.Default.pipe(
     Layer.provide(PaymentClientConfig.layer({ ...connection, ...settings })),
-    Layer.provide(RequestGate.layer(ratePerSecond === undefined ? {} : { ratePerSecond })),
+    // Kept in the output: a run shares it with the account's other workers once the account is known.
+    Layer.provideMerge(RequestGate.layer(ratePerSecond === undefined ? {} : { ratePerSecond })),
     Layer.provide(NodeHttpClient.layerUndici)
   )
 }

@@ -7,11 +7,11 @@
  * filesystem is refused: its locks are not reliable there.
  */
 import { Config, Console, Effect, Layer, Option } from "effect"
-import * as SqliteStateStore from "../store/SqliteStateStore.ts"
 import { existsSync, mkdirSync, readFileSync, statfsSync, statSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { UsageError } from "./Errors.ts"
+import { isPostgresUrl, openStore, sameStore, withoutPassword } from "./StoreOpen.ts"
 
 export const defaultStorePath = (env: { readonly XDG_STATE_HOME?: string | undefined }): string => {
   const base = env.XDG_STATE_HOME !== undefined && env.XDG_STATE_HOME.trim() !== "" ? env.XDG_STATE_HOME : join(homedir(), ".local", "state")
@@ -32,7 +32,7 @@ const pinnedBy = (dir: string): string | undefined => {
   const pin = pinFile(dir)
   if (existsSync(pin)) {
     const named = readFileSync(pin, "utf8").trim()
-    if (named !== "") return isAbsolute(named) || named.includes("://") ? named : resolve(dir, named)
+    if (named !== "") return isAbsolute(named) || isPostgresUrl(named) ? named : resolve(dir, named)
   }
   return existsSync(legacyStore(dir)) ? resolve(legacyStore(dir)) : undefined
 }
@@ -81,11 +81,15 @@ export const networkFilesystemOf = (dir: string): string | undefined => {
   }
 }
 
-const explicitOf = (state: Option.Option<string>) => Option.filter(Option.map(state, (s) => s.trim()), (s) => s !== "")
+const explicitOf = (state: Option.Option<string>) =>
+  Option.map(
+    Option.filter(Option.map(state, (s) => s.trim()), (s) => s !== ""),
+    (s) => (isPostgresUrl(s) ? s : resolve(s))
+  )
 
 const checkLocal = (store: string) =>
   Effect.gen(function* () {
-    if (store.includes("://")) return store
+    if (isPostgresUrl(store)) return store
     const dir = dirname(store)
     yield* Effect.try({
       try: () => mkdirSync(dir, { recursive: true, mode: 0o700 }),
@@ -106,45 +110,46 @@ const checkLocal = (store: string) =>
  */
 export const storeFor = (state: Option.Option<string>, path?: string) =>
   Effect.gen(function* () {
-    const explicit = Option.map(explicitOf(state), (s) => (s.includes("://") ? s : resolve(s)))
+    const explicit = explicitOf(state)
     const watched = path === undefined ? undefined : watchedFolderOf(path)
-    if (watched !== undefined && Option.isSome(explicit) && explicit.value !== watched.store) {
+    if (watched !== undefined && Option.isSome(explicit) && !sameStore(explicit.value, watched.store)) {
       return yield* new UsageError({
-        reason: `${path} is under the watched folder ${watched.dir}, whose store is ${watched.store}; --state / PAYOUTS_STATE names ${explicit.value}. Use that store (or move the file out of the folder).`
+        reason: `${path} is under the watched folder ${watched.dir}, whose store is ${withoutPassword(watched.store)}; --state / PAYOUTS_STATE names ${withoutPassword(explicit.value)}. Use that store (or move the file out of the folder).`
       })
     }
-    const store = watched?.store ?? (Option.isSome(explicit) ? explicit.value : yield* userDefault)
+    // The explicit location wins when it is the pinned one: it may carry the password the pin leaves out.
+    const store = Option.isSome(explicit) ? explicit.value : (watched?.store ?? (yield* userDefault))
     return yield* checkLocal(store)
   })
 
 /** `watch DIR`: the folder's pinned store, pinning it on first use; another one is refused. */
 export const storeForWatch = (state: Option.Option<string>, dir: string) =>
   Effect.gen(function* () {
-    const explicit = Option.map(explicitOf(state), (s) => (s.includes("://") ? s : resolve(s)))
+    const explicit = explicitOf(state)
     const pinned = pinnedBy(resolve(dir))
     if (pinned !== undefined) {
-      if (Option.isSome(explicit) && explicit.value !== pinned) {
+      if (Option.isSome(explicit) && !sameStore(explicit.value, pinned)) {
         return yield* new UsageError({
-          reason: `${dir} is pinned to the store ${pinned} (${pinFile(dir)}); refusing to watch it with ${explicit.value}. To move the store, see the README ("Moving an existing store").`
+          reason: `${dir} is pinned to the store ${withoutPassword(pinned)} (${pinFile(dir)}); refusing to watch it with ${withoutPassword(explicit.value)}. To move the store, see the README ("Moving an existing store").`
         })
       }
-      return yield* checkLocal(pinned)
+      return yield* checkLocal(Option.isSome(explicit) ? explicit.value : pinned)
     }
     const store = yield* checkLocal(Option.isSome(explicit) ? explicit.value : yield* userDefault)
     yield* Effect.try({
       try: () => {
         mkdirSync(dirname(pinFile(dir)), { recursive: true, mode: 0o700 })
-        writeFileSync(pinFile(dir), `${store}\n`, { mode: 0o600 })
+        writeFileSync(pinFile(dir), `${withoutPassword(store)}\n`, { mode: 0o600 })
       },
       catch: (e) => new UsageError({ reason: `cannot pin the store in ${pinFile(dir)}: ${String(e)}` })
     })
     return store
   })
 
-export const announceStore = (store: string) => Console.error(`State store: ${store}`)
+export const announceStore = (store: string) => Console.error(`State store: ${withoutPassword(store)}`)
 
 /** The state store layer of a command about `path`, announced on stderr. */
 export const storeLayer = (state: Option.Option<string>, path?: string) =>
   Layer.unwrapEffect(
-    Effect.map(storeFor(state, path), (filename) => SqliteStateStore.layer({ filename }))
+    Effect.map(storeFor(state, path), openStore)
   )

@@ -7,6 +7,7 @@ import { makeBatches } from "./Sqlite/Batches.ts"
 import { makeMirror } from "./Sqlite/Mirror.ts"
 import { runMigrations } from "./Sqlite/Migrations.ts"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
+import { makeRegisters } from "./Sqlite/Registers.ts"
 import { makeRows } from "./Sqlite/Rows.ts"
 import { makeWriteTransaction } from "./Sqlite/Transaction.ts"
 import { fromDriver, StateStore } from "./StateStore.ts"
@@ -19,7 +20,8 @@ const makeDriver = (sql: SqlClient.SqlClient, write: ReturnType<typeof makeWrite
   ...makeBatches(sql, write),
   ...makeRows(sql, write),
   ...makeMirror(sql, write),
-  ...makeAccount(sql, write)
+  ...makeAccount(sql, write),
+  ...makeRegisters(sql, write)
 })
 
 /** The store over any SqlClient on a SQLite database; migrates it first. */

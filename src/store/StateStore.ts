@@ -4,12 +4,12 @@
  * call can mix one batch's ids with another's. Adapters (SQLite, PostgreSQL) implement the flat
  * StoreDriver; `fromDriver` binds it into these handles.
  */
-import { Context, type Effect, type Stream } from "effect"
+import { Context, type Effect, type Option, type Stream } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import type { NewBatch, RowInput, StoreError, Batch } from "./Model.ts"
 import type { StoreDriver } from "./StoreDriver.ts"
 
-export type { BatchSummary, CurrencyTotal, PendingAmount, StoreDriver } from "./StoreDriver.ts"
+export type { BatchSummary, CurrencyTotal, PendingAmount, Register, RegisterRead, StoreDriver } from "./StoreDriver.ts"
 
 /** Drops the leading (accountId, batchId) of a driver operation. */
 type OnBatch<F> = F extends (accountId: AccountId, batchId: BatchId, ...rest: infer A) => infer R ? (...rest: A) => R : never
@@ -64,6 +64,7 @@ type AccountOperation = Extract<
   | "liftHalt"
   | "sentTotalsSince"
   | "phonePayoutsSince"
+  | "registers"
 >
 
 
@@ -83,6 +84,10 @@ export type BatchStore = { readonly [K in BatchOperation]: OnBatch<StoreDriver[K
 /** The operations on one account: its payouts by reference or token, its listing mirror, alarms and halts. */
 export type AccountStore = { readonly [K in AccountOperation]: OnAccount<StoreDriver[K]> } & {
   readonly accountId: AccountId
+  readonly modifyRegister: <A>(
+    name: string,
+    change: (value: Option.Option<string>, nowMs: number) => readonly [A, Option.Option<string>]
+  ) => Effect.Effect<A, StoreError>
 }
 
 export interface StateStoreShape {
@@ -147,7 +152,9 @@ const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({
   haltAccount: (halt) => d.haltAccount(a, halt),
   liftHalt: (by, at) => d.liftHalt(a, by, at),
   sentTotalsSince: (since) => d.sentTotalsSince(a, since),
-  phonePayoutsSince: (phones, since) => d.phonePayoutsSince(a, phones, since)
+  phonePayoutsSince: (phones, since) => d.phonePayoutsSince(a, phones, since),
+  modifyRegister: (name, change) => d.modifyRegister(a, name, change),
+  registers: (prefix) => d.registers(a, prefix)
 })
 
 /** The port over an adapter's flat operations. */

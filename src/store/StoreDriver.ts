@@ -39,6 +39,17 @@ export interface PendingAmount {
   readonly amountMinor: number
 }
 
+export interface Register {
+  readonly name: string
+  readonly value: string
+  readonly updatedAt: number
+}
+
+export interface RegisterRead {
+  readonly nowMs: number
+  readonly registers: ReadonlyArray<Register>
+}
+
 export interface BatchSummary extends Batch {
   readonly counts: StateCounts
   readonly total: number
@@ -217,6 +228,20 @@ export interface StoreDriver {
   readonly releaseIntents: (accountId: AccountId, batchId: BatchId, owner: string) => Effect.Effect<void, StoreError>
   /** Intents of an owner proven dead pass to the runner that took the batch over. */
   readonly adoptIntents: (accountId: AccountId, batchId: BatchId, from: string, to: string) => Effect.Effect<void, StoreError>
+
+  /**
+   * An account's small shared values (the request budget, currency locks, worker heartbeats), changed
+   * atomically across every process sharing the store: `change` gets the value (none when absent) and
+   * the store's clock (epoch ms; the database's on PostgreSQL) and returns its answer and the new value
+   * (none deletes). `change` must be pure: a retried transaction runs it again.
+   */
+  readonly modifyRegister: <A>(
+    accountId: AccountId,
+    name: string,
+    change: (value: Option.Option<string>, nowMs: number) => readonly [A, Option.Option<string>]
+  ) => Effect.Effect<A, StoreError>
+  /** The account's registers whose name starts with `prefix`, with the store's clock when read. */
+  readonly registers: (accountId: AccountId, prefix: string) => Effect.Effect<RegisterRead, StoreError>
 
   /** The account's halt in force, if any (DESIGN 11: no new payout leaves while it holds). */
   readonly activeHalt: (accountId: AccountId) => Effect.Effect<Option.Option<Halt>, StoreError>

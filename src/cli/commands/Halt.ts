@@ -7,7 +7,7 @@ import { Command, Options } from "@effect/cli"
 import { Clock, Console, Effect, Layer, Option } from "effect"
 import { describeHalt } from "../../run/Safeguards.ts"
 import type { Halt } from "../../store/AccountModel.ts"
-import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
+import { openStore } from "../StoreOpen.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { UsageError } from "../Errors.ts"
 import { accountOf, jobsOption, jobsStateOption } from "../Jobs.ts"
@@ -76,7 +76,7 @@ export const haltCommand = Command.make(
         Layer.unwrapEffect(
           Effect.map(
             Effect.tap(storeFor(args.state, args.jobs), announceStore),
-            (filename) => SqliteStateStore.layer({ filename })
+            openStore
           )
         )
       )

@@ -10,7 +10,8 @@ import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
 import { formatFeeEstimate, parseFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
-import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
+import { shareRequestBudget } from "../SharedBudget.ts"
+import { openStore } from "../StoreOpen.ts"
 import { type ClientOptions, clientLayer } from "../Connect.ts"
 import { durationOption } from "../Duration.ts"
 import { confirmBeforePaying } from "../Confirm.ts"
@@ -151,7 +152,9 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
       ...(confirm === undefined ? {} : { confirm })
     }
     yield* announceStore(store)
-    const result = yield* runBatch(request).pipe(Effect.provide(Layer.merge(client, SqliteStateStore.layer({ filename: store }))))
+    const result = yield* Effect.zipRight(shareRequestBudget(account.accountId, store), runBatch(request)).pipe(
+      Effect.provide(Layer.merge(client, openStore(store)))
+    )
     const summary: Readonly<Record<string, unknown>> = result.summary
     if (args.json) yield* printJson(summary)
     else if (!dryRun && typeof summary.ledger === "string") {

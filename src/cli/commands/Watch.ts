@@ -13,7 +13,8 @@ import { jobFolder } from "../../jobs/JobFolder.ts"
 import { withLogFormat } from "../Logging.ts"
 import { refusalsOfTheService, ServiceProblem, serviceProblemOf } from "../../jobs/ServiceProblem.ts"
 import { backoff, claimReady, makeWatcher, problemOf, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
-import * as SqliteStateStore from "../../store/SqliteStateStore.ts"
+import { shareRequestBudget } from "../SharedBudget.ts"
+import { openStore } from "../StoreOpen.ts"
 import { durationOption } from "../Duration.ts"
 import { storeForWatch } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
@@ -133,7 +134,7 @@ const watch = (dir: string, args: WatchOptions) =>
       once: args.once,
       schedule
     }
-    yield* daemon(dir, args, settings, base, health).pipe(
+    yield* Effect.zipRight(shareRequestBudget(base.accountId, statePath), daemon(dir, args, settings, base, health)).pipe(
       // The jobs (and their requests in flight) end before the client closes: a request cut by a closed
       // client would be an unknown outcome for the next run to prove.
       Effect.scoped,
@@ -148,7 +149,7 @@ const watch = (dir: string, args: WatchOptions) =>
           // The folder's store is pinned in DIR/.state/store: run, resolve, batches... find it from the file.
           const filename = yield* storeForWatch(args.batch.state, dir)
           yield* Effect.logInfo(`state store: ${filename}`)
-          return SqliteStateStore.layer({ filename })
+          return openStore(filename)
         })
       )
     ),

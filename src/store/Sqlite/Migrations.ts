@@ -142,11 +142,24 @@ const approvalsAndHalts = Effect.gen(function* () {
   yield* sql`CREATE INDEX rows_by_intent ON rows (account_id, intent_at) WHERE intent_at IS NOT NULL`
 })
 
+/** Issue 14: an account's small shared values (request budget, currency locks, worker heartbeats). */
+const registers = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE registers (
+    account_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, name)
+  )`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_mirror": mirror,
   "0003_fence": fence,
-  "0004_approvals_halts": approvalsAndHalts
+  "0004_approvals_halts": approvalsAndHalts,
+  "0005_registers": registers
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"

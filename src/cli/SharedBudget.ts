@@ -1,0 +1,20 @@
+/**
+ * `--rate` as the account's budget (DESIGN 12): on a PostgreSQL store, every worker's request gate
+ * reserves its slots in one register of the account, so N workers together stay under the rate and a
+ * 429 seen by one pauses them all. A SQLite store is one machine's: its gate paces the process alone.
+ */
+import { Effect } from "effect"
+import { RequestGate } from "../api/RequestGate.ts"
+import type { AccountId } from "../domain/Ids.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { isPostgresUrl } from "./StoreOpen.ts"
+
+export const REQUEST_GATE_REGISTER = "request-gate"
+
+export const shareRequestBudget = (accountId: AccountId, storeLocation: string) =>
+  Effect.gen(function* () {
+    if (!isPostgresUrl(storeLocation)) return
+    const gate = yield* RequestGate
+    const store = yield* StateStore
+    yield* gate.share({ modify: (change) => store.account(accountId).modifyRegister(REQUEST_GATE_REGISTER, change) })
+  })

@@ -1,0 +1,30 @@
+/**
+ * Which adapter a store location opens: a `postgres://` (or `postgresql://`) URL is the shared
+ * PostgreSQL store (DESIGN 12), anything else a SQLite file. A URL may carry a password: it is kept
+ * Redacted, never printed, and never written to a folder's pin (which holds the URL without it).
+ */
+import { type Layer, Redacted } from "effect"
+import type { StoreError } from "../store/Model.ts"
+import * as PostgresStateStore from "../store/PostgresStateStore.ts"
+import * as SqliteStateStore from "../store/SqliteStateStore.ts"
+import type { StateStore } from "../store/StateStore.ts"
+
+export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location.trim())
+
+/** The location as it may be shown or pinned: a URL without its password. */
+export const withoutPassword = (location: string): string => {
+  if (!isPostgresUrl(location) || !URL.canParse(location)) return location
+  const url = new URL(location)
+  if (url.password === "") return location
+  url.password = ""
+  return url.toString()
+}
+
+/** Whether two locations name the same store (a URL with and without its password does). */
+export const sameStore = (a: string, b: string): boolean => withoutPassword(a) === withoutPassword(b)
+
+/** The state store at `location`. */
+export const openStore = (location: string): Layer.Layer<StateStore, StoreError> =>
+  isPostgresUrl(location)
+    ? PostgresStateStore.layer({ url: Redacted.make(location.trim()) })
+    : SqliteStateStore.layer({ filename: location })

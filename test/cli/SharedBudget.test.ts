@@ -1,0 +1,58 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, Fiber, TestClock, TestServices } from "effect"
+import { makeRequestGate } from "../../src/api/RequestGate.ts"
+import { REQUEST_GATE_REGISTER } from "../../src/cli/SharedBudget.ts"
+import { ACCOUNT, scopedStore } from "../store/fixtures.ts"
+
+/** Moves the test clock in small steps, letting the store's real I/O finish between steps, until `done`. */
+const driveUntil = (done: Effect.Effect<boolean>) =>
+  Effect.gen(function* () {
+    for (let step = 0; step < 2_000 && !(yield* done); step++) {
+      yield* TestServices.provideLive(Effect.sleep("1 millis"))
+      yield* TestClock.adjust("5 millis")
+    }
+  })
+
+const takers = (gate: Effect.Effect.Success<ReturnType<typeof makeRequestGate>>, n: number) =>
+  Effect.forEach(Array.from({ length: n }), () => Effect.zipRight(gate.take, Clock.currentTimeMillis), { concurrency: "unbounded" })
+
+describe("the account's shared request budget", () => {
+  it.scoped("two workers on one store together stay under --rate: their requests are spaced as one worker's", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const register = { modify: store.account(ACCOUNT).modifyRegister.bind(null, REQUEST_GATE_REGISTER) }
+      const a = yield* makeRequestGate({ ratePerSecond: 20 })
+      const b = yield* makeRequestGate({ ratePerSecond: 20 })
+      yield* a.share(register)
+      yield* b.share(register)
+      const start = yield* Clock.currentTimeMillis
+      const fa = yield* Effect.fork(takers(a, 15))
+      const fb = yield* Effect.fork(takers(b, 15))
+      yield* driveUntil(Effect.map(Effect.all([fa.poll, fb.poll]), ([x, y]) => x._tag === "Some" && y._tag === "Some"))
+      const times = [...(yield* Fiber.join(fa)), ...(yield* Fiber.join(fb))].map((t) => t - start).sort((x, y) => x - y)
+      expect(times).toHaveLength(30)
+      // 30 requests at 20/s: the last leaves no sooner than 29 intervals after the first.
+      expect(times[29] - times[0]).toBeGreaterThanOrEqual(29 * 50)
+      // Each worker alone would have sent its 15 in 700 ms: the budget was shared, not doubled.
+      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(45)
+    })
+  )
+
+  it.scoped("a 429 seen by one worker pauses the other until Retry-After", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const register = { modify: store.account(ACCOUNT).modifyRegister.bind(null, REQUEST_GATE_REGISTER) }
+      const a = yield* makeRequestGate({ ratePerSecond: 10 })
+      const b = yield* makeRequestGate({ ratePerSecond: 10 })
+      yield* a.share(register)
+      yield* b.share(register)
+      const start = yield* Clock.currentTimeMillis
+      yield* a.onRateLimited(3_000)
+      const fb = yield* Effect.fork(Effect.zipRight(b.take, Clock.currentTimeMillis))
+      yield* driveUntil(Effect.map(fb.poll, (x) => x._tag === "Some"))
+      expect((yield* Fiber.join(fb)) - start).toBeGreaterThanOrEqual(3_000)
+      // The cut is the account's: the other worker's rate is halved too.
+      expect(yield* b.currentRate).toBe(5)
+    })
+  )
+})
