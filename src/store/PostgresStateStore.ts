@@ -9,6 +9,7 @@ import { runMigrations } from "./Postgres/Migrations.ts"
 import { makeMirror } from "./Postgres/Mirror.ts"
 import { layerClient, nameOf, type PostgresOptions, schemaOf } from "./Postgres/Open.ts"
 import { storeClock } from "./Postgres/Queries.ts"
+import { makeRegisters } from "./Postgres/Registers.ts"
 import { makeRows } from "./Postgres/Rows.ts"
 import { type Access, makeAccess } from "./Postgres/Transaction.ts"
 import { fromDriver, StateStore } from "./StateStore.ts"
@@ -18,13 +19,14 @@ export type { PostgresOptions }
 
 /** The flat operations over a PostgreSQL database (the contract suite reaches them through the port). */
 const makeDriver = (db: Access, clock: "database" | "effect"): StoreDriver => {
-  const leaseNow = storeClock(db.sql, clock)
+  const now = storeClock(db.sql, clock)
   return {
-    ...makeBatches(db, leaseNow),
-    ...makeClaims(db, leaseNow),
+    ...makeBatches(db, now),
+    ...makeClaims(db, now),
     ...makeRows(db),
     ...makeMirror(db),
-    ...makeAccount(db)
+    ...makeAccount(db),
+    ...makeRegisters(db, now)
   }
 }
 

@@ -132,14 +132,26 @@ const store: ReadonlyArray<string> = [
   `CREATE UNIQUE INDEX account_halts_open ON account_halts (account_id) WHERE lifted_at IS NULL`
 ]
 
+/** Issue 14: an account's small shared values (request budget, currency locks, worker heartbeats); SQLite's 0005. */
+const registers: ReadonlyArray<string> = [
+  `CREATE TABLE registers (
+    account_id ${KEY} NOT NULL,
+    name ${KEY} NOT NULL,
+    value text NOT NULL,
+    updated_at bigint NOT NULL,
+    PRIMARY KEY (account_id, name)
+  )`
+]
+
 export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<string>]> = [
-  [1, "store", store]
+  [1, "store", store],
+  [2, "registers", registers]
 ]
 
 export const MIGRATIONS_TABLE = "store_migrations"
 
 /** Namespace of the advisory lock (with the schema's hash): workers starting together migrate one at a time. */
-const MIGRATION_LOCK = 0x70617930
+export const MIGRATION_LOCK = 0x70617930
 
 const Applied = Schema.Array(Schema.Struct({ migrationId: Schema.Int }))
 

@@ -17,7 +17,7 @@ export interface PostgresOptions {
   /** The schema holding every table of the store; default public. Lower-case letters, digits and _. */
   readonly schema?: string
   /**
-   * The store's clock, which decides lease expiry and fencing. "database" (the default):
+   * The store's clock, which decides lease expiry and fencing and stamps registers. "database" (the default):
    * clock_timestamp(), one clock for every machine sharing the store (DESIGN 12). "effect": the Effect
    * Clock, as the SQLite adapter does, so the contract suite can drive leases with the TestClock.
    */
