@@ -22,8 +22,7 @@ const Current = Schema.Struct({
   intentAt: Schema.NullOr(Schema.Number),
   submittedAt: Schema.NullOr(Schema.Number),
   finalAt: Schema.NullOr(Schema.Number),
-  endedAt: Schema.NullOr(Schema.Number),
-  held: Schema.Boolean
+  endedAt: Schema.NullOr(Schema.Number)
 })
 type Current = typeof Current.Type
 
@@ -60,17 +59,17 @@ export const applyTransitions = (
 ): Effect.Effect<ReadonlyArray<boolean>, StoreError | SqlError> =>
   Effect.gen(function* () {
     const idxs = [...new Set(transitions.map((t) => t.idx))].sort((a, b) => a - b)
-    // Rows locked in idx order, so two groups over the same rows cannot deadlock.
+    // The lease is share-locked first (the filter runs before any row is read), then the rows in idx
+    // order: every writer takes its locks in the same order as claims do, so none waits in a cycle.
     const found = yield* sql`WITH ${leaseCte(sql, accountId, batchId, fence)}
-      SELECT idx, state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at, ended_at,
-        EXISTS (SELECT 1 FROM lease) AS held
+      SELECT idx, state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at, ended_at
       FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ANY(${intArray(sql, idxs)})
+        AND EXISTS (SELECT 1 FROM lease)
       ORDER BY idx FOR UPDATE`.pipe(Effect.flatMap(decodeCurrent))
-    if (fence !== undefined) {
-      const held = found.length > 0
-        ? found[0].held
-        : (yield* sql`WITH ${leaseCte(sql, accountId, batchId, fence)} SELECT 1 AS held FROM lease`).length > 0
-      if (!held) return yield* fenced(batchId, fence)
+    // Nothing found: a lease taken over (Fenced) or rows that do not exist (NotFound below).
+    if (found.length === 0 && fence !== undefined) {
+      const held = yield* sql`WITH ${leaseCte(sql, accountId, batchId, fence)} SELECT 1 AS held FROM lease`
+      if (held.length === 0) return yield* fenced(batchId, fence)
     }
     const current = new Map<number, Current>(found.map((row) => [row.idx, row]))
     const events: Array<EventRecord> = []
