@@ -23,8 +23,16 @@ export const withoutPassword = (location: string): string => {
 /** Whether two locations name the same store (a URL with and without its password does). */
 export const sameStore = (a: string, b: string): boolean => withoutPassword(a) === withoutPassword(b)
 
-/** The state store at `location`. */
-export const openStore = (location: string): Layer.Layer<StateStore, StoreError> =>
-  isPostgresUrl(location)
-    ? PostgresStateStore.layer({ url: Redacted.make(location.trim()) })
-    : SqliteStateStore.layer({ filename: location })
+/**
+ * The state store at `location`. A URL's `schema` parameter names the PostgreSQL schema holding the
+ * store (default public), so one database can hold several stores: a test's, a staging account's.
+ */
+export const openStore = (location: string): Layer.Layer<StateStore, StoreError> => {
+  if (!isPostgresUrl(location)) return SqliteStateStore.layer({ filename: location })
+  const text = location.trim()
+  if (!URL.canParse(text)) return PostgresStateStore.layer({ url: Redacted.make(text) })
+  const url = new URL(text)
+  const schema = url.searchParams.get("schema") ?? undefined
+  url.searchParams.delete("schema")
+  return PostgresStateStore.layer({ url: Redacted.make(url.toString()), ...(schema === undefined ? {} : { schema }) })
+}

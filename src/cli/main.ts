@@ -11,6 +11,7 @@ import { approveCommand, rejectCommand } from "./commands/Approve.ts"
 import { batchesCommand } from "./commands/Batches.ts"
 import { haltCommand } from "./commands/Halt.ts"
 import { ledgerCommand } from "./commands/Ledger.ts"
+import { workersCommand } from "./commands/Workers.ts"
 import { reconcileCommand } from "./commands/Reconcile.ts"
 import { resolveCommand } from "./commands/Resolve.ts"
 import { resumeCommand } from "./commands/Resume.ts"
@@ -20,7 +21,7 @@ import { NoticesLive } from "./Notices.ts"
 
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
-  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand, resolveCommand, haltCommand, ledgerCommand])
+  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand, resolveCommand, haltCommand, ledgerCommand, workersCommand])
 )
 
 const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })

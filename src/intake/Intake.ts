@@ -4,9 +4,9 @@
  * the store, so running it again is refused again rather than resumed.
  */
 import { FileSystem } from "@effect/platform"
-import type { Duration} from "effect";
-import { Chunk, DateTime, Effect, Either, Option, Stream } from "effect"
-import { createHash } from "node:crypto"
+import { Chunk, DateTime, type Duration, Effect, Either, Option, Stream } from "effect"
+import { createHash, randomUUID } from "node:crypto"
+import { hostname } from "node:os"
 import { basename } from "node:path"
 import { formatAmount } from "../domain/Money.ts"
 import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
@@ -17,6 +17,7 @@ import type { RowError } from "./RowError.ts"
 import { type GuardSettings, makeIntakeGuards, NO_GUARDS } from "./Guards.ts"
 import { type CheckedRow, validateCsvFile, type ValidRow } from "./Validate.ts"
 import { type AccountId, BatchId } from "../domain/Ids.ts"
+import { withLock } from "../store/RegisterLock.ts"
 
 export interface IntakeOptions {
   readonly accountId: AccountId
@@ -72,6 +73,9 @@ export const fileBatchId = (file: string) =>
   })
 
 const GROUP = 500
+
+/** The account register that serializes intakes (and so the cross-batch checks) across processes. */
+export const INTAKE_LOCK = "intake-lock"
 
 const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: Token): RowInput => {
   if (row._tag === "ValidRow" && extra.length === 0) {
@@ -213,9 +217,15 @@ export const intake = (options: IntakeOptions) =>
       if (errors.length > 0 && !options.skipInvalid) return { _tag: "Refused", batchId, errors, rows } satisfies Intake as Intake
       return { _tag: "Checked", batchId, pending, rejected, errors } satisfies Intake as Intake
     }
-    const created = yield* store
-      .createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
-      .pipe(Effect.either)
+    // One intake per account at a time across every process sharing the store: the other batches' ids
+    // and repeats checked above are then all committed, so two machines loading the same id at the
+    // same moment accept it once (DESIGN 12).
+    const created = yield* withLock(
+      store.account(accountId),
+      INTAKE_LOCK,
+      { owner: `intake:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, ttlMs: 30_000 },
+      store.createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
+    ).pipe(Effect.either)
     if (Either.isLeft(created)) {
       yield* store.batch(accountId, batchId).deleteBatch()
       const error = created.left

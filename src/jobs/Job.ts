@@ -16,7 +16,9 @@ import { fileBatchId } from "../intake/Intake.ts"
 import { writeSummary } from "../output/Ledger.ts"
 import type { RunResult } from "../run/Runner.ts"
 import { amendSummary } from "../output/SummaryFile.ts"
+import type { Batch } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { isDeadLocalOwner } from "../run/Lease.ts"
 import { type ApprovalFile, type ApprovalPolicy, approvalOf, approverRefusal, currentWhat, whatDiffers, writeApproval } from "./Approval.ts"
 import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
@@ -47,8 +49,25 @@ export type JobOutcome =
       readonly note?: string
     }
   | { readonly _tag: "Held"; readonly batchId: BatchId; readonly reason: string }
+  /** Another worker runs the batch (or a batch of the same currency) now: looked at again next scan. */
+  | { readonly _tag: "Busy"; readonly batchId?: BatchId; readonly reason: string }
   | { readonly _tag: "Incomplete"; readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
   | { readonly _tag: "Attention"; readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
+
+/**
+ * The live owner of the batch's lease, when another process holds it unexpired (by this machine's
+ * clock: the runner's own lease acquisition, on the store's clock, is what decides; this only spares
+ * a worker starting a run that would find the batch taken).
+ */
+const leasedElsewhere = (batch: Batch) =>
+  Effect.map(Clock.currentTimeMillis, (now) =>
+    batch.leaseOwner !== null &&
+    batch.leaseExpiresAt !== null &&
+    DateTime.toEpochMillis(batch.leaseExpiresAt) > now &&
+    !isDeadLocalOwner(batch.leaseOwner)
+      ? Option.some(batch.leaseOwner)
+      : Option.none<string>()
+  )
 
 const outcomeOf = (result: RunResult) => (typeof result.summary.outcome === "string" ? result.summary.outcome : "")
 
@@ -201,6 +220,8 @@ export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv:
     if (Option.isSome(batch) && batch.value.state === "paused") {
       return { _tag: "Held", batchId, reason: batch.value.pauseReason ?? "paused" } satisfies JobOutcome as JobOutcome
     }
+    const holder = Option.isSome(batch) ? yield* leasedElsewhere(batch.value) : Option.none<string>()
+    if (Option.isSome(holder)) return { _tag: "Busy", batchId, reason: `run by ${holder.value}` } satisfies JobOutcome as JobOutcome
     const approval = yield* approvalOf(csv)
     // A file that came through approval keeps needing it, whatever this watcher's settings.
     if (!settings.requireApproval && Option.isNone(approval)) return yield* runAndFile(settings, run, csv, batchId, approval)

@@ -7,14 +7,17 @@
  * leaves its file in `processing/` and is tried again with backoff; health and logs say why.
  */
 import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule } from "effect"
-import { join } from "node:path"
+import { existsSync } from "node:fs"
+import { basename, join } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
 import type { CronGate } from "./CronGate.ts"
 import { type HealthState, keep, makeHealth, nextTry, serviceIs } from "./Health.ts"
 import { type JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
 import { batchFilesIn, claim, ensureFolders, type JobFolder } from "./JobFolder.ts"
 import { scanFile } from "./Scan.ts"
-import { ServiceProblem } from "./ServiceProblem.ts"
+import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
+import { beat, holdCurrencies, leave } from "./Workers.ts"
+import { runnerName } from "../run/Lease.ts"
 import { StateStore } from "../store/StateStore.ts"
 
 export interface WatchSettings extends JobSettings {
@@ -24,27 +27,11 @@ export interface WatchSettings extends JobSettings {
   /** Process what is waiting (ignoring any schedule) and return. */
   readonly once: boolean
   readonly schedule?: CronGate
+  /** This worker's name in the store's locks and heartbeats (host:boot:pid:watch by default). */
+  readonly worker?: string
+  /** A currency lock or heartbeat not renewed for this long is another worker's to take (default 60s). */
+  readonly workerTtlMs?: number
 }
-
-/** Why a job could not be taken to its next place: kept in processing/ and tried again. */
-export interface JobProblem {
-  readonly kind: "service" | "internal"
-  readonly reason: string
-}
-
-export const problemOf = (cause: Cause.Cause<unknown>): JobProblem => {
-  const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure) && failure.value instanceof ServiceProblem) return { kind: "service", reason: failure.value.reason }
-  const error = Cause.squash(cause)
-  return { kind: "internal", reason: error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error) }
-}
-
-/**
- * Backoff for a file the service or the machine kept from running: from a second (or `retryEvery`,
- * when shorter) doubling, jittered, never longer apart than `retryEvery`.
- */
-export const backoff = (retryEvery: Duration.Duration) =>
-  Schedule.exponential(Duration.min(Duration.seconds(1), retryEvery)).pipe(Schedule.jittered, Schedule.union(Schedule.spaced(retryEvery)))
 
 export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, shared?: Ref.Ref<HealthState>) =>
   Effect.gen(function* () {
@@ -56,6 +43,11 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const retryAt = new Map<string, number>()
     const held = new Map<string, string>()
     const locks = new Map<string, Effect.Semaphore>()
+    const worker = settings.worker ?? runnerName("watch")
+    const workerTtlMs = settings.workerTtlMs ?? 60_000
+    const startedAt = yield* Clock.currentTimeMillis
+    // Best effort: a heartbeat left behind only shows the worker as lost once its time to live passes.
+    yield* Effect.addFinalizer(() => leave(settings.accountId, worker).pipe(Effect.catchAllCause(() => Effect.void)))
 
     const lock = (currency: string) => {
       const found = locks.get(currency)
@@ -90,6 +82,8 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           case "Awaiting":
             if (outcome.note !== undefined) yield* Effect.logError(outcome.note)
             return yield* Effect.logInfo(`awaiting approval: ${outcome.file}; approve with: payouts approve ${outcome.batchId} --by NAME`)
+          case "Busy":
+            return yield* Effect.logDebug(`another worker has it (${outcome.reason}): looked at again next scan`)
           case "Held":
             if (held.get(csv) !== outcome.reason) yield* Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}`)
             held.set(csv, outcome.reason)
@@ -107,8 +101,21 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
 
     const attempt = (csv: string) =>
       Effect.gen(function* () {
+        // Another worker sharing the folder may have taken the file to its next place meanwhile.
+        if (!existsSync(csv)) return yield* Effect.logInfo(`no longer in processing/ (another worker took it on): ${basename(csv)}`)
         const plan = yield* scanFile(csv, settings.feePercent)
-        const outcome = yield* exclusive(plan.currencies, processJob(settings, run, csv))
+        // This process's jobs queue per currency; the store's lock keeps other workers' off it too.
+        const outcome = yield* exclusive(
+          plan.currencies,
+          Effect.scoped(
+            Effect.flatMap(holdCurrencies(settings.accountId, plan.currencies, worker, workerTtlMs), (held) =>
+              held
+                ? processJob(settings, run, csv)
+                : Effect.succeed<JobOutcome>({ _tag: "Busy", reason: `another worker runs a batch in ${plan.currencies.join(", ")}` })
+            )
+          )
+        )
+        if (outcome._tag === "Busy") return yield* report(csv, outcome)
         if (outcome._tag !== "Held") held.delete(csv)
         // The job got through to the service (or had no need of it): whatever was wrong is over.
         if (outcome._tag !== "Held") yield* serviceIs(health, undefined)
@@ -140,7 +147,9 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.interrupt
-            : Effect.zipRight(Effect.logDebug(Cause.pretty(cause)), Effect.fail(problemOf(cause)))
+            : !existsSync(csv)
+              ? Effect.logInfo(`no longer in processing/ (another worker took it on): ${basename(csv)}`)
+              : Effect.zipRight(Effect.logDebug(Cause.pretty(cause)), Effect.fail(problemOf(cause)))
         ),
         Effect.tapError((problem) => failed(csv, problem)),
         (effect) =>
@@ -186,6 +195,9 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           yield* start(target.value)
         }
       }
+      yield* beat(settings.accountId, worker, startedAt, workerTtlMs, [...running].map((csv) => basename(csv))).pipe(
+        Effect.catchAll((e) => Effect.logWarning(`this worker's heartbeat could not be written: ${String(e)}`))
+      )
       const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
       // The account's halt, for health: the runners read it themselves before every payout.
       const halt = yield* StateStore.pipe(Effect.flatMap((store) => store.account(settings.accountId).activeHalt()), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))

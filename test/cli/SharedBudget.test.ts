@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, TestClock, TestServices } from "effect"
 import { makeRequestGate } from "../../src/api/RequestGate.ts"
-import { REQUEST_GATE_REGISTER } from "../../src/cli/SharedBudget.ts"
+import { sharedGateOf } from "../../src/cli/SharedBudget.ts"
 import { ACCOUNT, scopedStore } from "../store/fixtures.ts"
 
 /** Moves the test clock in small steps, letting the store's real I/O finish between steps, until `done`. */
@@ -20,7 +20,7 @@ describe("the account's shared request budget", () => {
   it.scoped("two workers on one store together stay under --rate: their requests are spaced as one worker's", () =>
     Effect.gen(function* () {
       const { store } = yield* scopedStore
-      const register = { modify: store.account(ACCOUNT).modifyRegister.bind(null, REQUEST_GATE_REGISTER) }
+      const register = sharedGateOf(store.account(ACCOUNT))
       const a = yield* makeRequestGate({ ratePerSecond: 20 })
       const b = yield* makeRequestGate({ ratePerSecond: 20 })
       yield* a.share(register)
@@ -41,7 +41,7 @@ describe("the account's shared request budget", () => {
   it.scoped("a 429 seen by one worker pauses the other until Retry-After", () =>
     Effect.gen(function* () {
       const { store } = yield* scopedStore
-      const register = { modify: store.account(ACCOUNT).modifyRegister.bind(null, REQUEST_GATE_REGISTER) }
+      const register = sharedGateOf(store.account(ACCOUNT))
       const a = yield* makeRequestGate({ ratePerSecond: 10 })
       const b = yield* makeRequestGate({ ratePerSecond: 10 })
       yield* a.share(register)

@@ -12,7 +12,8 @@ import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from 
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { withLogFormat } from "../Logging.ts"
 import { refusalsOfTheService, ServiceProblem, serviceProblemOf } from "../../jobs/ServiceProblem.ts"
-import { backoff, claimReady, makeWatcher, problemOf, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
+import { backoff, problemOf } from "../../jobs/JobProblem.ts"
+import { claimReady, makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
 import { shareRequestBudget } from "../SharedBudget.ts"
 import { openStore } from "../StoreOpen.ts"
 import { durationOption } from "../Duration.ts"
@@ -132,7 +133,9 @@ const watch = (dir: string, args: WatchOptions) =>
       settleMs: Duration.toMillis(args.settle),
       retryEvery: args.retryEvery,
       once: args.once,
-      schedule
+      schedule,
+      // A worker that stops renewing its currency locks frees them when its batch lease would expire.
+      workerTtlMs: base.settings.leaseTtlMs
     }
     yield* Effect.zipRight(shareRequestBudget(base.accountId, statePath), daemon(dir, args, settings, base, health)).pipe(
       // The jobs (and their requests in flight) end before the client closes: a request cut by a closed
