@@ -3,20 +3,15 @@ import { Effect } from "effect"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { EventSource } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
-import type { RunContext } from "./RunContext.ts"
-import { follow } from "./Tracker.ts"
+import { Tracker } from "./Tracker.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
 
-export const adoptListed = (
-  ctx: RunContext,
-  idx: number,
-  from: RowState,
-  payout: MirroredPayout,
-  source: EventSource,
-  detail: string
-) =>
+export const adoptListed = (idx: number, from: RowState, payout: MirroredPayout, source: EventSource, detail: string) =>
   Effect.gen(function* () {
+    const writer = yield* TransitionWriter
+    const tracker = yield* Tracker
     const state = stateOfStatus(payout.status)
-    yield* ctx.writer.record({
+    yield* writer.record({
       idx,
       from: [from],
       to: state,
@@ -25,5 +20,5 @@ export const adoptListed = (
       source,
       detail
     })
-    if (IN_FLIGHT_STATES.includes(state)) yield* follow(ctx, idx, payout.reference, false)
+    if (IN_FLIGHT_STATES.includes(state)) yield* tracker.follow(idx, payout.reference, false)
   })

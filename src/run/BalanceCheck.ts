@@ -7,12 +7,11 @@ import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import type { Intake, PendingColumns } from "../intake/Intake.ts"
 import { makeSummary } from "../output/Outputs.ts"
-import { StateStore } from "../store/StateStore.ts"
 import { EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
 import { say } from "./Notices.ts"
 import type { RefusalCause } from "./Outcome.ts"
 import { type PreflightResult, preflight } from "./Preflight.ts"
-import type { RunContext, RunSettings } from "./RunContext.ts"
+import { RunContext, type RunSettings } from "./RunContext.ts"
 import { resultOf, type RunRequest } from "./RunRequest.ts"
 
 const preflightOf = Effect.fn("BalanceCheck.preflight")(function* (pending: PendingColumns, settings: RunSettings) {
@@ -26,10 +25,10 @@ const preflightOf = Effect.fn("BalanceCheck.preflight")(function* (pending: Pend
     return preflight(rows(), available, settings.feePercent, settings.onInsufficient)
   })
 
-export const loadPreflight = Effect.fn("BalanceCheck.load")(function* (ctx: RunContext) {
-    const store = yield* StateStore
+export const loadPreflight = Effect.fn("BalanceCheck.load")(function* () {
+    const ctx = yield* RunContext
     const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
-    yield* store.batch(ctx.accountId, ctx.batchId).streamPending().pipe(
+    yield* ctx.batchStore.streamPending().pipe(
       Stream.runForEach((r) =>
         Effect.sync(() => {
           pending.idxs.push(r.idx)

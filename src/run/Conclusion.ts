@@ -8,16 +8,15 @@ import type { Semaphore } from "effect/Effect"
 import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
 import { reportPath, writeReport } from "../output/Report.ts"
-import { StateStore } from "../store/StateStore.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
 import { say } from "./Notices.ts"
 import type { RefusalCause } from "./Outcome.ts"
-import type { RunContext } from "./RunContext.ts"
+import { RunContext } from "./RunContext.ts"
 import { resultOf, type RunRequest } from "./RunRequest.ts"
 import { concludeSafeguards } from "./Safeguards.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
 
 export interface ConclusionInput {
-  readonly ctx: RunContext
   readonly request: RunRequest
   readonly paths: OutputPaths
   readonly startedAt: number
@@ -31,9 +30,10 @@ export interface ConclusionInput {
 
 export const makeConclusion = (input: ConclusionInput) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
-    const { ctx, ledgerLock, paths, request, startedAt } = input
-    const { accountId, batchId, writer } = ctx
+    const ctx = yield* RunContext
+    const writer = yield* TransitionWriter
+    const { ledgerLock, paths, request, startedAt } = input
+    const { accountId, batchId, batchStore } = ctx
     // Ledger, summary and report, retried with backoff while they cannot be written (a full disk
     // being cleaned up, a share coming back), then given up on: exit 4, the store has it all.
     const writeOutputs = (summary: object) =>
@@ -54,7 +54,7 @@ export const makeConclusion = (input: ConclusionInput) =>
       )
     const finish = Effect.fn("Run.conclude")(function* (outcome: string, forced?: number, cause?: RefusalCause) {
         yield* writer.flush
-        const counts = yield* store.batch(accountId, batchId).countByState()
+        const counts = yield* batchStore.countByState()
         const alarms = yield* Ref.get(ctx.alarms)
         const accountAlarm = yield* Ref.get(ctx.accountAlarm)
         const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
@@ -64,9 +64,9 @@ export const makeConclusion = (input: ConclusionInput) =>
             `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId} --by NAME`
           )
         }
-        const guarded = yield* concludeSafeguards(ctx, counts, !request.dryRun)
+        const guarded = yield* concludeSafeguards(counts, !request.dryRun)
         const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, alarm]) =>
-          Effect.map(store.batch(accountId, batchId).getRow(idx), (row) => ({
+          Effect.map(batchStore.getRow(idx), (row) => ({
             line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }),
             reason: alarm.reason,
             references: alarm.references
@@ -92,11 +92,11 @@ export const makeConclusion = (input: ConclusionInput) =>
         })
         // Every row final (exit 0 or 1): the batch is done, and `payouts batches` says so.
         if (!request.dryRun && (exitCode === EXIT_OK || exitCode === EXIT_FINISHED_WITH_FAILURES) && guarded.paused === undefined) {
-          yield* store.batch(accountId, batchId).setBatchState("done")
+          yield* batchStore.setBatchState("done")
         }
         if (request.dryRun) {
           // A dry run leaves no trace, but never touches a batch an earlier run created.
-          if (!input.resumed) yield* store.batch(accountId, batchId).deleteBatch()
+          if (!input.resumed) yield* batchStore.deleteBatch()
         } else {
           const written = yield* writeOutputs(summary).pipe(Effect.either)
           if (written._tag === "Left") {

@@ -5,16 +5,15 @@
  * it taken over stops at once.
  */
 import { Clock, Duration, Effect, Ref, Schedule } from "effect"
-import { StateStore } from "../store/StateStore.ts"
-import type { RunContext } from "./RunContext.ts"
+import { RunContext } from "./RunContext.ts"
 
-export const keepLease = (ctx: RunContext, ttl: Duration.Duration, acquiredAt: number) =>
+export const keepLease = (ttl: Duration.Duration, acquiredAt: number) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const ctx = yield* RunContext
     yield* Ref.set(ctx.leaseUntil, acquiredAt + Duration.toMillis(ttl))
     const renew = Effect.gen(function* () {
       const start = yield* Clock.currentTimeMillis
-      const ok = yield* store.batch(ctx.accountId, ctx.batchId).renewLease(ctx.fence, ttl)
+      const ok = yield* ctx.batchStore.renewLease(ctx.fence, ttl)
       if (ok) yield* Ref.set(ctx.leaseUntil, start + Duration.toMillis(ttl))
       else yield* Ref.set(ctx.stop, { _tag: "LeaseLost" })
     }).pipe(Effect.ignore, Effect.withSpan("Lease.renew"))

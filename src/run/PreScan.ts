@@ -13,7 +13,8 @@ import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
 import { MAX_SKEW_MS } from "./ResendRules.ts"
-import type { RunContext } from "./RunContext.ts"
+import { RunContext } from "./RunContext.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
 import { adoptListed } from "./Adopt.ts"
 import { say } from "./Notices.ts"
 
@@ -25,11 +26,13 @@ export interface PreScanResult {
 
 const CHUNK = 2_000
 
-export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
+export const preScan = Effect.fn("PreScan.run")(function* () {
+    const ctx = yield* RunContext
     const store = yield* StateStore
     const client = yield* PaymentClient
-    const { accountId, batchId, writer } = ctx
-    const first = yield* store.batch(accountId, batchId).rowsInStates(["validated"], { limit: 1 })
+    const writer = yield* TransitionWriter
+    const { accountId, batchId, batchStore } = ctx
+    const first = yield* batchStore.rowsInStates(["validated"], { limit: 1 })
     if (first.length === 0) return { adopted: 0, alarms: 0, incompleteDays: 0 } satisfies PreScanResult
     // The service's days: its clock may differ from ours (learnt from the Date header of any answer).
     const now = yield* Clock.currentTimeMillis
@@ -43,7 +46,7 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
     }
     let adopted = 0
     let alarms = 0
-    yield* store.batch(accountId, batchId).streamRowsInStates(["validated"]).pipe(
+    yield* batchStore.streamRowsInStates(["validated"]).pipe(
       Stream.grouped(CHUNK),
       Stream.runForEach((chunk) =>
         Effect.gen(function* () {
@@ -65,7 +68,7 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
             if (Option.isSome(recorded) && recorded.value.batchId !== batchId) {
               alarms++
               const reason = `its token's payout ${exact[0].reference} is already the payout of batch ${recorded.value.batchId} line ${recorded.value.line} (the same row again: a repeat, or the same file re-saved?)`
-              yield* store.batch(accountId, batchId).setRowAlarm(row.idx, reason, [exact[0].reference])
+              yield* batchStore.setRowAlarm(row.idx, reason, [exact[0].reference])
               yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references: [exact[0].reference] }]]))
               yield* say(`ALARM line ${row.line}: ${reason}; it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
               continue
@@ -73,7 +76,7 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
             if (exact.length === 1 && carrying.length === 1) {
               const p = exact[0]
               adopted++
-              yield* adoptListed(ctx, row.idx, "validated", p, "prescan", `already paid: ${p.reference} (${p.status}, listed on ${p.day}) carries [${row.token}]; adopted, not paid again`)
+              yield* adoptListed(row.idx, "validated", p, "prescan", `already paid: ${p.reference} (${p.status}, listed on ${p.day}) carries [${row.token}]; adopted, not paid again`)
               continue
             }
             alarms++
@@ -82,7 +85,7 @@ export const preScan = Effect.fn("PreScan.run")(function* (ctx: RunContext) {
                 ? `before sending, ${exact.length} listed payouts already carry this row's token`
                 : "before sending, a listed payout carries this row's token with another amount or currency"
             const references = carrying.map((p) => p.reference)
-            yield* store.batch(accountId, batchId).setRowAlarm(row.idx, reason, references)
+            yield* batchStore.setRowAlarm(row.idx, reason, references)
             yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
             yield* say(`ALARM line ${row.line}: ${reason} (${references.join(", ")}); it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
           }

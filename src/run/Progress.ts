@@ -2,20 +2,20 @@
  * Progress while a batch runs, as notices: the command line shows them as a live line on a terminal
  * and as plain `progress:` lines otherwise (on stderr, so `--json` on stdout stays clean).
  */
-import type { Duration } from "effect"
-import { Clock, Effect, Ref } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Ref } from "effect"
 import { IN_FLIGHT_STATES, type RowState, SENT_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
 import { progress } from "./Notices.ts"
-import type { RunContext } from "./RunContext.ts"
+import { RunContext } from "./RunContext.ts"
 
-export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
+const make = Effect.gen(function* () {
+  const { batchStore } = yield* RunContext
+
+  /** Reports the batch's counts and rate every `every`, until interrupted (then ends the live line). */
+  const report = Effect.fn("Progress.report")(function* (every: Duration.Duration) {
     const start = yield* Clock.currentTimeMillis
     const last = yield* Ref.make({ at: start, sent: 0 })
     const once = Effect.gen(function* () {
-      const c = yield* store.batch(ctx.accountId, ctx.batchId).countByState()
+      const c = yield* batchStore.countByState()
       const now = yield* Clock.currentTimeMillis
       const sum = (states: ReadonlyArray<RowState>) => states.reduce((n, s) => n + c[s], 0)
       const sent = sum(SENT_STATES)
@@ -33,3 +33,11 @@ export const reportProgress = (ctx: RunContext, every: Duration.Duration) =>
       progress("", true)
     )
   })
+
+  return { report } as const
+})
+
+/** The run's periodic progress line. */
+export class Progress extends Context.Tag("run/Progress")<Progress, Effect.Effect.Success<typeof make>>() {
+  static readonly layer: Layer.Layer<Progress, never, RunContext> = Layer.effect(Progress, make)
+}

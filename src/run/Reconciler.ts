@@ -4,7 +4,7 @@
  * witnesses, the listing lag, the service's clock), and apply the pure decision of ResendRules to
  * each row: adopt, alarm, resend (at most once, with its evidence recorded) or wait (saying why).
  */
-import { Chunk, Clock, DateTime, Effect, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, Context, DateTime, Effect, Layer, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
@@ -12,14 +12,12 @@ import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, daysBetween } from "./ListingMirror.ts"
 import { syncDays } from "./ListingMirror.ts"
 import { daysNeeded, decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag } from "./ResendRules.ts"
-import {
-  DEFAULT_LEASE_TTL_MS,
-  DEFAULT_RECONCILE_DEADLINE_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  type RunContext
-} from "./RunContext.ts"
+import { DEFAULT_LEASE_TTL_MS, DEFAULT_RECONCILE_DEADLINE_MS, DEFAULT_REQUEST_TIMEOUT_MS, RunContext } from "./RunContext.ts"
 import { adoptListed } from "./Adopt.ts"
 import { say } from "./Notices.ts"
+import { Submitter } from "./Submitter.ts"
+import type { Tracker } from "./Tracker.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
 
 export interface ReconcileRound {
   /** Rows still unknown and waiting for evidence. */
@@ -43,171 +41,181 @@ const groupByToken = (payouts: ReadonlyArray<MirroredPayout>) => {
   return map
 }
 
-export const makeReconciler = (ctx: RunContext, resend: (rows: ReadonlyArray<Row>) => Effect.Effect<void>) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const client = yield* PaymentClient
-    const { accountId, batchId, writer, settings } = ctx
-    const misses = new Map<number, Array<number>>()
-    const lastWait = new Map<number, string>()
-    let announcedGrace = 0
+const make = Effect.gen(function* () {
+  const ctx = yield* RunContext
+  const store = yield* StateStore
+  const client = yield* PaymentClient
+  const writer = yield* TransitionWriter
+  const { resend } = yield* Submitter
+  const parts = yield* Effect.context<TransitionWriter | Tracker>()
+  const { accountId, batchId, batchStore, settings } = ctx
+  const misses = new Map<number, Array<number>>()
+  const lastWait = new Map<number, string>()
+  let announcedGrace = 0
 
-    const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
-        yield* store.batch(accountId, batchId).setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
-        yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
-        const refs = references.length > 0 ? ` (${references.join(", ")})` : ""
-        yield* say(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
-      })
-
-    const round: Effect.Effect<ReconcileRound> = Effect.gen(function* () {
-      yield* writer.flush
-      const now = yield* Clock.currentTimeMillis
-      const alarms = yield* Ref.get(ctx.alarms)
-      const unknown = Chunk.toReadonlyArray(
-        yield* store.batch(accountId, batchId).streamRowsInStates(["unknown"]).pipe(Stream.runCollect, Effect.orDie)
-      ).filter((r) => !alarms.has(r.idx))
-      // Rows resent once stay watched: a second payout carrying the token is a duplicate alarm.
-      const watched = (yield* store.batch(accountId, batchId).flaggedRows().pipe(Effect.orDie)).filter(
-        (r) => r.resends > 0 && r.state !== "unknown" && !alarms.has(r.idx)
-      )
-      if (unknown.length === 0 && watched.length === 0) return { waiting: 0, adopted: 0, resent: 0, alarms: alarms.size }
-
-      const intentOf = (r: Row) => (r.intentAt === null ? now : DateTime.toEpochMillis(r.intentAt))
-      const earliest = Math.min(...[...unknown, ...watched].map(intentOf))
-      const requestTimeoutMs = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-      const leaseTtlMs = settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
-      // One read of our known payouts serves the lag (7 days) and the witnesses (from the intents' days).
-      const witnessesFrom = earliest - DAY_MS
-      const knownAll = yield* store.account(accountId).knownPayouts(Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
-      const lag = p99Lag(knownAll.filter((k) => k.answeredAt >= now - LAG_WINDOW_MS), now, LAG_CAP_MS)
-      const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
-      const graceMs = Math.max(settings.reconcileGraceMs, floor)
-      if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {
-        announcedGrace = graceMs
-        yield* say(
-          `reconcile grace raised from ${Math.round(settings.reconcileGraceMs / 1000)} s to ${Math.round(graceMs / 1000)} s: request timeout + lease time + twice the listing lag (p99 ${Math.round(lag / 1000)} s)`
-        )
-      }
-      // Days are the service's: with a skewed clock (rule 7 then forbids any resend) the tokens are
-      // still looked for on the days the service would have written them.
-      const skew = yield* client.serverSkew
-      const shift = Option.getOrElse(skew, () => 0)
-      const syncFrom = Math.min(earliest, earliest + shift) - DAY_MS
-      const syncTo = Math.max(now, now + shift) + MAX_SKEW_MS
-      const endOf = (r: Row) => (r.endedAt === null ? DateTime.toEpochMillis(r.updatedAt) : DateTime.toEpochMillis(r.endedAt))
-      const latestEnd = Math.max(...[...unknown, ...watched].map(endOf))
-      const sync = yield* syncDays(accountId, daysBetween(syncFrom, syncTo), {
-        // A day may close an hour (or a grace) after it ends, but a resend trusts only days closed
-        // after its payout could have become visible: the request's end plus the grace.
-        closeAfterMs: Math.max(graceMs + requestTimeoutMs + MAX_SKEW_MS, 60 * 60 * 1000),
-        trustClosedAfter: latestEnd + graceMs,
-        progress: syncTo - syncFrom > 4 * DAY_MS
-      }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
-      const tokens = [...unknown, ...watched].map((r) => r.token)
-      const byToken = groupByToken(yield* store.account(accountId).mirrorByTokens(tokens).pipe(Effect.orDie))
-      const known = knownAll.filter((k) => k.answeredAt >= witnessesFrom)
-      const listed = new Map((yield* store.account(accountId).mirrorByReferences(known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
-      const evidence = {
-        now,
-        completeDays: sync.complete,
-        byToken,
-        known,
-        listed,
-        graceMs,
-        deadlineMs: settings.reconcileDeadlineMs ?? DEFAULT_RECONCILE_DEADLINE_MS,
-        skewMs: Option.getOrUndefined(skew),
-        resendUnknown: settings.resendUnknown ?? "after"
-      }
-
-      for (const row of watched) {
-        const exact = (byToken.get(row.token) ?? []).filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
-        if (exact.length > 1) yield* raiseRowAlarm(row, `resent once, and now ${exact.length} payouts carry its token (duplicate)`, exact.map((p) => p.reference))
-      }
-
-      const toResend: Array<number> = []
-      const resendEvidence = new Map<number, string>()
-      let adopted = 0
-      let waiting = 0
-      for (const row of unknown) {
-        const endedAt = endOf(row)
-        const seen = misses.get(row.idx) ?? []
-        const tokenListed = (byToken.get(row.token) ?? []).length > 0
-        // A miss counts only for a sync that read every day the row needs completely (rule 4).
-        if (!tokenListed && sync.at >= endedAt && daysNeeded({ intentAt: intentOf(row) }, now).every((d) => sync.complete.has(d))) {
-          seen.push(sync.at)
-          misses.set(row.idx, seen)
-        }
-        const decision: Decision = decide(
-          {
-            idx: row.idx,
-            token: row.token,
-            amountMinor: row.amountMinor ?? 0,
-            currency: row.currency,
-            intentAt: intentOf(row),
-            endedAt,
-            resends: row.resends,
-            ownedHere: row.intentOwner === null || row.intentOwner === ctx.owner,
-            misses: seen
-          },
-          evidence
-        )
-        switch (decision._tag) {
-          case "Adopt":
-            adopted++
-            yield* adoptListed(ctx, row.idx, "unknown", decision.payout, "reconcile", `adopted: ${decision.evidence}`)
-            break
-          case "Alarm":
-            yield* raiseRowAlarm(row, decision.reason, decision.references)
-            break
-          case "AccountAlarm":
-            waiting++
-            if ((yield* Ref.get(ctx.accountAlarm)) === undefined) {
-              yield* store.account(accountId).raiseAccountAlarm(decision.reason, now).pipe(Effect.orDie)
-              yield* Ref.set(ctx.accountAlarm, decision.reason)
-              yield* say(
-                `ACCOUNT ALARM: ${decision.reason} (e.g. ${decision.references.join(", ")}). No row is resent automatically until a person checks the listing: payouts resolve ${batchId} --listing-ok --by NAME`
-              )
-            }
-            break
-          case "Resend":
-            if ((yield* Ref.get(ctx.accountAlarm)) !== undefined) {
-              waiting++
-              break
-            }
-            toResend.push(row.idx)
-            resendEvidence.set(row.idx, decision.evidence)
-            break
-          case "Wait": {
-            waiting++
-            const text = `${decision.reason}${decision.until === undefined ? "" : ` (until ${clock(decision.until)})`}`
-            if (lastWait.get(row.idx) !== decision.reason) {
-              lastWait.set(row.idx, decision.reason)
-              yield* say(`line ${row.line}: outcome unknown, waiting: ${text}; alarm at ${clock(endedAt + evidence.deadlineMs)} if still unproven`)
-            }
-            break
-          }
-        }
-      }
-      if (toResend.length > 0) {
-        yield* writer.flush
-        // Claimed a few at a time, each group right before it is sent: a crash then cuts at most one
-        // group's resends (each of which counts as its row's one automatic resend).
-        const group = Math.max(1, settings.concurrency)
-        for (let i = 0; i < toResend.length; i += group) {
-          const claimed: Array<Row> = []
-          for (const idx of toResend.slice(i, i + group)) {
-            const rows = yield* store.batch(accountId, batchId).claimForResend([idx], `resend: ${resendEvidence.get(idx)}`, ctx.fence).pipe(Effect.orDie)
-            claimed.push(...rows)
-          }
-          for (const r of claimed) {
-            misses.delete(r.idx)
-            yield* say(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
-          }
-          yield* resend(claimed)
-        }
-      }
-      return { waiting, adopted, resent: toResend.length, alarms: (yield* Ref.get(ctx.alarms)).size }
+  const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
+      yield* batchStore.setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
+      yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
+      const refs = references.length > 0 ? ` (${references.join(", ")})` : ""
+      yield* say(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
     })
 
-    return { round } as const
+  /** One pass over the unknown rows and the rows resent once: each adopted, alarmed, resent or left waiting. */
+  const round = Effect.fn("Reconciler.round")(function* () {
+    yield* writer.flush
+    const now = yield* Clock.currentTimeMillis
+    const alarms = yield* Ref.get(ctx.alarms)
+    const unknown = Chunk.toReadonlyArray(
+      yield* batchStore.streamRowsInStates(["unknown"]).pipe(Stream.runCollect, Effect.orDie)
+    ).filter((r) => !alarms.has(r.idx))
+    // Rows resent once stay watched: a second payout carrying the token is a duplicate alarm.
+    const watched = (yield* batchStore.flaggedRows().pipe(Effect.orDie)).filter(
+      (r) => r.resends > 0 && r.state !== "unknown" && !alarms.has(r.idx)
+    )
+    if (unknown.length === 0 && watched.length === 0) return { waiting: 0, adopted: 0, resent: 0, alarms: alarms.size } satisfies ReconcileRound
+
+    const intentOf = (r: Row) => (r.intentAt === null ? now : DateTime.toEpochMillis(r.intentAt))
+    const earliest = Math.min(...[...unknown, ...watched].map(intentOf))
+    const requestTimeoutMs = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    const leaseTtlMs = settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
+    // One read of our known payouts serves the lag (7 days) and the witnesses (from the intents' days).
+    const witnessesFrom = earliest - DAY_MS
+    const knownAll = yield* store.account(accountId).knownPayouts(Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
+    const lag = p99Lag(knownAll.filter((k) => k.answeredAt >= now - LAG_WINDOW_MS), now, LAG_CAP_MS)
+    const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
+    const graceMs = Math.max(settings.reconcileGraceMs, floor)
+    if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {
+      announcedGrace = graceMs
+      yield* say(
+        `reconcile grace raised from ${Math.round(settings.reconcileGraceMs / 1000)} s to ${Math.round(graceMs / 1000)} s: request timeout + lease time + twice the listing lag (p99 ${Math.round(lag / 1000)} s)`
+      )
+    }
+    // Days are the service's: with a skewed clock (rule 7 then forbids any resend) the tokens are
+    // still looked for on the days the service would have written them.
+    const skew = yield* client.serverSkew
+    const shift = Option.getOrElse(skew, () => 0)
+    const syncFrom = Math.min(earliest, earliest + shift) - DAY_MS
+    const syncTo = Math.max(now, now + shift) + MAX_SKEW_MS
+    const endOf = (r: Row) => (r.endedAt === null ? DateTime.toEpochMillis(r.updatedAt) : DateTime.toEpochMillis(r.endedAt))
+    const latestEnd = Math.max(...[...unknown, ...watched].map(endOf))
+    const sync = yield* syncDays(accountId, daysBetween(syncFrom, syncTo), {
+      // A day may close an hour (or a grace) after it ends, but a resend trusts only days closed
+      // after its payout could have become visible: the request's end plus the grace.
+      closeAfterMs: Math.max(graceMs + requestTimeoutMs + MAX_SKEW_MS, 60 * 60 * 1000),
+      trustClosedAfter: latestEnd + graceMs,
+      progress: syncTo - syncFrom > 4 * DAY_MS
+    }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
+    const tokens = [...unknown, ...watched].map((r) => r.token)
+    const byToken = groupByToken(yield* store.account(accountId).mirrorByTokens(tokens).pipe(Effect.orDie))
+    const known = knownAll.filter((k) => k.answeredAt >= witnessesFrom)
+    const listed = new Map((yield* store.account(accountId).mirrorByReferences(known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
+    const evidence = {
+      now,
+      completeDays: sync.complete,
+      byToken,
+      known,
+      listed,
+      graceMs,
+      deadlineMs: settings.reconcileDeadlineMs ?? DEFAULT_RECONCILE_DEADLINE_MS,
+      skewMs: Option.getOrUndefined(skew),
+      resendUnknown: settings.resendUnknown ?? "after"
+    }
+
+    for (const row of watched) {
+      const exact = (byToken.get(row.token) ?? []).filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
+      if (exact.length > 1) yield* raiseRowAlarm(row, `resent once, and now ${exact.length} payouts carry its token (duplicate)`, exact.map((p) => p.reference))
+    }
+
+    const toResend: Array<number> = []
+    const resendEvidence = new Map<number, string>()
+    let adopted = 0
+    let waiting = 0
+    for (const row of unknown) {
+      const endedAt = endOf(row)
+      const seen = misses.get(row.idx) ?? []
+      const tokenListed = (byToken.get(row.token) ?? []).length > 0
+      // A miss counts only for a sync that read every day the row needs completely (rule 4).
+      if (!tokenListed && sync.at >= endedAt && daysNeeded({ intentAt: intentOf(row) }, now).every((d) => sync.complete.has(d))) {
+        seen.push(sync.at)
+        misses.set(row.idx, seen)
+      }
+      const decision: Decision = decide(
+        {
+          idx: row.idx,
+          token: row.token,
+          amountMinor: row.amountMinor ?? 0,
+          currency: row.currency,
+          intentAt: intentOf(row),
+          endedAt,
+          resends: row.resends,
+          ownedHere: row.intentOwner === null || row.intentOwner === ctx.owner,
+          misses: seen
+        },
+        evidence
+      )
+      switch (decision._tag) {
+        case "Adopt":
+          adopted++
+          yield* adoptListed(row.idx, "unknown", decision.payout, "reconcile", `adopted: ${decision.evidence}`).pipe(Effect.provide(parts))
+          break
+        case "Alarm":
+          yield* raiseRowAlarm(row, decision.reason, decision.references)
+          break
+        case "AccountAlarm":
+          waiting++
+          if ((yield* Ref.get(ctx.accountAlarm)) === undefined) {
+            yield* store.account(accountId).raiseAccountAlarm(decision.reason, now).pipe(Effect.orDie)
+            yield* Ref.set(ctx.accountAlarm, decision.reason)
+            yield* say(
+              `ACCOUNT ALARM: ${decision.reason} (e.g. ${decision.references.join(", ")}). No row is resent automatically until a person checks the listing: payouts resolve ${batchId} --listing-ok --by NAME`
+            )
+          }
+          break
+        case "Resend":
+          if ((yield* Ref.get(ctx.accountAlarm)) !== undefined) {
+            waiting++
+            break
+          }
+          toResend.push(row.idx)
+          resendEvidence.set(row.idx, decision.evidence)
+          break
+        case "Wait": {
+          waiting++
+          const text = `${decision.reason}${decision.until === undefined ? "" : ` (until ${clock(decision.until)})`}`
+          if (lastWait.get(row.idx) !== decision.reason) {
+            lastWait.set(row.idx, decision.reason)
+            yield* say(`line ${row.line}: outcome unknown, waiting: ${text}; alarm at ${clock(endedAt + evidence.deadlineMs)} if still unproven`)
+          }
+          break
+        }
+      }
+    }
+    if (toResend.length > 0) {
+      yield* writer.flush
+      // Claimed a few at a time, each group right before it is sent: a crash then cuts at most one
+      // group's resends (each of which counts as its row's one automatic resend).
+      const group = Math.max(1, settings.concurrency)
+      for (let i = 0; i < toResend.length; i += group) {
+        const claimed: Array<Row> = []
+        for (const idx of toResend.slice(i, i + group)) {
+          const rows = yield* batchStore.claimForResend([idx], `resend: ${resendEvidence.get(idx)}`, ctx.fence).pipe(Effect.orDie)
+          claimed.push(...rows)
+        }
+        for (const r of claimed) {
+          misses.delete(r.idx)
+          yield* say(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
+        }
+        yield* resend(claimed)
+      }
+    }
+    return { waiting, adopted, resent: toResend.length, alarms: (yield* Ref.get(ctx.alarms)).size } satisfies ReconcileRound
   })
+
+  return { round } as const
+})
+
+/** Decides, with the listing's evidence, what becomes of each row whose POST outcome is unknown. */
+export class Reconciler extends Context.Tag("run/Reconciler")<Reconciler, Effect.Effect.Success<typeof make>>() {
+  static readonly layer: Layer.Layer<Reconciler, never, RunContext | StateStore | PaymentClient | TransitionWriter | Tracker | Submitter> =
+    Layer.effect(Reconciler, make)
+}

@@ -4,12 +4,13 @@ import { IN_DOUBT_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "./Lease.ts"
 import { say } from "./Notices.ts"
-import type { RunContext } from "./RunContext.ts"
+import { RunContext } from "./RunContext.ts"
 
 /** Alarms kept by earlier runs, and rows whose intents belong to a runner proven dead (rule 5). */
-export const loadAlarms = Effect.fn("Recovery.loadAlarms")(function* (ctx: RunContext) {
+export const loadAlarms = Effect.fn("Recovery.loadAlarms")(function* () {
+    const ctx = yield* RunContext
     const store = yield* StateStore
-    const flagged = yield* store.batch(ctx.accountId, ctx.batchId).flaggedRows()
+    const flagged = yield* ctx.batchStore.flaggedRows()
     const alarms = new Map(flagged.filter((r) => r.alarm !== null).map((r) => [r.idx, { reason: r.alarm ?? "", references: r.candidates ?? [] }]))
     yield* Ref.set(ctx.alarms, alarms)
     const account = yield* store.account(ctx.accountId).accountAlarm()
@@ -19,11 +20,11 @@ export const loadAlarms = Effect.fn("Recovery.loadAlarms")(function* (ctx: RunCo
     }
     if (alarms.size > 0) yield* say(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
     const owners = new Set<string>()
-    yield* store.batch(ctx.accountId, ctx.batchId).streamRowsInStates(IN_DOUBT_STATES).pipe(
+    yield* ctx.batchStore.streamRowsInStates(IN_DOUBT_STATES).pipe(
       Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
     )
     for (const previous of owners) {
-      if (isDeadLocalOwner(previous)) yield* store.batch(ctx.accountId, ctx.batchId).adoptIntents(previous, ctx.owner)
+      if (isDeadLocalOwner(previous)) yield* ctx.batchStore.adoptIntents(previous, ctx.owner)
       else yield* say(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
     }
   })

@@ -16,7 +16,7 @@ import { IN_DOUBT_STATES, stateOfStatus } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
-import { payoutRequest } from "./Submitter.ts"
+import { payoutRequest } from "./PayoutBody.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly message: string }> {}

@@ -1,11 +1,9 @@
 /** What every part of one run shares: where it is, how it was asked to behave, and its live state. */
-import { Clock, Effect, Ref, type Scope } from "effect"
+import { Clock, Context, Effect, Layer, Queue, Ref } from "effect"
 import { DEFAULT_FEE_ESTIMATE, type FeeEstimate, type OnInsufficient } from "./Preflight.ts"
-import { PollQueue } from "./PollQueue.ts"
-import { makeSafeguards, type SafeguardSettings, type Safeguards } from "./Safeguards.ts"
-import { makeTransitionWriter, type TransitionWriter } from "./TransitionWriter.ts"
+import type { SafeguardSettings } from "./SafeguardSettings.ts"
 import type { Fence } from "../store/Model.ts"
-import type { StateStore } from "../store/StateStore.ts"
+import { type BatchStore, StateStore } from "../store/StateStore.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface RunSettings {
@@ -32,7 +30,7 @@ export interface RunSettings {
   readonly callbackUrl: string | undefined
   readonly returnUrl: string
   readonly cancelUrl: string
-  /** Stop rule, circuit breaker and stuck age (defaults in Safeguards.ts). */
+  /** Stop rule, circuit breaker and stuck age (defaults in SafeguardSettings.ts). */
   readonly safeguards?: Partial<SafeguardSettings>
 }
 
@@ -41,12 +39,14 @@ export type StopReason =
   | { readonly _tag: "Unreachable"; readonly message: string }
   | { readonly _tag: "LeaseLost" }
 
-export interface RunContext {
+export interface RunContextShape {
   readonly accountId: AccountId
   readonly batchId: BatchId
+  /** The store's operations on this run's batch, bound once. */
+  readonly batchStore: BatchStore
   readonly settings: RunSettings
-  readonly writer: TransitionWriter
-  readonly polls: PollQueue
+  /** References named by webhooks (the receiver starts before the run's parts): the tracker looks them up at once. */
+  readonly wakeups: Queue.Queue<string>
   /** Set once the run must stop submitting (401, service unreachable, lease taken over). */
   readonly stop: Ref.Ref<StopReason | undefined>
   /** Currencies whose wallet cannot cover the rows left (DESIGN.md section 6). */
@@ -63,8 +63,41 @@ export interface RunContext {
   readonly fence: Fence
   /** Until when (local clock, epoch ms) the lease is surely ours: its last renewal's start + TTL. */
   readonly leaseUntil: Ref.Ref<number>
-  /** Stop rule and per-operator circuit breaker; fed by every outcome `writer` records. */
-  readonly safeguards: Safeguards
+}
+
+export interface RunContextInput {
+  readonly accountId: AccountId
+  readonly batchId: BatchId
+  readonly settings: RunSettings
+  /** The lease the run holds (a dry run holds none: its fence matches no lease, so any row write it attempted would be refused). */
+  readonly fence: Fence
+  readonly wakeups?: Queue.Queue<string>
+}
+
+/** Where one run is, how it was asked to behave, and its live state: provided per run to all its parts. */
+export class RunContext extends Context.Tag("run/RunContext")<RunContext, RunContextShape>() {
+  static readonly layer = (input: RunContextInput): Layer.Layer<RunContext, never, StateStore> =>
+    Layer.effect(
+      RunContext,
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        return {
+          accountId: input.accountId,
+          batchId: input.batchId,
+          batchStore: store.batch(input.accountId, input.batchId),
+          settings: input.settings,
+          wakeups: input.wakeups ?? (yield* Queue.unbounded<string>()),
+          stop: yield* Ref.make<StopReason | undefined>(undefined),
+          stoppedCurrencies: yield* Ref.make<ReadonlySet<string>>(new Set()),
+          sentAny: yield* Ref.make(false),
+          alarms: yield* Ref.make<ReadonlyMap<number, RowAlarm>>(new Map()),
+          accountAlarm: yield* Ref.make<string | undefined>(undefined),
+          owner: input.fence.owner,
+          fence: input.fence,
+          leaseUntil: yield* Ref.make(Number.POSITIVE_INFINITY)
+        }
+      })
+    )
 }
 
 export interface RowAlarm {
@@ -77,7 +110,7 @@ export interface RowAlarm {
  * a margin. Checked by the local clock in the same tick as each send, so a process that was paused
  * past its lease (Ctrl-Z, a closed lid, a paused VM) sends nothing when it wakes.
  */
-export const leaseValid = (ctx: RunContext): Effect.Effect<boolean> =>
+export const leaseValid = (ctx: RunContextShape): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     const ttl = ctx.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
     const margin = Math.min(5_000, ttl / 4)
@@ -108,36 +141,3 @@ export const DEFAULT_RUN_SETTINGS = {
   returnUrl: "http://localhost/payouts/return",
   cancelUrl: "http://localhost/payouts/cancel"
 } satisfies RunSettings
-
-/**
- * `fence` is the lease the run holds (a dry run holds none: its fence matches no lease, so any row
- * write it attempted would be refused). The row writer is fenced by it, and stops the run when it
- * finds the lease taken over.
- */
-export const makeRunContext = (
-  accountId: AccountId,
-  batchId: BatchId,
-  settings: RunSettings,
-  fence: Fence
-): Effect.Effect<RunContext, never, StateStore | Scope.Scope> =>
-  Effect.gen(function* () {
-    const safeguards = yield* makeSafeguards(accountId, batchId, settings.safeguards)
-    const stop = yield* Ref.make<StopReason | undefined>(undefined)
-    const writer = yield* makeTransitionWriter(accountId, batchId, fence, Ref.set(stop, { _tag: "LeaseLost" }))
-    return {
-      accountId,
-      batchId,
-      settings,
-      writer: { record: (t) => Effect.zipRight(writer.record(t), safeguards.observe(t)), flush: writer.flush },
-      polls: new PollQueue(),
-      stop,
-      stoppedCurrencies: yield* Ref.make<ReadonlySet<string>>(new Set()),
-      sentAny: yield* Ref.make(false),
-      alarms: yield* Ref.make<ReadonlyMap<number, RowAlarm>>(new Map()),
-      accountAlarm: yield* Ref.make<string | undefined>(undefined),
-      owner: fence.owner,
-      fence,
-      leaseUntil: yield* Ref.make(Number.POSITIVE_INFINITY),
-      safeguards
-    }
-  })

@@ -4,37 +4,20 @@
  * consecutive failures while the others go on. Both only stop new payouts; what was sent is followed
  * to its end. A paused batch stays paused in the store until `payouts resume`.
  */
-import { Clock, DateTime, Effect, Option, Ref, Stream } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Option, Ref, Stream } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { type GuardSettings, makeHaltWatch, NO_GUARDS } from "../intake/Guards.ts"
+import { makeHaltWatch } from "../intake/Guards.ts"
 import { say } from "./Notices.ts"
+import { RunContext } from "./RunContext.ts"
+import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
-export interface SafeguardSettings {
-  /** The stop rule looks at the failure ratio only once this many rows are settled. */
-  readonly stopMinSettled: number
-  /** Pause the batch when failed / settled exceeds this (0..1). */
-  readonly stopFailureRatio: number
-  /** Hold an operator's rows after this many consecutive failures (0 = off). */
-  readonly breakerFailures: number
-  /** A sent row still without a final status after this long is listed as stuck. */
-  readonly stuckAfterMs: number
-  /** Ceilings on a mistake, checked at intake and before each POST (Guards.ts); off by default. */
-  readonly guards: GuardSettings
-}
+export { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
 
-export const DEFAULT_SAFEGUARDS: SafeguardSettings = {
-  stopMinSettled: 20,
-  stopFailureRatio: 0.5,
-  breakerFailures: 5,
-  stuckAfterMs: 3_600_000,
-  guards: NO_GUARDS
-}
-
-export interface Safeguards {
+export interface SafeguardsShape {
   readonly settings: SafeguardSettings
   /** Called with every transition the run records; counts each row's first outcome once. */
   readonly observe: (transition: Transition) => Effect.Effect<void>
@@ -56,80 +39,84 @@ export const describeHalt = (halt: Halt) => `account halted by ${halt.by} at ${n
 
 const percent = (x: number) => `${Math.round(x * 100)}%`
 
-export const makeSafeguards = (accountId: AccountId, batchId: BatchId, over: Partial<SafeguardSettings> = {}) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const settings = { ...DEFAULT_SAFEGUARDS, ...over }
-    const paused = yield* Ref.make<string | undefined>(undefined)
-    const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
-    const seen = new Set<number>()
-    const operators = new Map<number, string>()
-    const streak = new Map<string, number>()
-    let settled = 0
-    let failures = 0
+const make = Effect.gen(function* () {
+  const { accountId, batchStore, settings: run } = yield* RunContext
+  const settings: SafeguardSettings = { ...DEFAULT_SAFEGUARDS, ...run.safeguards }
+  const paused = yield* Ref.make<string | undefined>(undefined)
+  const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
+  const seen = new Set<number>()
+  const operators = new Map<number, string>()
+  const streak = new Map<string, number>()
+  let settled = 0
+  let failures = 0
 
-    const pause = (reason: string) => Ref.update(paused, (current) => current ?? reason)
-    const halt = yield* makeHaltWatch(accountId)
-    const haltedAtStart = yield* halt
-    if (Option.isSome(haltedAtStart)) {
-      yield* say(
-        `Halted: ${describeHalt(haltedAtStart.value)}. This run sends no new payout; what was already sent is still followed. Lift the halt with: payouts halt --lift --by NAME`
-      )
-    }
+  const pause = (reason: string) => Ref.update(paused, (current) => current ?? reason)
+  const halt = yield* makeHaltWatch(accountId)
+  const haltedAtStart = yield* halt
+  if (Option.isSome(haltedAtStart)) {
+    yield* say(
+      `Halted: ${describeHalt(haltedAtStart.value)}. This run sends no new payout; what was already sent is still followed. Lift the halt with: payouts halt --lift --by NAME`
+    )
+  }
 
-    const operatorOf = (idx: number) =>
-      operators.has(idx)
-        ? Effect.succeed(operators.get(idx))
-        : store.batch(accountId, batchId).getRow(idx).pipe(
-            Effect.map(Option.map((row) => row.operator)),
-            Effect.map(Option.getOrUndefined),
-            Effect.tap((op) => Effect.sync(() => op !== undefined && operators.set(idx, op))),
-            Effect.orElseSucceed(() => undefined)
-          )
+  const operatorOf = (idx: number) =>
+    operators.has(idx)
+      ? Effect.succeed(operators.get(idx))
+      : batchStore.getRow(idx).pipe(
+          Effect.map(Option.map((row) => row.operator)),
+          Effect.map(Option.getOrUndefined),
+          Effect.tap((op) => Effect.sync(() => op !== undefined && operators.set(idx, op))),
+          Effect.orElseSucceed(() => undefined)
+        )
 
-    const observe = (t: Transition) =>
-      Effect.gen(function* () {
-        const failed = SETTLED_FAILURE_STATES.includes(t.to)
-        if ((!failed && t.to !== "completed") || seen.has(t.idx)) return
-        seen.add(t.idx)
-        settled += 1
-        if (failed) failures += 1
-        if (settled >= settings.stopMinSettled && failures / settled > settings.stopFailureRatio) {
-          yield* pause(
-            `stop rule: ${failures} of ${settled} settled rows failed (${percent(failures / settled)} > ${percent(settings.stopFailureRatio)})`
-          )
-        }
-        const operator = yield* operatorOf(t.idx)
-        if (operator === undefined || settings.breakerFailures <= 0) return
-        const run = failed ? (streak.get(operator) ?? 0) + 1 : 0
-        streak.set(operator, run)
-        if (run >= settings.breakerFailures) {
-          yield* Ref.update(circuits, (open) =>
-            open.has(operator) ? open : new Map([...open, [operator, `${run} consecutive failures`]])
-          )
-        }
-      })
-
-    const reason = Effect.gen(function* () {
-      const whole = yield* Ref.get(paused)
-      if (whole !== undefined) return whole
-      const open = yield* Ref.get(circuits)
-      if (open.size === 0) return undefined
-      return `circuit open for ${[...open].map(([op, why]) => `${op} (${why})`).join(", ")}`
+  const observe = (t: Transition) =>
+    Effect.gen(function* () {
+      const failed = SETTLED_FAILURE_STATES.includes(t.to)
+      if ((!failed && t.to !== "completed") || seen.has(t.idx)) return
+      seen.add(t.idx)
+      settled += 1
+      if (failed) failures += 1
+      if (settled >= settings.stopMinSettled && failures / settled > settings.stopFailureRatio) {
+        yield* pause(
+          `stop rule: ${failures} of ${settled} settled rows failed (${percent(failures / settled)} > ${percent(settings.stopFailureRatio)})`
+        )
+      }
+      const operator = yield* operatorOf(t.idx)
+      if (operator === undefined || settings.breakerFailures <= 0) return
+      const run = failed ? (streak.get(operator) ?? 0) + 1 : 0
+      streak.set(operator, run)
+      if (run >= settings.breakerFailures) {
+        yield* Ref.update(circuits, (open) =>
+          open.has(operator) ? open : new Map([...open, [operator, `${run} consecutive failures`]])
+        )
+      }
     })
 
-    return {
-      settings,
-      observe,
-      pause,
-      paused: Ref.get(paused),
-      openCircuits: Ref.get(circuits),
-      holds: (operator: string) =>
-        Effect.map(Effect.all([Ref.get(paused), Ref.get(circuits)]), ([p, open]) => p !== undefined || open.has(operator)),
-      reason,
-      halt
-    } satisfies Safeguards
+  const reason = Effect.gen(function* () {
+    const whole = yield* Ref.get(paused)
+    if (whole !== undefined) return whole
+    const open = yield* Ref.get(circuits)
+    if (open.size === 0) return undefined
+    return `circuit open for ${[...open].map(([op, why]) => `${op} (${why})`).join(", ")}`
   })
+
+  return {
+    settings,
+    observe,
+    pause,
+    paused: Ref.get(paused),
+    openCircuits: Ref.get(circuits),
+    holds: (operator: string) =>
+      Effect.map(Effect.all([Ref.get(paused), Ref.get(circuits)]), ([p, open]) => p !== undefined || open.has(operator)),
+    reason,
+    halt
+  } satisfies SafeguardsShape
+})
+
+/** The run's stop rule, circuit breaker and the account's halt: one per run, fed by every recorded transition. */
+export class Safeguards extends Context.Tag("run/Safeguards")<Safeguards, SafeguardsShape>() {
+  static readonly layer: Layer.Layer<Safeguards, never, RunContext | StateStore> = Layer.effect(Safeguards, make)
+}
 
 export interface StuckRow {
   readonly line: number
@@ -169,20 +156,17 @@ export const stuckRows = (accountId: AccountId, batchId: BatchId, afterMs: numbe
  * account halt are not a pause of the batch: they stay `validated`, and the first run after the halt
  * is lifted pays them.
  */
-export const concludeSafeguards = (
-  ctx: { readonly accountId: AccountId; readonly batchId: BatchId; readonly safeguards: Safeguards },
-  counts: Readonly<Record<string, number>>,
-  persist: boolean
-) =>
+export const concludeSafeguards = (counts: Readonly<Record<string, number>>, persist: boolean) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const ctx = yield* RunContext
+    const safeguards = yield* Safeguards
     const waiting = counts["validated"] ?? 0
-    const ownPause = waiting > 0 ? yield* ctx.safeguards.reason : undefined
+    const ownPause = waiting > 0 ? yield* safeguards.reason : undefined
     if (persist && ownPause !== undefined) {
-      yield* store.batch(ctx.accountId, ctx.batchId).setBatchState("paused", ownPause)
+      yield* ctx.batchStore.setBatchState("paused", ownPause)
       yield* say(`Paused: ${ownPause}. Resume with: payouts resume ${ctx.batchId}`)
     }
-    const halt = waiting > 0 ? Option.getOrUndefined(yield* ctx.safeguards.halt) : undefined
+    const halt = waiting > 0 ? Option.getOrUndefined(yield* safeguards.halt) : undefined
     if (persist && halt !== undefined) {
       yield* say(
         `Halted: ${describeHalt(halt)}. ${waiting} row(s) were not sent and wait; once the halt is lifted (payouts halt --lift --by NAME), run the file again to pay them.`
@@ -190,6 +174,6 @@ export const concludeSafeguards = (
     }
     const paused = ownPause ?? (halt === undefined ? undefined : describeHalt(halt))
     const halted = halt === undefined ? {} : { halted: { by: halt.by, at: new Date(halt.at).toISOString(), reason: halt.reason } }
-    const stuck = yield* stuckRows(ctx.accountId, ctx.batchId, ctx.safeguards.settings.stuckAfterMs)
+    const stuck = yield* stuckRows(ctx.accountId, ctx.batchId, safeguards.settings.stuckAfterMs)
     return { paused, extra: { ...(paused === undefined ? {} : { paused }), ...halted, stuck } }
   })

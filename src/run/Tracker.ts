@@ -3,98 +3,104 @@
  * intervals (poll interval doubling up to poll max) and at once when a webhook names it. A webhook
  * is only a hint: the status lookup is what moves the row, and statuses only move forward.
  */
-import { Clock, Duration, Effect, Queue, Ref } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Queue, Ref } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { fromWire } from "../domain/Money.ts"
 import type { EventSource } from "../store/Model.ts"
 import { AWAITING_STATUS_STATES, isFinal, SETTLED_FAILURE_STATES, stateOfStatus } from "../store/RowState.ts"
-import type { PollEntry } from "./PollQueue.ts"
-import type { RunContext } from "./RunContext.ts"
-
-/**
- * Follows a payout until its status is final: the one place a row enters the poll queue, with the
- * one rule for its first look. `justSent`: the POST's answer came now, so the first lookup waits the
- * poll interval (or, when webhooks lead, `--poll-max`: a webhook will wake it sooner); otherwise
- * (resumed or adopted rows) its status is unknown to this run and is looked up at once.
- */
-export const follow = (ctx: RunContext, idx: number, reference: string, justSent: boolean): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.sync(() => {
-      const first = !justSent ? ctx.settings.pollIntervalMs : ctx.settings.webhooks === true ? ctx.settings.pollMaxMs : ctx.settings.pollIntervalMs
-      ctx.polls.push({ idx, reference, dueAt: justSent ? now + first : now, interval: first, since: now })
-    })
-  )
+import { type PollEntry, PollQueue } from "./PollQueue.ts"
+import { RunContext } from "./RunContext.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
 
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
 
-/** `wakeups` carries references named by webhooks (the receiver starts before the tracker). */
-export const makeTracker = (ctx: RunContext, wakeups: Queue.Queue<string>) =>
-  Effect.gen(function* () {
-    const client = yield* PaymentClient
-    // Entries taken off the queue and being looked up: the run is not done while any is.
-    let polling = 0
-    const { polls, settings, writer } = ctx
+const make = Effect.gen(function* () {
+  const ctx = yield* RunContext
+  const client = yield* PaymentClient
+  const writer = yield* TransitionWriter
+  const polls = new PollQueue()
+  // Entries taken off the queue and being looked up: the run is not done while any is.
+  let polling = 0
+  const { settings, wakeups } = ctx
 
-    const reschedule = (entry: PollEntry, now: number) => {
-      // Past --track-timeout the row is no longer followed: it stays pending and the run ends incomplete.
-      if (now - entry.since >= settings.trackTimeoutMs) return Effect.void
-      const interval = Math.min(entry.interval * 2, settings.pollMaxMs)
-      return Effect.sync(() => polls.push({ ...entry, interval, dueAt: now + interval, pos: undefined }))
-    }
-
-    const poll = (entry: PollEntry, source: EventSource) =>
-      client.status(entry.reference).pipe(
-        Effect.matchEffect({
-          onFailure: (error) =>
-            error._tag === "AuthError"
-              ? Ref.set(ctx.stop, { _tag: "Auth", message: error.message })
-              : Effect.flatMap(Clock.currentTimeMillis, (now) => reschedule(entry, now)),
-          onSuccess: (record) =>
-            Effect.gen(function* () {
-              const state = stateOfStatus(record.status)
-              yield* writer.record({
-                idx: entry.idx,
-                from: AWAITING_STATUS_STATES,
-                to: state,
-                reference: entry.reference,
-                feeMinor: fromWire(record.fee, record.currency),
-                ...(SETTLED_FAILURE_STATES.includes(state) ? { error: record.status_description ?? record.status } : {}),
-                source,
-                detail: record.status_description ?? undefined
-              })
-              // A lookup that still shows a non-terminal status keeps the row under polling.
-              if (!isFinal(state)) yield* reschedule(entry, yield* Clock.currentTimeMillis)
-            })
-        })
-      )
-
-    const pollDue = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const woken = yield* Queue.takeAll(wakeups)
-      const byWebhook = new Set<string>()
-      for (const reference of woken) if (polls.wake(reference, now)) byWebhook.add(reference)
-      const due = polls.takeDue(now, settings.concurrency * 4)
-      polling += due.length
-      yield* Effect.forEach(
-        due,
-        (e) => poll(e, byWebhook.has(e.reference) ? "webhook" : "poll").pipe(Effect.ensuring(Effect.sync(() => polling--))),
-        { concurrency: settings.concurrency, discard: true }
-      )
-      if (due.length > 0) return
-      const next = polls.nextDueAt()
-      const wait = Math.max(1, Math.min(IDLE_MS, next === undefined ? IDLE_MS : next - now))
-      // Sleep until something is due or a webhook arrives, whichever first.
-      yield* Effect.raceFirst(
-        Effect.sleep(Duration.millis(wait)),
-        Queue.take(wakeups).pipe(Effect.flatMap((reference) => Queue.offer(wakeups, reference)))
-      )
-    })
-
-    return {
-      /** Runs until interrupted. */
-      run: Effect.forever(pollDue),
-      /** Payouts still followed: queued or being looked up right now. */
-      tracked: Effect.sync(() => polls.size + polling)
-    } as const
+  /**
+   * Follows a payout until its status is final: the one place a row enters the poll queue, with the
+   * one rule for its first look. `justSent`: the POST's answer came now, so the first lookup waits the
+   * poll interval (or, when webhooks lead, `--poll-max`: a webhook will wake it sooner); otherwise
+   * (resumed or adopted rows) its status is unknown to this run and is looked up at once.
+   */
+  const follow = Effect.fn("Tracker.follow")(function* (idx: number, reference: string, justSent: boolean) {
+    const now = yield* Clock.currentTimeMillis
+    const first = !justSent ? settings.pollIntervalMs : settings.webhooks === true ? settings.pollMaxMs : settings.pollIntervalMs
+    polls.push({ idx, reference, dueAt: justSent ? now + first : now, interval: first, since: now })
   })
+
+  const reschedule = (entry: PollEntry, now: number) => {
+    // Past --track-timeout the row is no longer followed: it stays pending and the run ends incomplete.
+    if (now - entry.since >= settings.trackTimeoutMs) return Effect.void
+    const interval = Math.min(entry.interval * 2, settings.pollMaxMs)
+    return Effect.sync(() => polls.push({ ...entry, interval, dueAt: now + interval, pos: undefined }))
+  }
+
+  const poll = (entry: PollEntry, source: EventSource) =>
+    client.status(entry.reference).pipe(
+      Effect.matchEffect({
+        onFailure: (error) =>
+          error._tag === "AuthError"
+            ? Ref.set(ctx.stop, { _tag: "Auth", message: error.message })
+            : Effect.flatMap(Clock.currentTimeMillis, (now) => reschedule(entry, now)),
+        onSuccess: (record) =>
+          Effect.gen(function* () {
+            const state = stateOfStatus(record.status)
+            yield* writer.record({
+              idx: entry.idx,
+              from: AWAITING_STATUS_STATES,
+              to: state,
+              reference: entry.reference,
+              feeMinor: fromWire(record.fee, record.currency),
+              ...(SETTLED_FAILURE_STATES.includes(state) ? { error: record.status_description ?? record.status } : {}),
+              source,
+              detail: record.status_description ?? undefined
+            })
+            // A lookup that still shows a non-terminal status keeps the row under polling.
+            if (!isFinal(state)) yield* reschedule(entry, yield* Clock.currentTimeMillis)
+          })
+      })
+    )
+
+  const pollDue = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const woken = yield* Queue.takeAll(wakeups)
+    const byWebhook = new Set<string>()
+    for (const reference of woken) if (polls.wake(reference, now)) byWebhook.add(reference)
+    const due = polls.takeDue(now, settings.concurrency * 4)
+    polling += due.length
+    yield* Effect.forEach(
+      due,
+      (e) => poll(e, byWebhook.has(e.reference) ? "webhook" : "poll").pipe(Effect.ensuring(Effect.sync(() => polling--))),
+      { concurrency: settings.concurrency, discard: true }
+    )
+    if (due.length > 0) return
+    const next = polls.nextDueAt()
+    const wait = Math.max(1, Math.min(IDLE_MS, next === undefined ? IDLE_MS : next - now))
+    // Sleep until something is due or a webhook arrives, whichever first.
+    yield* Effect.raceFirst(
+      Effect.sleep(Duration.millis(wait)),
+      Queue.take(wakeups).pipe(Effect.flatMap((reference) => Queue.offer(wakeups, reference)))
+    )
+  })
+
+  return {
+    follow,
+    /** Runs until interrupted. */
+    run: Effect.forever(pollDue),
+    /** Payouts still followed: queued or being looked up right now. */
+    tracked: Effect.sync(() => polls.size + polling)
+  } as const
+})
+
+/** Follows every sent payout until it is final: it owns the poll queue, and only `follow` puts a payout in it. */
+export class Tracker extends Context.Tag("run/Tracker")<Tracker, Effect.Effect.Success<typeof make>>() {
+  static readonly layer: Layer.Layer<Tracker, never, RunContext | PaymentClient | TransitionWriter> = Layer.effect(Tracker, make)
+}

@@ -3,16 +3,17 @@
  * rows, so durability does not serialise the run. Losing a queued update in a crash is safe: the
  * row stays `submitting` and is reconciled by its token; the intent itself is never queued here.
  */
-import { Cause, Chunk, Deferred, Duration, Effect, Queue, Ref } from "effect"
+import { Cause, Chunk, Context, Deferred, Duration, Effect, Layer, Queue, Ref } from "effect"
+import type { BatchStore } from "../store/StateStore.ts"
 import type { Fence, Transition } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
-import type { AccountId, BatchId } from "../domain/Ids.ts"
+import { RunContext } from "./RunContext.ts"
+import { Safeguards } from "./Safeguards.ts"
 
 type Item =
   | { readonly _tag: "Transition"; readonly transition: Transition }
   | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
 
-export interface TransitionWriter {
+export interface TransitionWriterShape {
   readonly record: (transition: Transition) => Effect.Effect<void>
   /** Resolves once everything recorded before it is in the store. */
   readonly flush: Effect.Effect<void>
@@ -27,9 +28,8 @@ const LINGER = Duration.millis(10)
  * rows by their tokens) and `onFenced` runs, so the run stops; later groups are dropped the same way.
  * Any other store failure ends the run as a defect at the next flush, never as a silent hang.
  */
-export const makeTransitionWriter = (accountId: AccountId, batchId: BatchId, fence: Fence, onFenced: Effect.Effect<void>) =>
+export const makeTransitionWriter = (batchStore: BatchStore, fence: Fence, onFenced: Effect.Effect<void>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const queue = yield* Queue.unbounded<Item>()
     const broken = yield* Ref.make<Cause.Cause<never> | undefined>(undefined)
     const settle = (items: ReadonlyArray<Item>) =>
@@ -43,7 +43,7 @@ export const makeTransitionWriter = (accountId: AccountId, batchId: BatchId, fen
     const writeGroup = Effect.fn("TransitionWriter.write")(function* (items: ReadonlyArray<Item>) {
         const transitions = items.flatMap((i) => (i._tag === "Transition" ? [i.transition] : []))
         if (transitions.length > 0 && (yield* Ref.get(broken)) === undefined) {
-          yield* store.batch(accountId, batchId).recordTransitions(transitions, fence).pipe(
+          yield* batchStore.recordTransitions(transitions, fence).pipe(
             Effect.catchAll((error) =>
               error.reason === "Fenced"
                 ? Effect.zipRight(
@@ -71,7 +71,7 @@ export const makeTransitionWriter = (accountId: AccountId, batchId: BatchId, fen
       Effect.forever,
       Effect.forkScoped
     )
-    const writer: TransitionWriter = {
+    const writer: TransitionWriterShape = {
       record: (transition) => Queue.offer(queue, { _tag: "Transition", transition }).pipe(Effect.asVoid),
       flush: Effect.gen(function* () {
         const done = yield* Deferred.make<void>()
@@ -81,3 +81,19 @@ export const makeTransitionWriter = (accountId: AccountId, batchId: BatchId, fen
     }
     return writer
   })
+
+/** The run's writer: fenced by its lease, stopping the run when the lease is taken over, and feeding the safeguards. */
+export class TransitionWriter extends Context.Tag("run/TransitionWriter")<TransitionWriter, TransitionWriterShape>() {
+  static readonly layer = Layer.scoped(
+    TransitionWriter,
+    Effect.gen(function* () {
+      const ctx = yield* RunContext
+      const safeguards = yield* Safeguards
+      const writer = yield* makeTransitionWriter(ctx.batchStore, ctx.fence, Ref.set(ctx.stop, { _tag: "LeaseLost" }))
+      return {
+        record: (t: Transition) => Effect.zipRight(writer.record(t), safeguards.observe(t)),
+        flush: writer.flush
+      } satisfies TransitionWriterShape
+    })
+  )
+}

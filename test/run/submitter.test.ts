@@ -1,49 +1,33 @@
 /**
- * The submitter's branches, one answer of the service each: a fake PaymentClient, a real SQLite store
- * in a temp file, and the TestClock (retries and the writer's grouping wait are clock sleeps).
+ * The submitter's branches, one answer of the service each: the run's own per-run layer with a fake
+ * PaymentClient, a real SQLite store in a temp file, and the TestClock (retries and the writer's
+ * grouping wait are clock sleeps).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
-import { FENCED, PaymentClient } from "../../src/api/Client.ts"
+import { Effect, Option, Ref } from "effect"
+import { FENCED } from "../../src/api/Client.ts"
 import { type ClientError, NotSent, OutcomeUnknown, ValidationError } from "../../src/api/Errors.ts"
 import { PayoutResponse, type PayoutRequest } from "../../src/api/Schemas.ts"
-import { makeRunContext } from "../../src/run/RunContext.ts"
-import { makeSubmitter } from "../../src/run/Submitter.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
-import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
-import { settings } from "./support.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
+import { RunContext } from "../../src/run/RunContext.ts"
+import { Submitter } from "../../src/run/Submitter.ts"
+import { Tracker } from "../../src/run/Tracker.ts"
+import { TransitionWriter } from "../../src/run/TransitionWriter.ts"
+import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
+import { drive, fakeClient, runParts } from "./parts.ts"
+import { settings } from "./support.ts"
 
 type Answer = (body: PayoutRequest) => Effect.Effect<PayoutResponse, ClientError>
 
 /** A client whose POST answers with `answer`, asking `mayStillSend` first as the real one does; every other call dies. */
-const fakeClient = (answer: Answer, sent: Array<PayoutRequest>) =>
-  Layer.succeed(
-    PaymentClient,
-    PaymentClient.make({
-      payout: (body, mayStillSend) =>
-        Effect.gen(function* () {
-          if (mayStillSend !== undefined && !(yield* mayStillSend)) return yield* new NotSent({ reason: FENCED })
-          sent.push(body)
-          return yield* answer(body)
-        }),
-      wallets: () => Effect.die("wallets: not in this test"),
-      transactions: () => Effect.die("transactions: not in this test"),
-      transactionStream: () => Effect.die("transactionStream: not in this test"),
-      summary: () => Effect.die("summary: not in this test"),
-      status: () => Effect.die("status: not in this test"),
-      payinMobileMoney: () => Effect.die("payinMobileMoney: not in this test"),
-      payinCard: () => Effect.die("payinCard: not in this test"),
-      serverSkew: Effect.succeed(Option.none())
-    })
-  )
-
-/** Runs `effect` to its end, moving the TestClock a second at a time while it waits on it. */
-const drive = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const fiber = yield* Effect.fork(effect)
-    while (Option.isNone(yield* Fiber.poll(fiber))) yield* TestClock.adjust("1 second")
-    return yield* Fiber.join(fiber)
+const payingClient = (answer: Answer, sent: Array<PayoutRequest>) =>
+  fakeClient({
+    payout: (body, mayStillSend) =>
+      Effect.gen(function* () {
+        if (mayStillSend !== undefined && !(yield* mayStillSend)) return yield* new NotSent({ reason: FENCED })
+        sent.push(body)
+        return yield* answer(body)
+      })
   })
 
 /** Submits a batch of `rows` rows with the fake client answering `answer`; the rows and the run's state after. */
@@ -51,15 +35,18 @@ const submitWith = (answer: Answer, rows = 2) =>
   Effect.gen(function* () {
     const { store } = yield* scopedStore
     const sent: Array<PayoutRequest> = []
+    const batchId = BatchId.make("b1")
     yield* store.createBatch(newBatch("b1"), rowInputs(rows))
-    const fence = Option.getOrThrow(yield* store.batch(ACCOUNT, BatchId.make("b1")).acquireLease("runner", "1 hour"))
+    const fence = Option.getOrThrow(yield* store.batch(ACCOUNT, batchId).acquireLease("runner", "1 hour"))
     return yield* Effect.gen(function* () {
-      const ctx = yield* makeRunContext(ACCOUNT, BatchId.make("b1"), settings({ concurrency: 1 }), fence)
-      const submitter = yield* makeSubmitter(ctx)
-      yield* drive(Effect.zipRight(submitter.submitAll, ctx.writer.flush))
-      const after = yield* Effect.forEach(Array.from({ length: rows }, (_, idx) => idx), (idx) => Effect.map(store.batch(ACCOUNT, BatchId.make("b1")).getRow(idx), Option.getOrThrow))
-      return { rows: after, sent, stop: yield* Ref.get(ctx.stop), tracked: ctx.polls.size }
-    }).pipe(Effect.provide(Layer.merge(fakeClient(answer, sent), Layer.succeed(StateStore, store))))
+      const ctx = yield* RunContext
+      const submitter = yield* Submitter
+      const writer = yield* TransitionWriter
+      const tracker = yield* Tracker
+      yield* drive(Effect.zipRight(submitter.submitAll, writer.flush))
+      const after = yield* Effect.forEach(Array.from({ length: rows }, (_, idx) => idx), (idx) => Effect.map(ctx.batchStore.getRow(idx), Option.getOrThrow))
+      return { rows: after, sent, stop: yield* Ref.get(ctx.stop), tracked: yield* tracker.tracked }
+    }).pipe(Effect.provide(runParts({ store, accountId: ACCOUNT, batchId, settings: settings({ concurrency: 1 }), fence }, payingClient(answer, sent))))
   })
 
 describe("Submitter, one service answer at a time", () => {

@@ -1,0 +1,171 @@
+/**
+ * A run inside its per-run services: alarms and intents of earlier runs, the lease kept, the pre-scan,
+ * the balance preflight and the confirmation, then the loop (send, reconcile, track) until every row
+ * is final or the run must stop, and the conclusion.
+ */
+import { Clock, Duration, Effect, Ref, Schedule, Stream } from "effect"
+import type { Intake } from "../intake/Intake.ts"
+import type { OutputPaths } from "../output/AtomicFile.ts"
+import { writeLedgerFromStore } from "../output/Outputs.ts"
+import type { StoreError } from "../store/Model.ts"
+import { IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
+import { describePreflight, loadPreflight } from "./BalanceCheck.ts"
+import { makeConclusion } from "./Conclusion.ts"
+import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
+import { keepLease } from "./LeaseKeeper.ts"
+import { say } from "./Notices.ts"
+import { preScan } from "./PreScan.ts"
+import { Progress } from "./Progress.ts"
+import { Reconciler } from "./Reconciler.ts"
+import { loadAlarms } from "./Recovery.ts"
+import { RunContext } from "./RunContext.ts"
+import type { RunRequest } from "./RunRequest.ts"
+import { Safeguards } from "./Safeguards.ts"
+import { Submitter } from "./Submitter.ts"
+import { Tracker } from "./Tracker.ts"
+import { TransitionWriter } from "./TransitionWriter.ts"
+
+const TICK = Duration.millis(100)
+
+export interface RunStepsInput {
+  readonly request: RunRequest
+  readonly loaded: Extract<Intake, { _tag: "Loaded" }>
+  readonly paths: OutputPaths
+  readonly startedAt: number
+  readonly leaseTtl: Duration.Duration
+  readonly leaseStart: number
+}
+
+export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInput) {
+  const { leaseStart, leaseTtl, loaded, paths, request, startedAt } = input
+  const ctx = yield* RunContext
+  const writer = yield* TransitionWriter
+  const safeguards = yield* Safeguards
+  const submitter = yield* Submitter
+  const reconciler = yield* Reconciler
+  const tracker = yield* Tracker
+  const { accountId, batchId, batchStore } = ctx
+  if (loaded.batch.state === "paused") {
+    const why = loaded.batch.pauseReason ?? "paused"
+    yield* safeguards.pause(why)
+    yield* say(`Batch ${batchId} is paused (${why}): nothing new is sent. Resume with: payouts resume ${batchId}`)
+  }
+
+  // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
+  const ledgerLock = yield* Effect.makeSemaphore(1)
+  const prescanAdopted = yield* Ref.make(0)
+  const { finish } = yield* makeConclusion({ request, paths, startedAt, resumed: loaded.resumed, ledgerLock, prescanAdopted })
+  if (!request.dryRun) {
+    yield* loadAlarms()
+    yield* keepLease(leaseTtl, leaseStart)
+  }
+
+  // Before any row is claimed: is any of it already paid (a lost, deleted or second store)?
+  if (!request.dryRun) {
+    const found = yield* preScan()
+    yield* Ref.set(prescanAdopted, found.adopted)
+  }
+
+  const counts0 = yield* batchStore.countByState()
+  const everSent = Object.entries(counts0).some(([s, n]) => n > 0 && !NOT_SENT_STATES.some((state) => state === s))
+  const preflightResult = yield* loadPreflight().pipe(Effect.either)
+  if (preflightResult._tag === "Left") {
+    const error = preflightResult.left
+    yield* say(`Balance preflight failed: ${error.message}`)
+    return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "service")
+  }
+  const checked = preflightResult.right
+  if (checked.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(checked)}`)
+  if (!checked.ok && request.settings.onInsufficient === "abort") {
+    yield* say("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
+    return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "balance")
+  }
+  if (request.dryRun) {
+    // validate: 0 when the file would be paid whole, 2 when it would not.
+    const whole = checked.ok && loaded.errors.length === 0
+    return yield* finish(whole ? "valid: would be paid whole" : "would not be paid whole", whole ? EXIT_OK : EXIT_REFUSED, loaded.errors.length > 0 ? "invalid-file" : "balance")
+  }
+  for (const idx of checked.skip) {
+    yield* writer.record({ idx, from: ["validated"], to: "skipped", error: "insufficient balance (preflight)", source: "preflight" })
+  }
+
+  if (request.confirm !== undefined) {
+    const toPay = (yield* batchStore.countByState()).validated
+    if (toPay > 0 && !(yield* request.confirm(`${toPay} row(s) to pay\n${describePreflight(checked)}`))) {
+      yield* say("Not confirmed: nothing was paid.")
+      return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "declined")
+    }
+  }
+
+  // A previous run that stopped between intent and answer: reconcile, never resend blindly.
+  yield* batchStore.streamRowsInStates(["submitting"]).pipe(
+    Stream.runForEach((r) =>
+      writer.record({ idx: r.idx, from: ["submitting"], to: "unknown", source: "reconcile", detail: "found in submitting at start: the previous run stopped between intent and answer" })
+    )
+  )
+  yield* batchStore.streamRowsInStates(IN_FLIGHT_STATES).pipe(
+    Stream.runForEach((r) => (r.reference === null ? Effect.void : tracker.follow(r.idx, r.reference, false)))
+  )
+  yield* writer.flush
+
+  yield* Effect.forkScoped(tracker.run)
+  yield* Effect.forkScoped((yield* Progress).report(request.progressEvery))
+  yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId)).pipe(
+    Effect.ignore,
+    Effect.delay(request.ledgerEvery),
+    Effect.forever,
+    Effect.forkScoped
+  )
+
+  const reconcileEvery = Math.min(Math.max(request.settings.reconcileGraceMs / 4, 500), 30_000)
+  let lastReconcile = 0
+  /** One turn of the run: send what can be sent, reconcile when due; says when to turn again. */
+  const turn: Effect.Effect<"now" | "later" | "done", StoreError> = Effect.gen(function* () {
+    if ((yield* Ref.get(ctx.stop)) !== undefined) return "done"
+    yield* submitter.submitAll
+    yield* writer.flush
+    const t = yield* Clock.currentTimeMillis
+    // Whether more rows are unknown than under alarm, without counting a big batch every tick.
+    const alarmed = (yield* Ref.get(ctx.alarms)).size
+    const unknown = (yield* batchStore.rowsInStates(["unknown"], { limit: alarmed + 1 })).length - alarmed
+    if (unknown > 0 && t - lastReconcile >= reconcileEvery) {
+      lastReconcile = t
+      const r = yield* reconciler.round()
+      if (r.resent > 0 || r.adopted > 0) return "now"
+    }
+    // Under an account alarm nothing can be proven: the unknown rows wait for a person.
+    const blocked = (yield* Ref.get(ctx.accountAlarm)) !== undefined
+    if ((unknown <= 0 || blocked) && (yield* tracker.tracked) === 0) {
+      // A last look for a second payout of any row resent in this run before the run ends.
+      if (lastReconcile > 0 && !blocked) yield* reconciler.round()
+      return "done"
+    }
+    return "later"
+  }).pipe(Effect.withSpan("Runner.turn"))
+  // Turn again at once after a resend or an adoption (there may be more to do), else after a tick.
+  const loop = turn.pipe(
+    Effect.repeat(
+      Schedule.recurWhile<"now" | "later" | "done">((next) => next !== "done").pipe(
+        Schedule.addDelay((next) => (next === "later" ? TICK : Duration.zero))
+      )
+    )
+  )
+  yield* loop.pipe(
+    Effect.onInterrupt(() =>
+      Effect.zipRight(
+        say("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume."),
+        Effect.zipRight(Effect.zipRight(submitter.awaitInFlight, submitter.releaseUnsent), finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
+      )
+    )
+  )
+  const stop = yield* Ref.get(ctx.stop)
+  if (stop !== undefined) {
+    const why = stop._tag === "LeaseLost" ? "another process took over the batch's lease" : stop.message
+    yield* say(`Stopped: ${why}`)
+    // Requests already sent end (or time out) before the intents are released to the next runner.
+    yield* submitter.awaitInFlight
+    const sent = everSent || (yield* Ref.get(ctx.sentAny))
+    return yield* finish(`stopped: ${why}`, stop._tag === "Auth" && !sent ? EXIT_REFUSED : EXIT_INCOMPLETE, "service")
+  }
+  return yield* finish("finished")
+})

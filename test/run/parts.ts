@@ -1,0 +1,53 @@
+/**
+ * Test layers for a run's parts: a fake PaymentClient (the boundary; every call it is not given dies)
+ * and the real per-run services over a real store, as the Runner builds them for one run.
+ */
+import { type Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { PaymentClient, type PaymentClientApi } from "../../src/api/Client.ts"
+import type { AccountId, BatchId } from "../../src/domain/Ids.ts"
+import type { RunSettings } from "../../src/run/RunContext.ts"
+import { runLayer } from "../../src/run/Runner.ts"
+import type { Fence } from "../../src/store/Model.ts"
+import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+
+const unused = (name: string) => () => Effect.die(`${name}: not in this test`)
+
+/** A PaymentClient answering with `api`; every other call dies, and the service's clock agrees with ours unless told. */
+export const fakeClient = (api: Partial<PaymentClientApi>) =>
+  Layer.succeed(
+    PaymentClient,
+    PaymentClient.make({
+      payout: unused("payout"),
+      wallets: unused("wallets"),
+      transactions: unused("transactions"),
+      transactionStream: unused("transactionStream"),
+      summary: unused("summary"),
+      status: unused("status"),
+      payinMobileMoney: unused("payinMobileMoney"),
+      payinCard: unused("payinCard"),
+      serverSkew: Effect.succeed(Option.none()),
+      ...api
+    })
+  )
+
+export interface RunOf {
+  readonly store: StateStoreShape
+  readonly accountId: AccountId
+  readonly batchId: BatchId
+  readonly settings: RunSettings
+  readonly fence: Fence
+}
+
+/** One run's services (the Runner's own per-run layer) over `store` and the fake `client`. */
+export const runParts = (run: RunOf, client: Layer.Layer<PaymentClient>) =>
+  runLayer({ accountId: run.accountId, batchId: run.batchId, settings: run.settings, fence: run.fence }).pipe(
+    Layer.provide(Layer.merge(client, Layer.succeed(StateStore, run.store)))
+  )
+
+/** Runs `effect` to its end, moving the TestClock by `step` (a second unless told) while it waits on it. */
+export const drive = <A, E, R>(effect: Effect.Effect<A, E, R>, step: Duration.DurationInput = "1 second") =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.fork(effect)
+    while (Option.isNone(yield* Fiber.poll(fiber))) yield* TestClock.adjust(step)
+    return yield* Fiber.join(fiber)
+  })
