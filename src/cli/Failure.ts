@@ -95,11 +95,18 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<
         const { code, message } = describe(error)
         return Effect.zipRight(Console.error(`payouts: ${message}`), Effect.fail(new Exiting({ code })))
       },
-      onNone: () =>
-        Effect.zipRight(
+      onNone: () => {
+        // A state store that went away mid-run can end a part of the run as a defect: said plainly.
+        const store = Cause.dieOption(cause).pipe(Option.filter((d) => Predicate.isTagged(d, "StoreError") && d instanceof Error))
+        if (Option.isSome(store)) {
+          const { code, message } = describe(store.value)
+          return Effect.zipRight(Console.error(`payouts: ${message}; every payout sent is recorded or will be found by its token: run again once the state store is back`), Effect.fail(new Exiting({ code })))
+        }
+        return Effect.zipRight(
           Console.error(`payouts: internal error\n${Cause.pretty(cause)}`),
           Effect.fail(new Exiting({ code: ExitCode.internal }))
         )
+      }
     })
   })
 

@@ -6,6 +6,7 @@
  */
 import type { Fragment } from "@effect/sql/Statement"
 import { Clock, Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import type { ClaimSelection, EventSource } from "../Model.ts"
 import type { RowState } from "../RowState.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
@@ -42,8 +43,14 @@ export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
 
   // The intent names the runner that holds the lease now: a row taken over from another owner is
   // never resent automatically unless that owner released it or is proven dead (DESIGN 7, rule 5).
-  const intent = (now: number) =>
-    sql`attempts = attempts + 1, intent_at = ${now}, ended_at = NULL, intent_owner = (SELECT lease_owner FROM lease)`
+  // Its nonce settles a claim whose COMMIT was cut off (DESIGN 12): found, the rows were claimed.
+  const intent = (now: number, nonce: string) =>
+    sql`attempts = attempts + 1, intent_at = ${now}, ended_at = NULL, intent_owner = (SELECT lease_owner FROM lease), claim_nonce = ${nonce}`
+
+  /** The rows a claim with this nonce moved, if it committed; none if it did not. */
+  const claimedWith = (accountId: string, batchId: string, nonce: string) =>
+    sql`SELECT ${sql.literal(ROW_COLUMNS)} FROM rows
+      WHERE account_id = ${accountId} AND batch_id = ${batchId} AND claim_nonce = ${nonce} ORDER BY idx`.pipe(Effect.flatMap(decodeRows))
 
   /** The lease CTE of a claim: under a fence, only while that lease is the batch's and unexpired. */
   const claimLease = (accountId: string, batchId: string, fence: ClaimSelection["fence"]) =>
@@ -51,8 +58,9 @@ export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
       ? Effect.succeed(leaseCte(sql, accountId, batchId, undefined))
       : Effect.map(leaseNow, (now) => leaseCte(sql, accountId, batchId, fence, now))
 
-  const claimRows: StoreDriver["claimRows"] = (accountId, batchId, selection) =>
-    db.write(
+  const claimRows: StoreDriver["claimRows"] = (accountId, batchId, selection) => {
+    const nonce = randomUUID()
+    return db.writeOrReadBack(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const lease = yield* claimLease(accountId, batchId, selection.fence)
@@ -66,27 +74,32 @@ export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
               ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
               ${(selection.excludeOperators ?? []).length === 0 ? sql`` : sql`AND operator <> ALL(${textArray(sql, selection.excludeOperators ?? [])})`}
               ORDER BY idx LIMIT ${Math.max(0, selection.limit)} FOR UPDATE SKIP LOCKED)`
-        const move: Move = { from: "validated", to: "submitting", set: intent(now), source: "claim" }
+        const move: Move = { from: "validated", to: "submitting", set: intent(now, nonce), source: "claim" }
         return yield* moveRows(accountId, batchId, move, sql`idx IN (SELECT idx FROM picked)`, now, [lease, picked])
-      })
+      }),
+      claimedWith(accountId, batchId, nonce)
     ).pipe(Effect.withSpan("StateStore.claimRows"))
+  }
 
-  const claimForResend: StoreDriver["claimForResend"] = (accountId, batchId, idxs, detail, fence) =>
-    db.write(
+  const claimForResend: StoreDriver["claimForResend"] = (accountId, batchId, idxs, detail, fence) => {
+    const nonce = randomUUID()
+    return db.writeOrReadBack(
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const lease = yield* claimLease(accountId, batchId, fence)
         const move: Move = {
           from: "unknown",
           to: "submitting",
-          set: sql`${intent(now)}, resends = resends + 1, alarm = NULL`,
+          set: sql`${intent(now, nonce)}, resends = resends + 1, alarm = NULL`,
           source: "reconcile",
           detail
         }
         const which = sql`idx = ANY(${intArray(sql, idxs)}) AND EXISTS (SELECT 1 FROM lease)`
         return yield* moveRows(accountId, batchId, move, which, now, [lease])
-      })
+      }),
+      claimedWith(accountId, batchId, nonce)
     ).pipe(Effect.withSpan("StateStore.claimForResend"))
+  }
 
   const releaseRows: StoreDriver["releaseRows"] = (accountId, batchId, idxs, detail, owner) =>
     db.write(
@@ -119,10 +132,12 @@ export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
       Effect.withSpan("StateStore.releaseRows")
     )
 
-  const recordTransitions: StoreDriver["recordTransitions"] = (accountId, batchId, transitions, fence) =>
-    db.write(
-      Effect.flatMap(Clock.currentTimeMillis, (now) => applyTransitions(sql, accountId, batchId, transitions, now, fence))
-    ).pipe(Effect.withSpan("StateStore.recordTransitions"))
+  // Forward-only and conditional, a group of transitions is safe to write twice: one whose COMMIT was
+  // cut off is written again (what it already changed, it does not change again).
+  const recordTransitions: StoreDriver["recordTransitions"] = (accountId, batchId, transitions, fence) => {
+    const apply = Effect.flatMap(Clock.currentTimeMillis, (now) => applyTransitions(sql, accountId, batchId, transitions, now, fence))
+    return db.writeOrReadBack(apply, db.write(apply)).pipe(Effect.withSpan("StateStore.recordTransitions"))
+  }
 
   const recordTransition: StoreDriver["recordTransition"] = (accountId, batchId, transition, fence) =>
     recordTransitions(accountId, batchId, [transition], fence).pipe(Effect.map((applied) => applied[0] === true))

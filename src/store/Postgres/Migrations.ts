@@ -143,9 +143,19 @@ const registers: ReadonlyArray<string> = [
   )`
 ]
 
+/**
+ * DESIGN 12: each claim writes a nonce with its intents, so a claim whose COMMIT was cut off can be
+ * settled by reading back: rows found with it were claimed (they may be sent), none were not.
+ */
+const claimNonce: ReadonlyArray<string> = [
+  `ALTER TABLE rows ADD COLUMN claim_nonce text`,
+  `CREATE INDEX rows_by_claim_nonce ON rows (account_id, batch_id, claim_nonce) WHERE claim_nonce IS NOT NULL`
+]
+
 export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<string>]> = [
   [1, "store", store],
-  [2, "registers", registers]
+  [2, "registers", registers],
+  [3, "claim_nonce", claimNonce]
 ]
 
 export const MIGRATIONS_TABLE = "store_migrations"

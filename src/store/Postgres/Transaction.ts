@@ -10,6 +10,9 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Exit, Predicate, Schedule } from "effect"
 import { StoreError } from "../Model.ts"
 
+/** A transaction's end: committed with its value, or its COMMIT cut off (saved or not, unknown). */
+type Ending<A> = { readonly _tag: "Committed"; readonly value: A } | { readonly _tag: "CommitLost"; readonly error: SqlError }
+
 interface Failure {
   /** SQLSTATE from the server, or the socket's errno code; "" when neither is known. */
   readonly code: string
@@ -87,9 +90,26 @@ export interface Access {
   readonly read: Guarded
   /** One transaction: retried only when it provably did not commit. */
   readonly write: Guarded
+  /**
+   * A write whose outcome, when its COMMIT is cut off, is settled by `readBack` (run once the database
+   * answers again): what it finds is the write's result. For claims (their nonce) and for writes that
+   * are safe to run twice (forward-only transitions: run again, they change nothing already changed).
+   */
+  readonly writeOrReadBack: <A, E, R, E2, R2>(
+    self: Effect.Effect<A, E, R>,
+    readBack: Effect.Effect<A, E2, R2>
+  ) => Effect.Effect<A, Exclude<E, SqlError> | StoreError | Exclude<E2, SqlError>, R | R2>
 }
 
-const RETRY = Schedule.exponential("25 millis", 2).pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(6)))
+/**
+ * A lost connection is tried again for about a minute, from 50 ms doubling to 5 s apart: a restarted
+ * server or a failover is waited out; a database that stays away is reported (Unavailable, exit 4).
+ */
+const RETRY = Schedule.exponential("50 millis", 2).pipe(
+  Schedule.union(Schedule.spaced("5 seconds")),
+  Schedule.jittered,
+  Schedule.upTo("60 seconds")
+)
 
 export const makeAccess = (sql: SqlClient.SqlClient, name: string): Access => {
   const unavailable = (message: string, cause: unknown) => new StoreError({ reason: "Unavailable", message, cause })
@@ -106,7 +126,7 @@ export const makeAccess = (sql: SqlClient.SqlClient, name: string): Access => {
     return Effect.die(error)
   }
 
-  const once = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError | StoreError, R> =>
+  const once = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Ending<A>, E | SqlError | StoreError, R> =>
     Effect.uninterruptibleMask((restore) =>
       Effect.scoped(
         Effect.gen(function* () {
@@ -116,24 +136,42 @@ export const makeAccess = (sql: SqlClient.SqlClient, name: string): Access => {
           if (Exit.isFailure(exit)) {
             // On a lost connection the server has rolled back already; this ROLLBACK's own error adds nothing.
             yield* Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined))
-            return yield* exit
+            return yield* Effect.failCause(exit.cause)
           }
-          yield* conn.executeUnprepared("COMMIT", [], undefined).pipe(
-            Effect.catchIf(isConnectionLost, (error) =>
-              Effect.fail(
-                unavailable(`${name}: the connection was lost while committing a write; whether it was saved is unknown (${describeFailure(error)})`, error)
-              ))
+          return yield* conn.executeUnprepared("COMMIT", [], undefined).pipe(
+            Effect.as<Ending<A>>({ _tag: "Committed", value: exit.value }),
+            Effect.catchIf(isConnectionLost, (error) => Effect.succeed<Ending<A>>({ _tag: "CommitLost", error }))
           )
-          return exit.value
         })
       )
     )
 
+  // Any SqlError out of `once` came before COMMIT was sent, or rolled the transaction back: not saved.
+  const notSaved = (e: unknown) => isSqlError(e) && (isConnectionLost(e) || isRolledBack(e))
+
   const write: Guarded = (self) =>
     once(self).pipe(
-      // Any SqlError here came before COMMIT was sent, or rolled the transaction back: not saved.
-      Effect.retry({ schedule: RETRY, while: (e) => isSqlError(e) && (isConnectionLost(e) || isRolledBack(e)) }),
-      Effect.catchIf(isSqlError, toStoreError)
+      Effect.retry({ schedule: RETRY, while: notSaved }),
+      Effect.catchIf(isSqlError, toStoreError),
+      Effect.flatMap((ending) =>
+        ending._tag === "Committed"
+          ? Effect.succeed(ending.value)
+          : Effect.fail(
+              unavailable(`${name}: the connection was lost while committing a write; whether it was saved is unknown (${describeFailure(ending.error)})`, ending.error)
+            )
+      )
+    )
+
+  const writeOrReadBack: Access["writeOrReadBack"] = (self, readBack) =>
+    once(self).pipe(
+      Effect.retry({ schedule: RETRY, while: notSaved }),
+      Effect.catchIf(isSqlError, toStoreError),
+      Effect.flatMap((ending) =>
+        ending._tag === "Committed"
+          ? Effect.succeed(ending.value)
+          : // The server finishes or abandons that COMMIT on its own; a moment later the read is a fact.
+            Effect.zipRight(Effect.sleep("500 millis"), read(readBack))
+      )
     )
 
   const read: Guarded = <A, E, R>(self: Effect.Effect<A, E, R>) => {
@@ -145,5 +183,5 @@ export const makeAccess = (sql: SqlClient.SqlClient, name: string): Access => {
     )
   }
 
-  return { sql, name, read, write }
+  return { sql, name, read, write, writeOrReadBack }
 }

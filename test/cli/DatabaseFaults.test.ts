@@ -1,0 +1,59 @@
+/**
+ * The database going away mid-run (DESIGN 12): every connection of the run cut with
+ * pg_terminate_backend, several times, while payouts are being sent. A lost connection is retried; no
+ * payout is sent unless its intent committed; nobody is paid twice; a rerun finishes what is left.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { adminClient, DATABASE_URL, freshSchema, POSTGRES_ADAPTERS } from "../store/postgres.ts"
+import { cli, FAST, start, until } from "./binarySupport.ts"
+
+/** Cuts every connection the tool holds to the test database; how many. */
+const cutConnections = Effect.scoped(
+  Effect.flatMap(
+    adminClient,
+    (sql) => sql<{ cut: boolean }>`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
+      WHERE application_name = 'payouts' AND datname = current_database() AND pid <> pg_backend_pid()`
+  )
+).pipe(
+  Effect.map((rows) => rows.filter((r) => r.cut).length),
+  Effect.orDie
+)
+
+describe.skipIf(POSTGRES_ADAPTERS.length === 0)("the PostgreSQL store cut mid-run", () => {
+  it.scopedLive(
+    "connections cut while payouts are sent: retried, each row paid once, the batch finished",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const url = new URL(Redacted.value(DATABASE_URL))
+        url.searchParams.set("schema", yield* freshSchema)
+        const state = url.toString()
+        const dir = tempDir("payouts-dbfault-")
+        const rows = Array.from({ length: 40 }, (_, i) => ({ id: `D-${i + 1}`, amount: String(4000 + i), phone: ordinaryPhone(300 + i) }))
+        const file = writeCsv(dir, "settlements.csv", rows)
+        const paid = Effect.map(admin(sandbox).payouts, (p) => p.length)
+        const run = start(sandbox, state, ["run", file, "--rate", "15", "--concurrency", "4", ...FAST])
+        yield* Effect.addFinalizer(() => Effect.sync(() => run.child.exitCode === null && run.child.kill("SIGKILL")))
+        let cuts = 0
+        for (const after of [3, 12, 24]) {
+          yield* until(`${after} payouts`, Effect.map(paid, (p) => p >= after || run.child.exitCode !== null), 120_000)
+          cuts += yield* cutConnections
+        }
+        expect(cuts).toBeGreaterThan(0)
+        const first = yield* run.exit
+        if (process.env.PAYOUTS_TEST_VERBOSE !== undefined) console.log(`first run: exit ${first.code}, ${cuts} connection(s) cut\n${first.stderr.slice(-3000)}`)
+        // Retried through the cuts (0); or, had the database stayed away, a clear exit 4 and a rerun.
+        expect([0, 4], first.stderr).toContain(first.code)
+        if (first.code === 4) expect(first.stderr).toMatch(/state store/i)
+        const again = yield* cli(sandbox, state, ["run", file, ...FAST])
+        expect(again.code, again.stderr).toBe(0)
+        const counts = countByToken(yield* admin(sandbox).payouts)
+        expect(counts.size).toBe(40)
+        expect([...counts.values()].filter((n) => n !== 1)).toEqual([])
+        expect((yield* admin(sandbox).invariants).ok).toBe(true)
+      }),
+    180_000
+  )
+})
