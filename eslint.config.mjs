@@ -1,5 +1,7 @@
-// Modelled on Effect-TS/examples templates/cli/eslint.config.mjs, without its formatting rule (@effect/dprint).
+// Modelled on Effect-TS/examples templates/cli/eslint.config.mjs. Its formatter (@effect/dprint) is
+// replaced by @stylistic's rules, fixed by `npm run format` (eslint --fix) and checked by `npm test`.
 import js from "@eslint/js"
+import stylistic from "@stylistic/eslint-plugin"
 import { defineConfig } from "eslint/config"
 import tseslint from "typescript-eslint"
 
@@ -41,6 +43,37 @@ export default defineConfig(
   },
   js.configs.recommended,
   tseslint.configs.recommended,
+  {
+    // The house format: no semicolons, double quotes, no trailing commas, two-space blocks.
+    plugins: { "@stylistic": stylistic },
+    rules: {
+      "@stylistic/semi": ["error", "never"],
+      "@stylistic/quotes": ["error", "double", { avoidEscape: true, allowTemplateLiterals: "always" }],
+      "@stylistic/comma-dangle": ["error", "never"],
+      "@stylistic/comma-spacing": "error",
+      "@stylistic/key-spacing": "error",
+      "@stylistic/keyword-spacing": "error",
+      "@stylistic/space-infix-ops": "error",
+      "@stylistic/space-before-blocks": "error",
+      "@stylistic/object-curly-spacing": ["error", "always"],
+      "@stylistic/array-bracket-spacing": ["error", "never"],
+      "@stylistic/arrow-spacing": "error",
+      "@stylistic/arrow-parens": ["error", "always"],
+      "@stylistic/block-spacing": "error",
+      "@stylistic/brace-style": ["error", "1tbs", { allowSingleLine: true }],
+      "@stylistic/member-delimiter-style": ["error", { multiline: { delimiter: "none" }, singleline: { delimiter: "semi", requireLast: false } }],
+      "@stylistic/type-annotation-spacing": "error",
+      "@stylistic/no-trailing-spaces": "error",
+      "@stylistic/eol-last": "error",
+      "@stylistic/no-multiple-empty-lines": ["error", { max: 1, maxBOF: 0, maxEOF: 0 }],
+      "@stylistic/no-mixed-spaces-and-tabs": "error",
+      "@stylistic/no-tabs": "error",
+      "@stylistic/indent-binary-ops": ["error", 2],
+      "@stylistic/semi-spacing": "error",
+      "@stylistic/space-in-parens": "error",
+      "@stylistic/template-curly-spacing": "error"
+    }
+  },
   {
     languageOptions: {
       ecmaVersion: 2022,

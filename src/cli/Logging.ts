@@ -2,7 +2,7 @@
  * `--log-format text|json` for the daemon. In JSON mode the runner's own messages (written with
  * Console) become log records too, so every line on the output is one JSON object.
  */
-import type { Console} from "effect";
+import type { Console } from "effect"
 import { Effect, Layer, Logger } from "effect"
 
 export type LogFormat = "text" | "json"

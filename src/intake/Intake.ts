@@ -54,7 +54,7 @@ export type Intake =
       /** Errors of the rows kept as `rejected` under --skip-invalid. */
       readonly errors: ReadonlyArray<RowError>
     }
-  | {
+    | {
       /** A dry run of a new file: checked, nothing stored. */
       readonly _tag: "Checked"
       readonly batchId: BatchId

@@ -6,7 +6,7 @@
 import type { Halt } from "../store/AccountModel.ts"
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import type { Duration} from "effect";
+import type { Duration } from "effect"
 import { Clock, DateTime, Effect, Ref } from "effect"
 import { createServer } from "node:http"
 

@@ -48,11 +48,11 @@ export type JobOutcome =
       /** Why an earlier approval (or request) did not cover this file: said loudly. */
       readonly note?: string
     }
-  | { readonly _tag: "Held"; readonly batchId: BatchId; readonly reason: string }
+    | { readonly _tag: "Held"; readonly batchId: BatchId; readonly reason: string }
   /** Another worker runs the batch (or a batch of the same currency) now: looked at again next scan. */
-  | { readonly _tag: "Busy"; readonly batchId?: BatchId; readonly reason: string }
-  | { readonly _tag: "Incomplete"; readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
-  | { readonly _tag: "Attention"; readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
+    | { readonly _tag: "Busy"; readonly batchId?: BatchId; readonly reason: string }
+    | { readonly _tag: "Incomplete"; readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
+    | { readonly _tag: "Attention"; readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
 
 /**
  * The live owner of the batch's lease, when another process holds it unexpired (by this machine's

@@ -11,7 +11,6 @@ import type { RowError } from "../intake/RowError.ts"
 
 export type { RowError }
 
-
 export const ERRORS_COLUMNS = ["line", "column", "value", "reason"] as const
 export const MAX_VALUE_CHARS = 100
 

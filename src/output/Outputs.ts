@@ -8,7 +8,8 @@ import type { Row } from "../store/Model.ts"
 import type { StateCounts } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type RowError, writeErrorsFile } from "./ErrorsFile.ts"
-import { type LedgerRow, writeLedger, writeSummary } from "./Ledger.ts"
+import { type LedgerRow, writeLedger } from "./Ledger.ts"
+import { type Summary, writeSummaryJson } from "./SummaryFile.ts"
 import { DEFAULT_FEE_ESTIMATE, estimateFee, type FeeEstimate } from "../domain/FeeEstimate.ts"
 import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
 import type { OutputPaths } from "./AtomicFile.ts"
@@ -88,11 +89,12 @@ export interface SummaryInput {
   readonly exitCode: number
   readonly outcome: string
   readonly alarms?: ReadonlyArray<{ readonly line: number; readonly reason?: string; readonly references: ReadonlyArray<string> }>
-  readonly extra?: Readonly<Record<string, unknown>>
+  /** The summary's other fields (outputs, alarms, pauses...), as the schema names them. */
+  readonly extra?: Partial<Omit<Summary, "batch_id" | "file" | "outcome" | "counts" | "totals" | "exit_code">>
 }
 
 export const makeSummary = (input: SummaryInput) =>
-  Effect.map(Clock.currentTimeMillis, (now) => ({
+  Effect.map(Clock.currentTimeMillis, (now): Summary => ({
     batch_id: input.batchId,
     file: input.file,
     outcome: input.outcome,
@@ -103,8 +105,9 @@ export const makeSummary = (input: SummaryInput) =>
     total_rows: Object.values(input.counts).reduce((a, b) => a + b, 0),
     totals: input.totals,
     alarms: input.alarms ?? [],
+    stuck: [],
     ...input.extra,
     exit_code: input.exitCode
   }))
 
-export const writeSummaryFile = (paths: OutputPaths, summary: object) => writeSummary(paths.summary, summary)
+export const writeSummaryFile = (paths: OutputPaths, summary: Summary) => writeSummaryJson(paths.summary, summary)

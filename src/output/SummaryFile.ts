@@ -28,24 +28,58 @@ export const Approval = Schema.Struct({
   what: Schema.optional(Schema.Unknown)
 })
 
+/** A row a person must decide, as the summary lists it. */
+export const AlarmedRow = Schema.Struct({
+  line: Schema.Number,
+  reason: Schema.optional(Schema.String),
+  references: Schema.Array(Schema.String)
+})
+
+export const HaltNote = Schema.Struct({ by: Schema.String, at: Schema.String, reason: Schema.String })
+
+/**
+ * Every field a summary file holds (DESIGN 9): a run writes it encoded from this schema, so a field
+ * the schema does not name cannot slip into the file, and every reader decodes the same shape.
+ */
 export const Summary = Schema.Struct({
   batch_id: Schema.String,
   file: Schema.String,
   outcome: Schema.String,
   started_at: Schema.optional(Schema.String),
   finished_at: Schema.optional(Schema.String),
+  duration_ms: Schema.optional(Schema.Number),
   counts: Schema.Record({ key: Schema.String, value: Schema.Number }),
   total_rows: Schema.optional(Schema.Number),
   totals: Schema.optionalWith(Schema.Record({ key: Schema.String, value: CurrencyTotals }), { default: () => ({}) }),
+  /** `payouts validate`: the preflight's fee estimate per currency. */
+  fee_estimates: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  alarms: Schema.optional(Schema.Array(AlarmedRow)),
+  account_alarm: Schema.optional(Schema.String),
+  /** Rows the pre-scan found already paid (by their token) and adopted. */
+  already_paid_adopted: Schema.optional(Schema.Number),
   stuck: Schema.optionalWith(Schema.Array(StuckRow), { default: () => [] }),
   paused: Schema.optional(Schema.String),
+  halted: Schema.optional(HaltNote),
+  /** An invalid file: how many errors, listed in errors_file. */
+  errors: Schema.optional(Schema.Number),
   ledger: Schema.optional(Schema.String),
   report: Schema.optional(Schema.String),
   errors_file: Schema.optional(Schema.String),
+  outputs_error: Schema.optional(Schema.String),
+  /** `payouts ledger`: the batch's state when its outputs were written again. */
+  batch_state: Schema.optional(Schema.String),
   approval: Schema.optional(Approval),
   exit_code: Schema.Number
 })
 export type Summary = typeof Summary.Type
+
+const encodeSummary = Schema.encode(Summary)
+
+/** Writes a run's summary file, encoded from the schema (a field it does not name is refused, not dropped). */
+export const writeSummaryJson = (path: string, summary: Summary) =>
+  Effect.flatMap(Effect.orDie(encodeSummary(summary, { onExcessProperty: "error" })), (encoded) =>
+    writeTextAtomic(path, `${JSON.stringify(encoded, null, 2)}\n`)
+  )
 
 const decodeJson = Schema.decodeUnknown(Schema.parseJson(Summary))
 

@@ -8,6 +8,7 @@ import type { Semaphore } from "effect/Effect"
 import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
 import { reportPath, writeReport } from "../output/Report.ts"
+import type { Summary } from "../output/SummaryFile.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
 import { say } from "./Notices.ts"
 import type { RefusalCause } from "./Outcome.ts"
@@ -36,7 +37,7 @@ export const makeConclusion = (input: ConclusionInput) =>
     const { accountId, batchId, batchStore } = ctx
     // Ledger, summary and report, retried with backoff while they cannot be written (a full disk
     // being cleaned up, a share coming back), then given up on: exit 4, the store has it all.
-    const writeOutputs = (summary: object) =>
+    const writeOutputs = (summary: Summary) =>
       Effect.gen(function* () {
         yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
         yield* writeSummaryFile(paths, summary)

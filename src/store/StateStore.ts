@@ -67,7 +67,6 @@ type AccountOperation = Extract<
   | "registers"
 >
 
-
 /** The operations on one batch of one account. */
 export type BatchStore = { readonly [K in BatchOperation]: OnBatch<StoreDriver[K]> } & {
   readonly accountId: AccountId

@@ -260,4 +260,3 @@ export interface StoreDriver {
     since: number
   ) => Effect.Effect<ReadonlyArray<PhoneCount>, StoreError>
 }
-

@@ -8,7 +8,6 @@ import type { PayoutRequest } from "../../src/api/Schemas.ts"
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
 import { clientLayer } from "../sandbox/support/Harness.ts"
 
-
 const admin = (info: SandboxInfo, method: string, path: string, body?: unknown) =>
   Effect.promise(async () => {
     const response = await fetch(`${info.origin}${path}`, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { Exit } from "effect";
+import type { Exit } from "effect"
 import { Effect } from "effect"
 import * as Api from "../../src/api/Errors.ts"
 import { UsageError } from "../../src/cli/Errors.ts"

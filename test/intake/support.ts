@@ -1,5 +1,5 @@
 import { NodeFileSystem } from "@effect/platform-node"
-import type { Either} from "effect";
+import type { Either } from "effect"
 import { Chunk, Effect, Stream } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"

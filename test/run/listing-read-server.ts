@@ -111,7 +111,7 @@ export const layout = (rows: ReadonlyArray<ListedRow>, lies: Lies, limit: number
     for (let c = 0; c < copies; c++) seq.splice(rand.int(0, seq.length), 0, seq[rand.int(0, seq.length - 1)])
   }
   const pages: Array<ReadonlyArray<ListedRow>> = []
-  for (let i = 0; i < seq.length; ) {
+  for (let i = 0; i < seq.length;) {
     if (lies.emptyPages && rand.chance(0.25)) {
       pages.push([])
       continue

@@ -7,7 +7,6 @@ import type { CardPayinRequest, MobileMoneyPayinRequest } from "../../src/api/Sc
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
 import { cardBody, clientLayer, payinBody, submitCheckout } from "./support/Harness.ts"
 
-
 const withClient = <A, E>(use: (client: PaymentClient, info: SandboxInfo) => Effect.Effect<A, E, RequestGate>) =>
   Effect.gen(function* () {
     const info = yield* Effect.orDie(startSandbox({ payinDelaySeconds: 0 }))

@@ -20,7 +20,7 @@ export const resumeCommand = Command.make(
       yield* store.batch(account, found.batchId).setBatchState("open", null)
       yield* Console.error(
         `Batch ${found.batchId} (${found.fileName}) resumed (was paused: ${found.pauseReason ?? "no reason recorded"}). ` +
-          `The watcher takes it up on its next pass; or run the file again with payouts run.`
+        `The watcher takes it up on its next pass; or run the file again with payouts run.`
       )
     }).pipe(Effect.provide(storeLayer(state, jobs)))
 ).pipe(Command.withDescription("Resume a paused batch: clears the pause so the next run or watch pass continues it."))
