@@ -6,6 +6,7 @@ import { clientLayer } from "../../src/cli/Connect.ts"
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from "../../src/run/RunContext.ts"
 import { runBatch } from "../../src/run/Runner.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import type { StoreError } from "../../src/store/Model.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import type { SandboxProcess } from "./sandbox.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
@@ -13,7 +14,10 @@ import { BatchId } from "../../src/domain/Ids.ts"
 export interface OrchestratorRun {
   readonly sandbox: SandboxProcess
   readonly file: string
+  /** The SQLite file of the store, unless `store` is given. */
   readonly state: string
+  /** The store to run on (e.g. PostgresStateStore.layer); default SQLite at `state`. */
+  readonly store?: Layer.Layer<StateStore, StoreError>
   readonly outDir: string
   readonly settings?: Partial<RunSettings>
   /** Requests per second given to us; undefined = adaptive. */
@@ -95,6 +99,6 @@ export const runOrchestrator = (run: OrchestratorRun): Promise<OrchestratorTimes
     } satisfies OrchestratorTimes
   })
   return Effect.runPromise(
-    program.pipe(Effect.provide(Layer.mergeAll(client, SqliteStateStore.layer({ filename: run.state }), NodeContext.layer)))
+    program.pipe(Effect.provide(Layer.mergeAll(client, run.store ?? SqliteStateStore.layer({ filename: run.state }), NodeContext.layer)))
   )
 }
