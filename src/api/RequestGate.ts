@@ -77,7 +77,21 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
         const receivedAt = yield* Clock.currentTimeMillis
         const offset = drawn.nowMs - (sentAt + receivedAt) / 2
         yield* Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, drawn.pausedUntil - offset) }))
-        yield* Ref.set(shared, Option.some({ ...current, pocket: [...current.pocket, ...drawn.slots], offset, successes: 0, rate: drawn.rate }))
+        // Taken meanwhile from the pocket by other callers: append to what is there now.
+        yield* Ref.update(shared, (sh) =>
+          Option.match(sh, {
+            onNone: () => sh,
+            onSome: (now) =>
+              Option.some({
+                ...now,
+                pocket: [...now.pocket, ...drawn.slots],
+                offset,
+                // Successes counted meanwhile are the next reservation's to report.
+                successes: Math.max(0, now.successes - current.successes),
+                rate: drawn.rate
+              })
+          })
+        )
       }).pipe(
         Effect.catchAll((error) =>
           Effect.zipRight(
@@ -97,7 +111,21 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
             ? [Option.some(sh.value.pocket[0] - sh.value.offset), Option.some({ ...sh.value, pocket: sh.value.pocket.slice(1) })] as const
             : [Option.none<number>(), sh] as const
         )
-        if (Option.isSome(taken)) return taken.value - (yield* Clock.currentTimeMillis)
+        if (Option.isSome(taken)) {
+          // Reserve the next slots before these run out: a worker never waits on the store between
+          // two of its slots, and the new ones follow on from the account's last.
+          const left = yield* Effect.map(Ref.get(shared), (sh) => (Option.isSome(sh) ? sh.value.pocket.length : Infinity))
+          if (left <= Math.floor(batchOf(Option.getOrElse(Option.map(current, (c) => c.rate), () => maxRate)) / 2)) {
+            yield* Effect.forkDaemon(
+              drawing.withPermitsIfAvailable(1)(
+                Effect.flatMap(Ref.get(shared), (sh) =>
+                  Option.isSome(sh) && sh.value.pocket.length <= Math.floor(batchOf(sh.value.rate) / 2) ? draw(sh.value) : Effect.void
+                )
+              )
+            )
+          }
+          return taken.value - (yield* Clock.currentTimeMillis)
+        }
         // One reservation at a time: concurrent takers wait for it instead of each asking the store.
         yield* drawing.withPermits(1)(
           Effect.flatMap(Ref.get(shared), (sh) => (Option.isSome(sh) && sh.value.pocket.length === 0 ? draw(sh.value) : Effect.void))
