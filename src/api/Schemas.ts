@@ -7,6 +7,7 @@
  * because the real service's serialiser is not specified.
  */
 import { Schema } from "effect"
+import { Reference } from "../domain/Ids.ts"
 
 export const WireNumber = Schema.Union(Schema.Number, Schema.NumberFromString)
 const Timestamp = Schema.String
@@ -38,7 +39,7 @@ export class Wallet extends Schema.Class<Wallet>("Wallet")({
 
 export class WalletTransaction extends Schema.Class<WalletTransaction>("WalletTransaction")({
   id: Schema.String,
-  reference: Schema.String,
+  reference: Reference,
   type: Schema.String,
   amount: WireNumber,
   fee: WireNumber,
@@ -76,7 +77,7 @@ export class Customer extends Schema.Class<Customer>("Customer")({
 const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 export class StatusRecord extends Schema.Class<StatusRecord>("StatusRecord")({
-  reference: Schema.String,
+  reference: Reference,
   external_transaction_id: OptionalText,
   amount: WireNumber,
   currency: Schema.String,
@@ -167,7 +168,7 @@ export class StatusResponse extends Schema.Class<StatusResponse>("StatusResponse
 }) {}
 
 export class PayoutResponse extends Schema.Class<PayoutResponse>("PayoutResponse")({
-  reference: Schema.String,
+  reference: Reference,
   amount: Schema.optional(WireNumber),
   currency: Schema.optional(Schema.String),
   status: Schema.String,
@@ -180,7 +181,7 @@ export class PayoutResponse extends Schema.Class<PayoutResponse>("PayoutResponse
 
 export class MobileMoneyPayinResponse extends Schema.Class<MobileMoneyPayinResponse>("MobileMoneyPayinResponse")({
   error: Schema.Literal(false),
-  reference: Schema.String,
+  reference: Reference,
   status: Schema.String,
   message: Schema.optional(Schema.String),
   currency: Schema.optional(Schema.String)
@@ -188,7 +189,7 @@ export class MobileMoneyPayinResponse extends Schema.Class<MobileMoneyPayinRespo
 
 export class CardPayinResponse extends Schema.Class<CardPayinResponse>("CardPayinResponse")({
   error: Schema.Literal(false),
-  reference: Schema.String,
+  reference: Reference,
   payment_url: Schema.String,
   status: Schema.String,
   error_message: Schema.optional(Schema.Null),
@@ -211,7 +212,7 @@ export class EnvelopeA extends Schema.Class<EnvelopeA>("EnvelopeA")({
 /** Envelope B: both pay-ins. Its `status` may read `success` even on failure. */
 export class EnvelopeB extends Schema.Class<EnvelopeB>("EnvelopeB")({
   error: Schema.Literal(true),
-  reference: Schema.optional(Schema.NullOr(Schema.String)),
+  reference: Schema.optional(Schema.NullOr(Reference)),
   status: Schema.optional(Schema.String),
   error_message: Schema.String
 }) {}

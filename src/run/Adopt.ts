@@ -5,6 +5,7 @@ import type { EventSource } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
+import { Reference } from "../domain/Ids.ts"
 
 export const adoptListed = (idx: number, from: RowState, payout: MirroredPayout, source: EventSource, detail: string) =>
   Effect.gen(function* () {
@@ -15,7 +16,7 @@ export const adoptListed = (idx: number, from: RowState, payout: MirroredPayout,
       idx,
       from: [from],
       to: state,
-      reference: payout.reference,
+      reference: Reference.make(payout.reference),
       ...(payout.feeMinor === null ? {} : { feeMinor: payout.feeMinor }),
       source,
       detail

@@ -13,6 +13,7 @@ import { acquireLease, runnerName } from "./Lease.ts"
 import { ANSWERED_STATES, canMove, stateOfStatus, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
+import { Reference } from "../domain/Ids.ts"
 
 export interface Finding {
   readonly kind: "missing" | "duplicate" | "unrecorded" | "changed" | "unreachable"
@@ -134,7 +135,7 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
                 idx: row.idx,
                 from: [row.state],
                 to: state,
-                reference,
+                reference: Reference.make(reference),
                 feeMinor: fromWire(r.fee, r.currency),
                 source: "reconcile",
                 detail: `payouts reconcile: service says ${r.status}`,

@@ -18,6 +18,7 @@ import { acquireLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
 import { payoutRequest } from "./PayoutBody.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
+import { Reference } from "../domain/Ids.ts"
 
 export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly message: string }> {}
 
@@ -148,7 +149,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
               idx: row.idx,
               from: ["unknown"],
               to: stateOfStatus(record.status),
-              reference: decision.reference,
+              reference: Reference.make(decision.reference),
               feeMinor: fromWire(record.fee, record.currency),
               source: "operator",
               detail: `adopted ${decision.reference} (${record.status}) ${who}`

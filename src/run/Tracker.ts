@@ -11,6 +11,7 @@ import { AWAITING_STATUS_STATES, isFinal, SETTLED_FAILURE_STATES, stateOfStatus 
 import { type PollEntry, PollQueue } from "./PollQueue.ts"
 import { RunContext } from "./RunContext.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
+import { Reference } from "../domain/Ids.ts"
 
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
@@ -57,7 +58,7 @@ const make = Effect.gen(function* () {
               idx: entry.idx,
               from: AWAITING_STATUS_STATES,
               to: state,
-              reference: entry.reference,
+              reference: Reference.make(entry.reference),
               feeMinor: fromWire(record.fee, record.currency),
               ...(SETTLED_FAILURE_STATES.includes(state) ? { error: record.status_description ?? record.status } : {}),
               source,

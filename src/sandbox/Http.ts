@@ -2,6 +2,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
 import { EnvelopeA, EnvelopeB } from "../api/Schemas.ts"
+import { Reference } from "../domain/Ids.ts"
 
 export type FieldErrors = Record<string, Array<string>>
 
@@ -14,7 +15,7 @@ export const envelopeA = (status: number, message: string, errors: FieldErrors =
 /** Envelope B (pay-ins): a refusal, with the reference when a transaction exists. */
 export const envelopeB = (status: number, message: string, reference: string | null = null) =>
   HttpServerResponse.unsafeJson(
-    Schema.encodeSync(EnvelopeB)(new EnvelopeB({ error: true, reference, status: "failed", error_message: message })),
+    Schema.encodeSync(EnvelopeB)(new EnvelopeB({ error: true, reference: reference === null ? null : Reference.make(reference), status: "failed", error_message: message })),
     { status }
   )
 

@@ -4,6 +4,7 @@ import { Customer, StatusRecord, Wallet, WalletTransaction } from "../api/Schema
 import { toWire } from "../domain/Money.ts"
 import { iso } from "./Clock.ts"
 import type { Txn, WalletState } from "./State.ts"
+import { Reference } from "../domain/Ids.ts"
 
 export const walletRecord = (w: WalletState) =>
   new Wallet({
@@ -23,7 +24,7 @@ const netAmount = (txn: Txn) => (txn.type === "payin" ? txn.amount - txn.fee : t
 export const transactionRecord = (txn: Txn) =>
   new WalletTransaction({
       id: txn.id,
-      reference: txn.reference,
+      reference: Reference.make(txn.reference),
       type: txn.type,
       amount: toWire(txn.amount, txn.currency),
       fee: toWire(txn.fee, txn.currency),
@@ -40,7 +41,7 @@ export const transactionView = (txn: Txn) => Schema.encodeSync(WalletTransaction
 
 export const statusRecord = (txn: Txn): StatusRecord =>
   new StatusRecord({
-    reference: txn.reference,
+    reference: Reference.make(txn.reference),
     external_transaction_id: txn.externalId,
     amount: toWire(txn.amount, txn.currency),
     currency: txn.currency,

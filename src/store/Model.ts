@@ -2,7 +2,7 @@
 import { type DateTime, Schema } from "effect"
 import { Token } from "../domain/Token.ts"
 import { RowState } from "./RowState.ts"
-import { AccountId, BatchId } from "../domain/Ids.ts"
+import { AccountId, BatchId, Reference } from "../domain/Ids.ts"
 
 export const BatchState = Schema.Literal("loading", "open", "running", "paused", "done")
 export type BatchState = typeof BatchState.Type
@@ -60,7 +60,7 @@ export const Row = Schema.Struct({
   description: Schema.String,
   details: Schema.parseJson(Details),
   state: RowState,
-  reference: Schema.NullOr(Schema.String),
+  reference: Schema.NullOr(Reference),
   feeMinor: Schema.NullOr(Schema.Int),
   attempts: Schema.Int,
   error: Schema.NullOr(Schema.String),
@@ -138,7 +138,7 @@ export interface Transition {
   readonly to: RowState
   /** Apply only from these states (intersected with the states allowed to move to `to`). */
   readonly from?: ReadonlyArray<RowState>
-  readonly reference?: string
+  readonly reference?: Reference
   readonly feeMinor?: number
   readonly error?: string
   readonly source: EventSource

@@ -14,7 +14,7 @@ import type { StateStoreShape } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, openStore, rowInputs } from "../store/fixtures.ts"
 import { tempDir } from "../run/support.ts"
 import { join } from "node:path"
-import { BatchId } from "../../src/domain/Ids.ts"
+import { BatchId, Reference } from "../../src/domain/Ids.ts"
 
 const ROWS = 4
 const BATCH = "model"
@@ -64,7 +64,7 @@ class Claim implements Cmd {
 }
 
 class Move implements Cmd {
-  constructor(readonly idx: number, readonly to: RowState, readonly from: ReadonlyArray<RowState> | undefined, readonly reference: string | undefined) {}
+  constructor(readonly idx: number, readonly to: RowState, readonly from: ReadonlyArray<RowState> | undefined, readonly reference: Reference | undefined) {}
   check = () => true
   async run(m: Model, r: Real) {
     const before = m.rows[this.idx]
@@ -138,7 +138,7 @@ const idx = fc.integer({ min: 0, max: ROWS - 1 })
 const commands = [
   fc.integer({ min: 1, max: 3 }).map((n) => new Claim(n)),
   fc
-    .tuple(idx, fc.constantFrom(...ROW_STATES), fc.option(fc.subarray([...ROW_STATES], { minLength: 1 }), { nil: undefined }), fc.option(fc.constantFrom("TXN1", "TXN2"), { nil: undefined }))
+    .tuple(idx, fc.constantFrom(...ROW_STATES), fc.option(fc.subarray([...ROW_STATES], { minLength: 1 }), { nil: undefined }), fc.option(fc.constantFrom("TXN1", "TXN2").map(Reference.make), { nil: undefined }))
     .map(([i, to, from, reference]) => new Move(i, to, from, reference)),
   fc.array(idx, { minLength: 1, maxLength: 3 }).map((idxs) => new Resend(idxs)),
   fc.array(idx, { minLength: 1, maxLength: 3 }).map((idxs) => new Release(idxs)),

@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import type { TransactionsPage } from "../../src/api/Client.ts"
 import { Pagination, WalletTransaction } from "../../src/api/Schemas.ts"
+import { Reference } from "../../src/domain/Ids.ts"
 
 export interface ListedRow {
   readonly reference: string
@@ -80,7 +81,7 @@ const transaction = (row: ListedRow) =>
   new WalletTransaction(
     {
     id: `id-${row.reference}`,
-    reference: row.reference,
+    reference: Reference.make(row.reference),
     type: "payout",
     amount: row.amountMinor,
     fee: 0,

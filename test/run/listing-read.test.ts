@@ -11,6 +11,7 @@ import fc from "fast-check"
 import { Pagination, WalletTransaction } from "../../src/api/Schemas.ts"
 import { DAY_MS, dayOf, daysBetween, dayStart, readDay } from "../../src/run/ListingMirror.ts"
 import { arbLies, fakeFetch, honest, type Lies, type ListedRow } from "./listing-read-server.ts"
+import { Reference } from "../../src/domain/Ids.ts"
 
 const rowsOf = (n: number, prefix = "R"): Array<ListedRow> =>
   Array.from({ length: n }, (_, i) => ({
@@ -65,7 +66,7 @@ describe("ListingMirror.readDay", () => {
           (r) =>
             new WalletTransaction({
               id: r,
-              reference: r,
+              reference: Reference.make(r),
               type: "payout",
               amount: 1,
               fee: 0,
@@ -92,7 +93,7 @@ describe("ListingMirror.readDay", () => {
             transactions: [
               new WalletTransaction({
                 id: "1",
-                reference: "PAYIN",
+                reference: Reference.make("PAYIN"),
                 type: "payin",
                 amount: 1,
                 fee: 0,
@@ -139,7 +140,7 @@ describe("ListingMirror.readDay", () => {
               (r) =>
                 new WalletTransaction({
                   id: r,
-                  reference: r,
+                  reference: Reference.make(r),
                   type: "payout",
                   amount: 1,
                   fee: 0,

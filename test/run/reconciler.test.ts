@@ -9,7 +9,7 @@ import { Effect, Option, Ref, TestClock } from "effect"
 import { FENCED, type TransactionFilters } from "../../src/api/Client.ts"
 import { NotSent } from "../../src/api/Errors.ts"
 import { Pagination, type PayoutRequest, PayoutResponse, WalletTransaction } from "../../src/api/Schemas.ts"
-import { BatchId } from "../../src/domain/Ids.ts"
+import { BatchId, Reference } from "../../src/domain/Ids.ts"
 import { toWire } from "../../src/domain/Money.ts"
 import { withToken } from "../../src/domain/Token.ts"
 import { type Notice, Notices } from "../../src/run/Notices.ts"
@@ -31,7 +31,7 @@ const WITNESSES = [1, 2, 3]
 const listed = (row: Row, reference: string, over: { readonly status?: string; readonly description?: string } = {}) =>
   new WalletTransaction({
     id: reference,
-    reference,
+    reference: Reference.make(reference),
     type: "payout",
     amount: toWire(row.amountMinor ?? 0, row.currency),
     fee: 0,
@@ -59,7 +59,7 @@ const service = (payouts: Array<WalletTransaction>, sent: Array<PayoutRequest>) 
       Effect.gen(function* () {
         if (mayStillSend !== undefined && !(yield* mayStillSend)) return yield* new NotSent({ reason: FENCED })
         sent.push(body)
-        return new PayoutResponse({ reference: `RESENT${sent.length}`, status: "pending" })
+        return new PayoutResponse({ reference: Reference.make(`RESENT${sent.length}`), status: "pending" })
       })
   })
 
@@ -92,7 +92,7 @@ const scene = <A, E>(
     yield* batch.claimRows({ limit: 4, excludeOperators: [], fence })
     yield* batch.recordTransitions([{ idx: 0, from: ["submitting"], to: "unknown", error: "the connection was reset after sending", source: "response" }], fence)
     yield* TestClock.adjust("1 second")
-    yield* batch.recordTransitions(WITNESSES.map((idx) => ({ idx, from: ["submitting"], to: "completed", reference: `TXN${idx}`, source: "response" })), fence)
+    yield* batch.recordTransitions(WITNESSES.map((idx) => ({ idx, from: ["submitting"], to: "completed", reference: Reference.make(`TXN${idx}`), source: "response" })), fence)
     const rows = yield* Effect.forEach([0, 1, 2, 3], (idx) => Effect.map(batch.getRow(idx), Option.getOrThrow))
     const payouts = listing(rows)
     const sent: Array<PayoutRequest> = []

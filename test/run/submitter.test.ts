@@ -8,7 +8,7 @@ import { Effect, Option, Ref } from "effect"
 import { FENCED } from "../../src/api/Client.ts"
 import { type ClientError, NotSent, OutcomeUnknown, ValidationError } from "../../src/api/Errors.ts"
 import { PayoutResponse, type PayoutRequest } from "../../src/api/Schemas.ts"
-import { BatchId } from "../../src/domain/Ids.ts"
+import { BatchId, Reference } from "../../src/domain/Ids.ts"
 import { RunContext } from "../../src/run/RunContext.ts"
 import { Submitter } from "../../src/run/Submitter.ts"
 import { Tracker } from "../../src/run/Tracker.ts"
@@ -53,7 +53,7 @@ describe("Submitter, one service answer at a time", () => {
   it.scoped("an accepted payout records its reference and fee and is followed by the tracker", () =>
     Effect.gen(function* () {
       let n = 0
-      const run = yield* submitWith(() => Effect.succeed(new PayoutResponse({ reference: `TXN${++n}`, status: "pending", fee: 50 })))
+      const run = yield* submitWith(() => Effect.succeed(new PayoutResponse({ reference: Reference.make(`TXN${++n}`), status: "pending", fee: 50 })))
       expect(run.rows.map((r) => [r.state, r.reference, r.feeMinor])).toEqual([
         ["pending", "TXN1", 50],
         ["pending", "TXN2", 50]
@@ -101,7 +101,7 @@ describe("Submitter, one service answer at a time", () => {
     Effect.gen(function* () {
       let calls = 0
       const run = yield* submitWith(
-        () => (++calls === 1 ? Effect.fail(new NotSent({ reason: "connection refused" })) : Effect.succeed(new PayoutResponse({ reference: "TXN1", status: "pending" }))),
+        () => (++calls === 1 ? Effect.fail(new NotSent({ reason: "connection refused" })) : Effect.succeed(new PayoutResponse({ reference: Reference.make("TXN1"), status: "pending" }))),
         1
       )
       expect(run.rows.map((r) => [r.state, r.reference])).toEqual([["pending", "TXN1"]])

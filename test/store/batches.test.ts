@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, DateTime, Effect, Option, Stream, TestClock } from "effect"
 import { rejectedRowToken as rowToken, TOKEN_LENGTH } from "../../src/domain/Token.ts"
 import { ACCOUNT, ADAPTERS, newBatch, OTHER_ACCOUNT, rowInput, rowInputs, scopedStoreOn } from "./fixtures.ts"
-import { AccountId, BatchId } from "../../src/domain/Ids.ts"
+import { AccountId, BatchId, Reference } from "../../src/domain/Ids.ts"
 
 describe.each(ADAPTERS)("batches ($name)", (adapter) => {
   it.scoped("createBatch stores the batch open with its rows, tokens and details", () =>
@@ -81,7 +81,7 @@ describe.each(ADAPTERS)("batches ($name)", (adapter) => {
       yield* TestClock.adjust("1 millis")
       yield* store.createBatch(newBatch("b2"), rowInputs(2))
       yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 3 })
-      yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "pending", reference: "ref-0", source: "response" })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "pending", reference: Reference.make("ref-0"), source: "response" })
       const listed = yield* store.account(ACCOUNT).listBatches()
       expect(listed.map((b) => b.batchId)).toEqual(["b1", "b2"])
       expect(listed[0].counts).toMatchObject({ validated: 1, submitting: 2, pending: 1, completed: 0 })

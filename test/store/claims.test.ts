@@ -3,7 +3,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { DateTime, Effect, Fiber, Option, TestClock, TestServices } from "effect"
 import { ACCOUNT, ADAPTERS, newBatch, openStore, rowInputs, scopedStoreOn, tempDbPath } from "./fixtures.ts"
-import { BatchId } from "../../src/domain/Ids.ts"
+import { BatchId, Reference } from "../../src/domain/Ids.ts"
 
 describe.each(ADAPTERS)("claims: the durable intent ($name)", (adapter) => {
   it.scoped("claimRows moves validated rows to submitting with intent, attempt and event", () =>
@@ -95,7 +95,7 @@ describe.each(ADAPTERS)("claims: the durable intent ($name)", (adapter) => {
       const { store } = yield* scopedStoreOn(adapter)
       yield* store.createBatch(newBatch("b1"), rowInputs(3))
       yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 3 })
-      yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "pending", reference: "r0", source: "response" })
+      yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "pending", reference: Reference.make("r0"), source: "response" })
       const released = yield* store.batch(ACCOUNT, BatchId.make("b1")).releaseRows([0, 1, 2], "stopped before sending")
       expect(released).toEqual([1, 2])
       const row1 = yield* store.batch(ACCOUNT, BatchId.make("b1")).getRow(1).pipe(Effect.map(Option.getOrThrow))
@@ -245,7 +245,7 @@ describe.each(ADAPTERS)("leases: one runner per batch ($name)", (adapter) => {
       const a = Option.getOrThrow(yield* store.batch(ACCOUNT, BatchId.make("b1")).acquireLease("runner-a", "30 seconds"))
       const claimed = yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 2, fence: a })
       expect(claimed.map((r) => r.idx)).toEqual([0, 1])
-      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([{ idx: 0, from: ["submitting"], to: "submitted", reference: "R0", source: "response" }], a)).toEqual([true])
+      expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([{ idx: 0, from: ["submitting"], to: "submitted", reference: Reference.make("R0"), source: "response" }], a)).toEqual([true])
 
       // Runner a stalls past its lease; runner b takes the batch over.
       yield* TestClock.adjust("31 seconds")
@@ -256,7 +256,7 @@ describe.each(ADAPTERS)("leases: one runner per batch ($name)", (adapter) => {
       expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 2, fence: a })).toEqual([])
       expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).claimForResend([1], "resend", a)).toEqual([])
       const refused = yield* Effect.flip(
-        store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([{ idx: 1, from: ["submitting"], to: "submitted", reference: "R1", source: "response" }], a)
+        store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([{ idx: 1, from: ["submitting"], to: "submitted", reference: Reference.make("R1"), source: "response" }], a)
       )
       expect(refused.reason).toBe("Fenced")
       const row1 = Option.getOrThrow(yield* store.batch(ACCOUNT, BatchId.make("b1")).getRow(1))

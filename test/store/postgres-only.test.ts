@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { PgClient } from "@effect/sql-pg"
 import { Cause, DateTime, Effect, Fiber, Layer, Option, Schema, TestClock } from "effect"
-import { BatchId } from "../../src/domain/Ids.ts"
+import { BatchId, Reference } from "../../src/domain/Ids.ts"
 import { MIGRATION_LOCK } from "../../src/store/Postgres/Migrations.ts"
 import * as PostgresStateStore from "../../src/store/PostgresStateStore.ts"
 import { ACCOUNT, newBatch, rowInput, rowInputs } from "./fixtures.ts"
@@ -155,7 +155,7 @@ describe.skipIf(POSTGRES_ADAPTERS.length === 0)("PostgreSQL only", () => {
       yield* Effect.sleep("1200 millis")
       // Expired but not yet taken: a claim needs an unexpired lease, an answer only that nobody took it.
       expect(yield* batch.claimRows({ limit: 1, fence: a })).toEqual([])
-      expect(yield* batch.recordTransition({ idx: 0, to: "pending", reference: "r0", source: "response" }, a)).toBe(true)
+      expect(yield* batch.recordTransition({ idx: 0, to: "pending", reference: Reference.make("r0"), source: "response" }, a)).toBe(true)
       const b = Option.getOrThrow(yield* batch.acquireLease("runner-b", "1 minute"))
       expect(b.number).toBeGreaterThan(a.number)
       expect(yield* batch.renewLease(a, "1 minute")).toBe(false)
@@ -175,7 +175,7 @@ describe.skipIf(POSTGRES_ADAPTERS.length === 0)("PostgreSQL only", () => {
       yield* batch.claimRows({ idxs: [0] })
       const sql = yield* adminClient
       const other = yield* holdInTransaction(sql, `SELECT idx FROM ${schema}.rows WHERE idx = 0 FOR UPDATE`)
-      const answer = yield* Effect.fork(batch.recordTransition({ idx: 0, to: "pending", reference: "r0", source: "response" }))
+      const answer = yield* Effect.fork(batch.recordTransition({ idx: 0, to: "pending", reference: Reference.make("r0"), source: "response" }))
       const [victim] = yield* waitUntilBlocked(sql, other.pid)
       yield* sql`SELECT pg_terminate_backend(${victim.pid})`.pipe(Effect.orDie)
       // Its retry, on a new connection, waits on the same lock.

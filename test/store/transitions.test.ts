@@ -5,7 +5,7 @@ import type { Transition } from "../../src/store/Model.ts"
 import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
 import { ACCOUNT, ADAPTERS, newBatch, openStore, OTHER_ACCOUNT, rowInputs, scopedStoreOn } from "./fixtures.ts"
 import type { scopedStore } from "./fixtures.ts"
-import { BatchId } from "../../src/domain/Ids.ts"
+import { BatchId, Reference } from "../../src/domain/Ids.ts"
 
 const getRow = (store: Effect.Effect.Success<typeof scopedStore>["store"], idx: number) =>
   store.batch(ACCOUNT, BatchId.make("b1")).getRow(idx).pipe(Effect.map(Option.getOrThrow))
@@ -20,7 +20,7 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
       yield* TestClock.adjust("1 second")
       expect(
         yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({
-          idx: 0, to: "pending", reference: "ref-0", source: "response", detail: "HTTP 200"
+          idx: 0, to: "pending", reference: Reference.make("ref-0"), source: "response", detail: "HTTP 200"
         })
       ).toBe(true)
       yield* TestClock.adjust("1 second")
@@ -56,8 +56,8 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
       yield* store.createBatch(newBatch("b1"), rowInputs(2))
       yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 2 })
       yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([
-        { idx: 0, to: "completed", reference: "r0", source: "response" },
-        { idx: 1, to: "failed", reference: "r1", error: "declined", source: "response" }
+        { idx: 0, to: "completed", reference: Reference.make("r0"), source: "response" },
+        { idx: 1, to: "failed", reference: Reference.make("r1"), error: "declined", source: "response" }
       ])
       const again = yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([
         { idx: 0, to: "refunded", source: "poll" },
@@ -94,8 +94,8 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
       yield* store.batch(ACCOUNT, BatchId.make("b1")).claimRows({ limit: 1 })
       const error = yield* Effect.flip(
         store.batch(ACCOUNT, BatchId.make("b1")).recordTransitions([
-          { idx: 0, to: "pending", reference: "r0", source: "response" },
-          { idx: 7, to: "pending", reference: "r7", source: "response" }
+          { idx: 0, to: "pending", reference: Reference.make("r0"), source: "response" },
+          { idx: 7, to: "pending", reference: Reference.make("r7"), source: "response" }
         ])
       )
       expect(error.reason).toBe("NotFound")
@@ -111,7 +111,7 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
       yield* first.store.createBatch(newBatch("crash"), rowInputs(10))
       yield* first.store.batch(ACCOUNT, BatchId.make("crash")).acquireLease("runner-a", "1 minute")
       yield* first.store.batch(ACCOUNT, BatchId.make("crash")).claimRows({ limit: 4 })
-      yield* first.store.batch(ACCOUNT, BatchId.make("crash")).recordTransition({ idx: 0, to: "pending", reference: "r0", source: "response" })
+      yield* first.store.batch(ACCOUNT, BatchId.make("crash")).recordTransition({ idx: 0, to: "pending", reference: Reference.make("r0"), source: "response" })
       yield* first.close
       const second = yield* adapter.open(filename)
       expect(yield* second.store.batch(ACCOUNT, BatchId.make("crash")).countByState()).toMatchObject({ validated: 6, submitting: 3, pending: 1 })
@@ -132,7 +132,7 @@ const arbTransition = fc.record({
   idx: fc.integer({ min: 0, max: 2 }),
   to: fc.constantFrom(...ROW_STATES),
   from: fc.option(fc.subarray([...ROW_STATES]), { nil: undefined }),
-  reference: fc.option(fc.constantFrom("ref-a", "ref-b", "ref-c"), { nil: undefined }),
+  reference: fc.option(fc.constantFrom("ref-a", "ref-b", "ref-c").map(Reference.make), { nil: undefined }),
   source: fc.constantFrom("response" as const, "poll" as const, "webhook" as const, "reconcile" as const)
 })
 

@@ -10,6 +10,7 @@ import { errorMessage, validateCardPayin, validateMobilePayin } from "../PayinRe
 import { CARD_CHECKOUT_LIFETIME, createPayin, MOBILE_MONEY_LIFETIME } from "../Payins.ts"
 import type { Plan } from "../State.ts"
 import { payinOutcomeOf } from "../TestNumbers.ts"
+import { Reference } from "../../domain/Ids.ts"
 
 const mobilePlan = (ctx: SandboxContext, phone: string, now: number): Effect.Effect<Plan> =>
   Effect.gen(function* () {
@@ -51,7 +52,7 @@ const mobileMoney = (ctx: SandboxContext) =>
     const txn = createPayin(ctx.state, { ...input, fee }, plan, now + MOBILE_MONEY_LIFETIME, now)
     const response = new MobileMoneyPayinResponse({
       error: false,
-      reference: txn.reference,
+      reference: Reference.make(txn.reference),
       status: "success",
       message: `Payment request sent to ${input.phone}: the customer must confirm it on their phone (PIN or USSD prompt) within 15 minutes.`,
       currency: txn.currency
@@ -74,7 +75,7 @@ const card = (ctx: SandboxContext) =>
     const txn = createPayin(ctx.state, { ...input, fee }, plan, expiresAt, now)
     const response = new CardPayinResponse({
       error: false,
-      reference: txn.reference,
+      reference: Reference.make(txn.reference),
       payment_url: `http://${request.headers.host ?? "127.0.0.1"}/checkout/${txn.reference}`,
       status: "success",
       error_message: null,

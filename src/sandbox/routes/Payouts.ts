@@ -16,6 +16,7 @@ import { createPayout } from "../Payouts.ts"
 import { type ValidPayout, validatePayout } from "../PayoutRequest.ts"
 import type { Plan } from "../State.ts"
 import { payoutOutcomeOf } from "../TestNumbers.ts"
+import { Reference } from "../../domain/Ids.ts"
 
 const planFor = (ctx: SandboxContext, phone: string, now: number): Effect.Effect<Plan> =>
   Effect.gen(function* () {
@@ -100,7 +101,7 @@ export const payoutRoutes = (ctx: SandboxContext) =>
         return ok(
           Schema.encodeSync(PayoutResponse)(
             new PayoutResponse({
-              reference: txn.reference,
+              reference: Reference.make(txn.reference),
               amount: toWire(txn.amount, txn.currency),
               currency: txn.currency,
               status: txn.status,
