@@ -837,7 +837,19 @@ const flag = (argv: ReadonlyArray<string>, name: string) => {
   return i >= 0 ? argv[i + 1] : undefined
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+// `--workers N`: the multi-worker soak on PostgreSQL (issue 14), given this module's faults and PRNG.
+if (isMain && process.argv.includes("--workers")) {
+  void import("./soak/workers.ts")
+    .then((m) => m.main(process.argv.slice(2), { soakFaults, prng }))
+    .then(
+      (code) => process.exit(code),
+      (error: unknown) => {
+        process.stderr.write(`soak failed: ${String(error)}\n`)
+        process.exit(1)
+      }
+    )
+} else if (isMain) {
   const argv = process.argv.slice(2)
   const seed = Number(flag(argv, "seed") ?? process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31))
   const options: SoakOptions = {
