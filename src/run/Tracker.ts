@@ -24,6 +24,11 @@ const make = Effect.gen(function* () {
   // Entries taken off the queue and being looked up: the run is not done while any is.
   let polling = 0
   const { settings, wakeups } = ctx
+  // Webhooks that came before their payout was followed (the POST's answer and its webhook race):
+  // kept until then, so that payout is looked up at once rather than after --poll-max.
+  const early = new Map<string, number>()
+  const EARLY_MAX = 10_000
+  let sweptAt = 0
 
   /**
    * Follows a payout until its status is final: the one place a row enters the poll queue, with the
@@ -34,7 +39,8 @@ const make = Effect.gen(function* () {
   const follow = Effect.fn("Tracker.follow")(function* (idx: number, reference: string, justSent: boolean) {
     const now = yield* Clock.currentTimeMillis
     const first = !justSent ? settings.pollIntervalMs : settings.webhooks === true ? settings.pollMaxMs : settings.pollIntervalMs
-    polls.push({ idx, reference, dueAt: justSent ? now + first : now, interval: first, since: now })
+    const hinted = early.delete(reference)
+    polls.push({ idx, reference, dueAt: justSent && !hinted ? now + first : now, interval: first, since: now })
   })
 
   const reschedule = (entry: PollEntry, now: number) => {
@@ -74,7 +80,14 @@ const make = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const woken = yield* Queue.takeAll(wakeups)
     const byWebhook = new Set<string>()
-    for (const reference of woken) if (polls.wake(reference, now)) byWebhook.add(reference)
+    for (const reference of woken) {
+      if (polls.wake(reference, now)) byWebhook.add(reference)
+      else if (early.size < EARLY_MAX) early.set(reference, now)
+    }
+    if (early.size > 0 && now - sweptAt > 1_000) {
+      sweptAt = now
+      for (const [reference, at] of early) if (now - at > settings.pollMaxMs) early.delete(reference)
+    }
     const due = polls.takeDue(now, settings.concurrency * 4)
     polling += due.length
     yield* Effect.forEach(
