@@ -42,6 +42,9 @@ interface Shared {
 const decodeState = Schema.decodeUnknownOption(GateStateJson)
 const encodeState = Schema.encodeSync(GateStateJson)
 
+/** A reserved slot this far in the past is stale: dropped rather than spent late. */
+const STALE_SLOT_MS = 50
+
 /** About a tenth of a second's worth of slots per reservation: few round trips, no hoarding. */
 const batchOf = (rate: number) => (Number.isFinite(rate) ? Math.max(1, Math.min(8, Math.ceil(rate / 10))) : 8)
 
@@ -93,12 +96,14 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
           })
         )
       }).pipe(
+        // Kept shared: the next reservation asks the store again. Meanwhile this one slot is paced here.
         Effect.catchAll((error) =>
           Effect.zipRight(
-            Effect.logWarning(`the shared request budget could not be read (${String(error)}): this process paces itself alone`),
-            Ref.set(shared, Option.none())
+            Effect.logWarning(`the shared request budget could not be read (${String(error)}): this request is paced by this process alone`),
+            Effect.as(Effect.flatMap(reserveLocal, (wait) => (wait > 0 ? Effect.sleep(Duration.millis(wait)) : Effect.void)), false)
           )
-        )
+        ),
+        Effect.as(true)
       )
 
     /** Local milliseconds until this caller's next slot. */
@@ -106,11 +111,16 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
       for (;;) {
         const current = yield* Ref.get(shared)
         if (Option.isNone(current)) return yield* reserveLocal
-        const taken = yield* Ref.modify(shared, (sh) =>
-          Option.isSome(sh) && sh.value.pocket.length > 0
-            ? [Option.some(sh.value.pocket[0] - sh.value.offset), Option.some({ ...sh.value, pocket: sh.value.pocket.slice(1) })] as const
-            : [Option.none<number>(), sh] as const
-        )
+        const localNow = yield* Clock.currentTimeMillis
+        const taken = yield* Ref.modify(shared, (sh) => {
+          if (Option.isNone(sh)) return [Option.none<number>(), sh] as const
+          // A slot already past (this process was stopped, or slow to use it) is dropped, not spent:
+          // spending a handful of them at once would burst above the account's rate.
+          const fresh = sh.value.pocket.filter((slot) => slot - sh.value.offset >= localNow - STALE_SLOT_MS)
+          return fresh.length > 0
+            ? [Option.some(fresh[0] - sh.value.offset), Option.some({ ...sh.value, pocket: fresh.slice(1) })] as const
+            : [Option.none<number>(), Option.some({ ...sh.value, pocket: [] })] as const
+        })
         if (Option.isSome(taken)) {
           // Reserve the next slots before these run out: a worker never waits on the store between
           // two of its slots, and the new ones follow on from the account's last.
@@ -127,9 +137,11 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
           return taken.value - (yield* Clock.currentTimeMillis)
         }
         // One reservation at a time: concurrent takers wait for it instead of each asking the store.
-        yield* drawing.withPermits(1)(
-          Effect.flatMap(Ref.get(shared), (sh) => (Option.isSome(sh) && sh.value.pocket.length === 0 ? draw(sh.value) : Effect.void))
+        const drawn = yield* drawing.withPermits(1)(
+          Effect.flatMap(Ref.get(shared), (sh) => (Option.isSome(sh) && sh.value.pocket.length === 0 ? draw(sh.value) : Effect.succeed(true)))
         )
+        // The store could not be asked: this caller was paced locally instead.
+        if (!drawn) return 0
       }
     })
 

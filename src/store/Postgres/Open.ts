@@ -7,9 +7,11 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Redacted, String as Str } from "effect"
+import { Context, Duration, Effect, Layer, Redacted, Schedule, String as Str } from "effect"
 import { StoreError } from "../Model.ts"
-import { describeFailure } from "./Transaction.ts"
+import { describeFailure, isConnectionLost } from "./Transaction.ts"
+
+const OPEN_RETRY = Schedule.exponential("200 millis", 2).pipe(Schedule.jittered, Schedule.upTo("10 seconds"))
 
 export interface PostgresOptions {
   /** postgres://user[:password]@host[:port]/database[?sslmode=...]; give it Redacted when it has a password. */
@@ -131,6 +133,8 @@ export const layerClient = (
         transformResultNames: Str.snakeToCamel,
         types: TYPE_PARSERS
       }).pipe(
+        // A server restarting (or a connection cut as the pool opens) is waited out a little.
+        Effect.retry({ schedule: OPEN_RETRY, while: isConnectionLost }),
         Effect.mapError(unavailable),
         Effect.catchAllDefect((defect) => Effect.fail(unavailable(defect)))
       )
