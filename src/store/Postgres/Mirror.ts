@@ -1,9 +1,10 @@
 /** The listing mirror, account alarms and row alarms, for the PostgreSQL adapter. */
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
-import { AccountAlarm, type DayRead, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.ts"
+import { AccountAlarm, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decodeRows, ROW_COLUMNS, textArray } from "./Queries.ts"
 import type { Access } from "./Transaction.ts"
+import { previousRead, writeDayRead } from "../SharedSql.ts"
 
 const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))
@@ -13,7 +14,6 @@ const decodePayouts = decoder(MirroredPayout)
 const decodeDays = decoder(MirrorDay)
 const decodeKnown = decoder(KnownPayout)
 const decodeAlarms = decoder(AccountAlarm)
-const decodePrevious = decoder(Schema.Struct({ hash: Schema.String, maxTotal: Schema.Number, reads: Schema.Number, readAt: Schema.Number }))
 
 const PAYOUT_COLUMNS = `reference, day, token, description, amount_minor, currency, status, fee_minor, created_at, first_seen_at`
 
@@ -21,7 +21,6 @@ const PAYOUT_COLUMNS = `reference, day, token, description, amount_minor, curren
 const UPSERT_CHUNK = 500
 
 /** One row per reference, the last as read: an upsert may not touch a row twice in one statement. */
-const distinctPayouts = (payouts: DayRead["payouts"]) => [...new Map(payouts.map((p) => [p.reference, p])).values()]
 
 export const makeMirror = (db: Access) => {
   const { sql } = db
@@ -40,44 +39,8 @@ export const makeMirror = (db: Access) => {
         // One read of a day at a time across machines: each counts the reads before it and compares
         // its hash with the last one, as SQLite's single writer does.
         yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`listing_days/${accountId}/${read.day}`}, 0))`
-        const [before] = yield* sql`SELECT hash, max_total, reads, read_at FROM listing_days
-          WHERE account_id = ${accountId} AND day = ${read.day}`.pipe(Effect.flatMap(decodePrevious))
-        const payouts = distinctPayouts(read.payouts)
-        for (let i = 0; i < payouts.length; i += UPSERT_CHUNK) {
-          yield* sql`INSERT INTO listing ${sql.insert(
-            payouts.slice(i, i + UPSERT_CHUNK).map((p) => ({
-              account_id: accountId,
-              reference: p.reference,
-              day: read.day,
-              token: p.token,
-              description: p.description,
-              amount_minor: p.amountMinor,
-              currency: p.currency,
-              status: p.status,
-              fee_minor: p.feeMinor,
-              created_at: p.createdAt,
-              first_seen_at: read.at,
-              // The day's previous read: a payout not in it was not visible then (the lag's evidence).
-              first_seen_prev_read: before?.readAt ?? null,
-              last_seen_at: read.at
-            }))
-          )} ON CONFLICT (account_id, reference) DO UPDATE SET
-              day = excluded.day, token = excluded.token, description = excluded.description,
-              amount_minor = excluded.amount_minor, currency = excluded.currency, status = excluded.status,
-              fee_minor = excluded.fee_minor, last_seen_at = excluded.last_seen_at`
-        }
-        const closed = read.closeIfSame && before !== undefined && before.hash === read.hash ? 1 : 0
-        yield* sql`INSERT INTO listing_days ${sql.insert({
-          account_id: accountId,
-          day: read.day,
-          closed,
-          hash: read.hash,
-          payouts: read.payouts.length,
-          max_total: Math.max(read.maxTotal, before?.maxTotal ?? 0),
-          reads: (before?.reads ?? 0) + 1,
-          read_at: read.at
-        })} ON CONFLICT (account_id, day) DO UPDATE SET closed = excluded.closed, hash = excluded.hash,
-            payouts = excluded.payouts, max_total = excluded.max_total, reads = excluded.reads, read_at = excluded.read_at`
+        const before = yield* previousRead(sql, accountId, read.day)
+        yield* writeDayRead(sql, accountId, read, before, UPSERT_CHUNK)
       })
     ).pipe(Effect.withSpan("StateStore.saveDayRead"))
 

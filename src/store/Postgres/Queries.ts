@@ -10,7 +10,6 @@ import type { Fence } from "../Model.ts"
 
 export {
   BATCH_COLUMNS,
-  decodeAmounts,
   decodeBatches,
   decodeCounts,
   decodeEarliest,
@@ -18,7 +17,6 @@ export {
   decodeMatches,
   decodePending,
   decodeRows,
-  decodeTotals,
   EVENT_COLUMNS,
   ROW_COLUMNS
 } from "../Sqlite/Queries.ts"

@@ -2,11 +2,12 @@
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Duration, Effect, Option, Predicate, Stream } from "effect"
 import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from "../Model.ts"
-import { emptyCounts, NOT_SENT_STATES, PAID_OUT_STATES } from "../RowState.ts"
+import { emptyCounts } from "../RowState.ts"
 import type { BatchSummary, StoreDriver } from "../StoreDriver.ts"
-import { BATCH_COLUMNS, chunksOf, decodeAmounts, decodeBatches, decodeCounts, decodeTotals } from "./Queries.ts"
+import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts } from "./Queries.ts"
 import type { WriteTransaction } from "./Transaction.ts"
 import { catchSql } from "./Transaction.ts"
+import { currencyTotals as sharedCurrencyTotals } from "../SharedSql.ts"
 
 /** Rows per INSERT statement (bound parameters stay under SQLite's limit). */
 const INSERT_CHUNK = 1_000
@@ -110,33 +111,8 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
 
   // Summed by SQL: a million-row batch is not read back row by row for a few figures. The distinct
   // amounts (few in a real batch) let a caller estimate a fee with a per-payout minimum exactly.
-  const currencyTotals: StoreDriver["currencyTotals"] = (accountId, batchId) => {
-    const sent = sql`account_id = ${accountId} AND batch_id = ${batchId} AND amount_minor IS NOT NULL AND currency <> ''
-      AND state NOT IN ${sql.in(NOT_SENT_STATES)}`
-    return catchSql(
-      Effect.all([
-        sql`SELECT currency, COUNT(*) AS n, SUM(amount_minor) AS amount,
-            SUM(CASE WHEN state = 'completed' THEN amount_minor ELSE 0 END) AS completed,
-            SUM(CASE WHEN state IN ${sql.in(PAID_OUT_STATES)} THEN COALESCE(fee_minor, 0) ELSE 0 END) AS fees
-          FROM rows WHERE ${sent}
-          GROUP BY currency ORDER BY MIN(idx)`.pipe(Effect.flatMap(decodeTotals)),
-        sql`SELECT currency, amount_minor AS amount, COUNT(*) AS n FROM rows WHERE ${sent}
-          GROUP BY currency, amount_minor`.pipe(Effect.flatMap(decodeAmounts))
-      ])
-    ).pipe(
-      Effect.map(([rows, amounts]) =>
-        rows.map((r) => ({
-          currency: r.currency,
-          rows: r.n,
-          amountMinor: r.amount,
-          completedMinor: r.completed,
-          feesMinor: r.fees,
-          amounts: amounts.filter((a) => a.currency === r.currency).map((a) => [a.amount, a.n] as const)
-        }))
-      ),
-      Effect.withSpan("StateStore.currencyTotals")
-    )
-  }
+  const currencyTotals: StoreDriver["currencyTotals"] = (accountId, batchId) =>
+    catchSql(sharedCurrencyTotals(sql, accountId, batchId)).pipe(Effect.withSpan("StateStore.currencyTotals"))
 
   const countByState = Effect.fn("StateStore.countByState")(function* (accountId: string, batchId: string) {
     const counts = emptyCounts()

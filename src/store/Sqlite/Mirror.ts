@@ -5,6 +5,7 @@ import { AccountAlarm, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorM
 import type { StoreDriver } from "../StoreDriver.ts"
 import { chunksOf, decodeRows, ROW_COLUMNS } from "./Queries.ts"
 import { catchSql, type WriteTransaction } from "./Transaction.ts"
+import { previousRead, writeDayRead } from "../SharedSql.ts"
 
 const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))
@@ -34,44 +35,8 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
   const saveDayRead: StoreDriver["saveDayRead"] = (accountId, read) =>
     write(
       Effect.gen(function* () {
-        const previous = yield* sql`SELECT hash, max_total, reads, read_at FROM listing_days
-          WHERE account_id = ${accountId} AND day = ${read.day}`
-        const before = previous[0] as { hash: string; maxTotal: number; reads: number; readAt: number } | undefined
-        for (const chunk of chunksOf(read.payouts, 200)) {
-          yield* sql`INSERT INTO listing ${sql.insert(
-            chunk.map((p) => ({
-              account_id: accountId,
-              reference: p.reference,
-              day: read.day,
-              token: p.token,
-              description: p.description,
-              amount_minor: p.amountMinor,
-              currency: p.currency,
-              status: p.status,
-              fee_minor: p.feeMinor,
-              created_at: p.createdAt,
-              first_seen_at: read.at,
-              // The day's previous read: a payout not in it was not visible then (the lag's evidence).
-              first_seen_prev_read: before?.readAt ?? null,
-              last_seen_at: read.at
-            }))
-          )} ON CONFLICT (account_id, reference) DO UPDATE SET
-              day = excluded.day, token = excluded.token, description = excluded.description,
-              amount_minor = excluded.amount_minor, currency = excluded.currency, status = excluded.status,
-              fee_minor = excluded.fee_minor, last_seen_at = excluded.last_seen_at`
-        }
-        const closed = read.closeIfSame && before !== undefined && before.hash === read.hash ? 1 : 0
-        yield* sql`INSERT INTO listing_days ${sql.insert({
-          account_id: accountId,
-          day: read.day,
-          closed,
-          hash: read.hash,
-          payouts: read.payouts.length,
-          max_total: Math.max(read.maxTotal, before?.maxTotal ?? 0),
-          reads: (before?.reads ?? 0) + 1,
-          read_at: read.at
-        })} ON CONFLICT (account_id, day) DO UPDATE SET closed = excluded.closed, hash = excluded.hash,
-            payouts = excluded.payouts, max_total = excluded.max_total, reads = excluded.reads, read_at = excluded.read_at`
+        const before = yield* previousRead(sql, accountId, read.day)
+        yield* writeDayRead(sql, accountId, read, before, 200)
       })
     ).pipe(Effect.withSpan("StateStore.saveDayRead"))
 

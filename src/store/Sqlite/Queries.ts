@@ -25,10 +25,6 @@ export const decodeBatches = decoder(Batch)
 export const decodeEvents = decoder(RowEvent)
 export const decodeMatches = decoder(RowMatch)
 export const decodeCounts = decoder(Schema.Struct({ batchId: Schema.String, state: RowState, n: Schema.Int }))
-export const decodeTotals = decoder(
-  Schema.Struct({ currency: Schema.String, n: Schema.Number, amount: Schema.Number, completed: Schema.Number, fees: Schema.Number })
-)
-export const decodeAmounts = decoder(Schema.Struct({ currency: Schema.String, amount: Schema.Number, n: Schema.Number }))
 export const decodePending = decoder(Schema.Struct({ idx: Schema.Number, currency: Schema.String, amountMinor: Schema.NullOr(Schema.Number) }))
 export const decodeEarliest = decoder(Schema.Struct({ earliest: Schema.NullOr(Schema.DateTimeUtcFromNumber) }))
 
