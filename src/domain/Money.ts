@@ -4,6 +4,7 @@
  * report, not guess.
  */
 import { Either } from "effect"
+import { MinorUnits } from "./Ids.ts"
 
 const MINOR_DIGITS: Readonly<Record<string, number>> = { XAF: 0, XOF: 0, NGN: 2, GHS: 2, USD: 2, EUR: 2 }
 
@@ -30,7 +31,7 @@ const ambiguous = (text: string, currency: string, digits: number): string => {
 }
 
 /** Parses a decimal amount into minor units; Left carries the reason shown to the user. */
-export const parseAmount = (text: string, currency: string): Either.Either<number, string> => {
+export const parseAmount = (text: string, currency: string): Either.Either<MinorUnits, string> => {
   const trimmed = text.trim()
   if (trimmed === "") return Either.left("amount is empty")
   if (EXPONENT.test(trimmed)) return Either.left(`amount "${trimmed}" must be a plain decimal, not an exponent`)
@@ -56,7 +57,7 @@ export const parseAmount = (text: string, currency: string): Either.Either<numbe
   const minor = BigInt(match[1]) * 10n ** BigInt(digits) + BigInt(fraction.padEnd(digits, "0") || "0")
   if (minor === 0n) return Either.left("amount must be greater than zero")
   if (minor > MAX_SAFE) return Either.left("amount is too large")
-  return Either.right(Number(minor))
+  return Either.right(MinorUnits.make(Number(minor)))
 }
 
 /** Formats minor units as a plain decimal string ("1250.50", "5000"). */
@@ -78,14 +79,15 @@ export const toWire = (minor: number, currency: string): number => Number(format
  * so that 0.29 gives 29 (0.29 * 100 is 28.999...), rounding half away from zero beyond the minor unit.
  * Exact for every amount whose decimal form fits a double: up to 15 significant digits.
  */
-export const fromWire = (major: number, currency: string): number => {
+export const fromWire = (major: number, currency: string): MinorUnits => {
   const digits = minorDigits(currency)
   const text = Math.abs(major).toString()
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text)
-  if (match === null) return Math.round(major * 10 ** digits)
+  // An amount beyond 2^53 is returned as read, not refused here: the store's schema refuses it.
+  if (match === null) return MinorUnits.make(Math.round(major * 10 ** digits), { disableValidation: true })
   const fraction = match[2] ?? ""
   const kept = fraction.slice(0, digits).padEnd(digits, "0")
   const roundUp = fraction.length > digits && fraction.charCodeAt(digits) >= 53
   const minor = BigInt(match[1]) * 10n ** BigInt(digits) + BigInt(kept || "0") + (roundUp ? 1n : 0n)
-  return major < 0 ? -Number(minor) : Number(minor)
+  return MinorUnits.make(major < 0 ? -Number(minor) : Number(minor), { disableValidation: true })
 }

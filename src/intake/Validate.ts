@@ -12,13 +12,14 @@ import { type CsvColumn, type CsvFileError, type CsvRecord, parseCsvFile, type P
 import type { RowError } from "./RowError.ts"
 import { hash64, hashOfHex, LineTable, repeatKeyOf } from "./ValidateKeys.ts"
 import * as Rules from "./ValidateRules.ts"
+import type { MinorUnits } from "../domain/Ids.ts"
 
 export interface ValidRow {
   readonly _tag: "ValidRow"
   readonly line: number
   readonly index: number
   readonly id: string | undefined
-  readonly amountMinor: number
+  readonly amountMinor: MinorUnits
   readonly currency: PayoutCurrency
   readonly operator: string
   readonly country: Country
@@ -42,7 +43,7 @@ export interface RejectedRow {
   readonly errors: readonly [RowError, ...Array<RowError>]
   /** The cells as read (trimmed), for a ledger of rejected rows. */
   readonly cells: Readonly<Partial<Record<CsvColumn, string>>>
-  readonly amountMinor: number | undefined
+  readonly amountMinor: MinorUnits | undefined
   readonly details: Readonly<Record<string, string>>
 }
 

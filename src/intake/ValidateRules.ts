@@ -1,6 +1,7 @@
 /** The checks of one cell (DESIGN.md section 5); each returns the clean value or the reason. */
 import { Either } from "effect"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
+import type { MinorUnits } from "../domain/Ids.ts"
 import {
   cardOperator,
   MOBILE_OPERATOR_CODES,
@@ -84,7 +85,7 @@ export const checkCurrencyOfOperator = (currency: PayoutCurrency, operator: Mobi
     ? Either.right(currency)
     : Either.left(`${operator.code} pays in ${operator.currency}, not ${currency}`)
 
-export const checkAmount = (raw: string, currency: string): Check<number> => parseAmount(raw, currency)
+export const checkAmount = (raw: string, currency: string): Check<MinorUnits> => parseAmount(raw, currency)
 
 /** Meta values, trimmed; empty ones are left out of payout_details. */
 export const cleanDetails = (meta: Readonly<Record<string, string>>): Record<string, string> =>

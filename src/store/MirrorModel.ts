@@ -1,5 +1,6 @@
 /** What the listing mirror keeps (DESIGN 7): payouts as the service lists them, by UTC day. */
 import { Schema } from "effect"
+import { MinorUnits } from "../domain/Ids.ts"
 
 export const MirroredPayout = Schema.Struct({
   reference: Schema.String,
@@ -11,7 +12,7 @@ export const MirroredPayout = Schema.Struct({
   amountMinor: Schema.Int,
   currency: Schema.String,
   status: Schema.String,
-  feeMinor: Schema.NullOr(Schema.Int),
+  feeMinor: Schema.NullOr(MinorUnits),
   createdAt: Schema.NullOr(Schema.String),
   /** When a sync of ours first saw it (epoch ms): the listing lag is measured from this. */
   firstSeenAt: Schema.Number

@@ -2,7 +2,7 @@
 import { type DateTime, Schema } from "effect"
 import { Token } from "../domain/Token.ts"
 import { RowState } from "./RowState.ts"
-import { AccountId, BatchId, Reference } from "../domain/Ids.ts"
+import { AccountId, BatchId, MinorUnits, Reference } from "../domain/Ids.ts"
 
 export const BatchState = Schema.Literal("loading", "open", "running", "paused", "done")
 export type BatchState = typeof BatchState.Type
@@ -52,7 +52,7 @@ export const Row = Schema.Struct({
   operator: Schema.String,
   currency: Schema.String,
   /** Null only for a rejected row whose amount did not parse. */
-  amountMinor: Schema.NullOr(Schema.Int),
+  amountMinor: Schema.NullOr(MinorUnits),
   phone: Schema.String,
   name: Schema.String,
   email: Schema.String,
@@ -61,7 +61,7 @@ export const Row = Schema.Struct({
   details: Schema.parseJson(Details),
   state: RowState,
   reference: Schema.NullOr(Reference),
-  feeMinor: Schema.NullOr(Schema.Int),
+  feeMinor: Schema.NullOr(MinorUnits),
   attempts: Schema.Int,
   error: Schema.NullOr(Schema.String),
   intentAt: Schema.NullOr(Millis),
@@ -122,7 +122,7 @@ export interface RowInput {
   readonly repeatKey: string | null
   readonly operator: string
   readonly currency: string
-  readonly amountMinor: number | null
+  readonly amountMinor: MinorUnits | null
   readonly phone: string
   readonly name: string
   readonly email: string
@@ -139,7 +139,7 @@ export interface Transition {
   /** Apply only from these states (intersected with the states allowed to move to `to`). */
   readonly from?: ReadonlyArray<RowState>
   readonly reference?: Reference
-  readonly feeMinor?: number
+  readonly feeMinor?: MinorUnits
   readonly error?: string
   readonly source: EventSource
   readonly detail?: string

@@ -5,7 +5,7 @@ import { breach, count, emptyFigures, type GuardSettings, makeGuardBook, NO_GUAR
 import { parsePerCurrency } from "../../src/cli/SafeguardOptions.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, rowInput, scopedStore } from "../store/fixtures.ts"
-import { BatchId } from "../../src/domain/Ids.ts"
+import { BatchId, MinorUnits } from "../../src/domain/Ids.ts"
 
 const guards = (over: Partial<GuardSettings>): GuardSettings => ({ ...NO_GUARDS, ...over })
 const row = (amountMinor: number, phone = "+237670000001", currency = "XAF") => ({ currency, amountMinor, phone })
@@ -42,8 +42,8 @@ describe("the runner's guard book", () => {
     Effect.gen(function* () {
       const { store } = yield* scopedStore
       const phone = (i: number) => `+2376700001${String(i).padStart(2, "0")}`
-      yield* store.createBatch(newBatch("mine"), Array.from({ length: 6 }, (_, i) => rowInput(i, { amountMinor: 1_000, phone: phone(i), rowId: `m-${i}` })))
-      yield* store.createBatch(newBatch("other"), Array.from({ length: 3 }, (_, i) => rowInput(i, { amountMinor: 1_000, phone: phone(10 + i), rowId: `o-${i}` })))
+      yield* store.createBatch(newBatch("mine"), Array.from({ length: 6 }, (_, i) => rowInput(i, { amountMinor: MinorUnits.make(1_000), phone: phone(i), rowId: `m-${i}` })))
+      yield* store.createBatch(newBatch("other"), Array.from({ length: 3 }, (_, i) => rowInput(i, { amountMinor: MinorUnits.make(1_000), phone: phone(10 + i), rowId: `o-${i}` })))
       const book = yield* makeGuardBook(ACCOUNT, BatchId.make("mine"), guards({ dailyCap: { XAF: 5_000 } })).pipe(Effect.provideService(StateStore, store))
 
       const first = yield* store.batch(ACCOUNT, BatchId.make("mine")).claimRows({ idxs: [0, 1, 2] })

@@ -18,6 +18,7 @@ import {
 } from "../../src/run/ResendRules.ts"
 import { withToken as describeRow } from "../../src/domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../../src/store/MirrorModel.ts"
+import { MinorUnits } from "../../src/domain/Ids.ts"
 
 const SEC = 1_000
 const MIN = 60 * SEC
@@ -48,7 +49,7 @@ const mirrored = (over: Partial<MirroredPayout> & { reference: string }): Mirror
   amountMinor: 5000,
   currency: "XAF",
   status: "pending",
-  feeMinor: 0,
+  feeMinor: MinorUnits.make(0),
   createdAt: null,
   firstSeenAt: INTENT,
   ...over

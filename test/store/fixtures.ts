@@ -2,7 +2,7 @@ import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AccountId, BatchId } from "../../src/domain/Ids.ts"
+import { AccountId, BatchId, MinorUnits } from "../../src/domain/Ids.ts"
 import { mintToken } from "../../src/domain/Token.ts"
 import type { RowInput } from "../../src/store/Model.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
@@ -49,7 +49,7 @@ export const rowInput = (idx: number, over: Partial<RowInput> = {}): RowInput =>
   repeatKey: `+237670000${String(idx).padStart(3, "0")}|5000|MTN_MOMO_CMR`,
   operator: "MTN_MOMO_CMR",
   currency: "XAF",
-  amountMinor: 5000,
+  amountMinor: MinorUnits.make(5000),
   phone: `+237670000${String(idx).padStart(3, "0")}`,
   name: `Seller ${idx}`,
   email: `seller${idx}@example.com`,

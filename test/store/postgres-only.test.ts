@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { PgClient } from "@effect/sql-pg"
 import { Cause, DateTime, Effect, Fiber, Layer, Option, Schema, TestClock } from "effect"
-import { BatchId, Reference } from "../../src/domain/Ids.ts"
+import { BatchId, MinorUnits, Reference } from "../../src/domain/Ids.ts"
 import { MIGRATION_LOCK } from "../../src/store/Postgres/Migrations.ts"
 import * as PostgresStateStore from "../../src/store/PostgresStateStore.ts"
 import { ACCOUNT, newBatch, rowInput, rowInputs } from "./fixtures.ts"
@@ -211,7 +211,7 @@ describe.skipIf(POSTGRES_ADAPTERS.length === 0)("PostgreSQL only", () => {
       const schema = yield* freshSchema
       const { close, store } = yield* openPostgres(schema, { clock: "effect" })
       yield* TestClock.adjust("20000 days")
-      yield* store.createBatch(newBatch("b1"), [rowInput(0, { amountMinor: 9_000_000_000_000 })])
+      yield* store.createBatch(newBatch("b1"), [rowInput(0, { amountMinor: MinorUnits.make(9_000_000_000_000) })])
       yield* store.batch(ACCOUNT, B1).claimRows({ limit: 1 })
       const row = Option.getOrThrow(yield* store.batch(ACCOUNT, B1).getRow(0))
       expect(row.amountMinor).toBe(9_000_000_000_000)

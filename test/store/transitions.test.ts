@@ -5,7 +5,7 @@ import type { Transition } from "../../src/store/Model.ts"
 import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
 import { ACCOUNT, ADAPTERS, newBatch, openStore, OTHER_ACCOUNT, rowInputs, scopedStoreOn } from "./fixtures.ts"
 import type { scopedStore } from "./fixtures.ts"
-import { BatchId, Reference } from "../../src/domain/Ids.ts"
+import { BatchId, MinorUnits, Reference } from "../../src/domain/Ids.ts"
 
 const getRow = (store: Effect.Effect.Success<typeof scopedStore>["store"], idx: number) =>
   store.batch(ACCOUNT, BatchId.make("b1")).getRow(idx).pipe(Effect.map(Option.getOrThrow))
@@ -28,7 +28,7 @@ describe.each(ADAPTERS)("transitions ($name)", (adapter) => {
       expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "processing", source: "poll" })).toBe(true)
       yield* TestClock.adjust("1 second")
       expect(
-        yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "completed", feeMinor: 50, source: "webhook" })
+        yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "completed", feeMinor: MinorUnits.make(50), source: "webhook" })
       ).toBe(true)
       expect(yield* store.batch(ACCOUNT, BatchId.make("b1")).recordTransition({ idx: 0, to: "processing", source: "poll" })).toBe(false)
 
