@@ -4,7 +4,9 @@
  * own guard (its locks, retries and error mapping).
  */
 import type { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { StoreError } from "./Model.ts"
+import { BATCH_COLUMNS, decodeBatches } from "./Sqlite/Queries.ts"
 import type { DayRead } from "./MirrorModel.ts"
 import { NOT_SENT_STATES, PAID_OUT_STATES } from "./RowState.ts"
 import type { CurrencyTotal } from "./StoreDriver.ts"
@@ -95,3 +97,20 @@ export const writeDayRead = (sql: SqlClient.SqlClient, accountId: string, read: 
     })} ON CONFLICT (account_id, day) DO UPDATE SET closed = excluded.closed, hash = excluded.hash,
         payouts = excluded.payouts, max_total = excluded.max_total, reads = excluded.reads, read_at = excluded.read_at`
   })
+
+export const batchNotFound = (batchId: string) => new StoreError({ reason: "NotFound", message: `no batch ${batchId} in this account` })
+
+/** The batch, if the account has it. */
+export const selectBatch = (sql: SqlClient.SqlClient, accountId: string, batchId: string) =>
+  sql`SELECT ${sql.literal(BATCH_COLUMNS)} FROM batches
+    WHERE account_id = ${accountId} AND batch_id = ${batchId}`.pipe(
+    Effect.flatMap(decodeBatches),
+    Effect.map((rows) => Option.fromNullable(rows[0]))
+  )
+
+/** The batch, or NotFound. */
+export const existingBatch = (sql: SqlClient.SqlClient, accountId: string, batchId: string) =>
+  Effect.flatMap(selectBatch(sql, accountId, batchId), Option.match({
+    onNone: () => Effect.fail(batchNotFound(batchId)),
+    onSome: Effect.succeed
+  }))

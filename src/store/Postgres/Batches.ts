@@ -6,7 +6,7 @@ import { emptyCounts } from "../RowState.ts"
 import type { BatchSummary, StoreDriver } from "../StoreDriver.ts"
 import { BATCH_COLUMNS, decodeBatches, decodeCounts } from "./Queries.ts"
 import type { Access } from "./Transaction.ts"
-import { currencyTotals as sharedCurrencyTotals } from "../SharedSql.ts"
+import * as shared from "../SharedSql.ts"
 
 /** Rows per INSERT: 500 rows of 20 columns stay far under PostgreSQL's 65,535 parameters. */
 const INSERT_CHUNK = 500
@@ -45,21 +45,9 @@ const toRecord = (batchId: string, accountId: string, now: number) => (row: RowI
 export const makeBatches = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
   const { sql } = db
 
-  const selectBatch = (accountId: string, batchId: string) =>
-    sql`SELECT ${sql.literal(BATCH_COLUMNS)} FROM batches
-      WHERE account_id = ${accountId} AND batch_id = ${batchId}`.pipe(
-      Effect.flatMap(decodeBatches),
-      Effect.map((rows) => Option.fromNullable(rows[0]))
-    )
-
-  const notFound = (batchId: string) =>
-    new StoreError({ reason: "NotFound", message: `no batch ${batchId} in this account` })
-
-  const existingBatch = (accountId: string, batchId: string) =>
-    Effect.flatMap(selectBatch(accountId, batchId), Option.match({
-      onNone: () => Effect.fail(notFound(batchId)),
-      onSome: Effect.succeed
-    }))
+  const selectBatch = (accountId: string, batchId: string) => shared.selectBatch(sql, accountId, batchId)
+  const existingBatch = (accountId: string, batchId: string) => shared.existingBatch(sql, accountId, batchId)
+  const notFound = shared.batchNotFound
 
   const createBatch = <E, R>(
     batch: NewBatch,
@@ -119,7 +107,7 @@ export const makeBatches = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
 
   // Summed by SQL, as SQLite does: the distinct amounts let a caller estimate a fee with a minimum exactly.
   const currencyTotals: StoreDriver["currencyTotals"] = (accountId, batchId) =>
-    db.read(sharedCurrencyTotals(sql, accountId, batchId)).pipe(Effect.withSpan("StateStore.currencyTotals"))
+    db.read(shared.currencyTotals(sql, accountId, batchId)).pipe(Effect.withSpan("StateStore.currencyTotals"))
 
   const countByState = Effect.fn("StateStore.countByState")(function* (accountId: string, batchId: string) {
     const counts = emptyCounts()

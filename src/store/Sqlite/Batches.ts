@@ -7,7 +7,7 @@ import type { BatchSummary, StoreDriver } from "../StoreDriver.ts"
 import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts } from "./Queries.ts"
 import type { WriteTransaction } from "./Transaction.ts"
 import { catchSql } from "./Transaction.ts"
-import { currencyTotals as sharedCurrencyTotals } from "../SharedSql.ts"
+import * as shared from "../SharedSql.ts"
 
 /** Rows per INSERT statement (bound parameters stay under SQLite's limit). */
 const INSERT_CHUNK = 1_000
@@ -41,21 +41,9 @@ const toRecord = (batchId: string, accountId: string, now: number) => (row: RowI
 })
 
 export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) => {
-  const selectBatch = (accountId: string, batchId: string) =>
-    sql`SELECT ${sql.literal(BATCH_COLUMNS)} FROM batches
-      WHERE account_id = ${accountId} AND batch_id = ${batchId}`.pipe(
-      Effect.flatMap(decodeBatches),
-      Effect.map((rows) => Option.fromNullable(rows[0]))
-    )
-
-  const notFound = (batchId: string) =>
-    new StoreError({ reason: "NotFound", message: `no batch ${batchId} in this account` })
-
-  const existingBatch = (accountId: string, batchId: string) =>
-    Effect.flatMap(selectBatch(accountId, batchId), Option.match({
-      onNone: () => Effect.fail(notFound(batchId)),
-      onSome: Effect.succeed
-    }))
+  const selectBatch = (accountId: string, batchId: string) => shared.selectBatch(sql, accountId, batchId)
+  const existingBatch = (accountId: string, batchId: string) => shared.existingBatch(sql, accountId, batchId)
+  const notFound = shared.batchNotFound
 
   const createBatch = <E, R>(
     batch: NewBatch,
@@ -112,7 +100,7 @@ export const makeBatches = (sql: SqlClient.SqlClient, write: WriteTransaction) =
   // Summed by SQL: a million-row batch is not read back row by row for a few figures. The distinct
   // amounts (few in a real batch) let a caller estimate a fee with a per-payout minimum exactly.
   const currencyTotals: StoreDriver["currencyTotals"] = (accountId, batchId) =>
-    catchSql(sharedCurrencyTotals(sql, accountId, batchId)).pipe(Effect.withSpan("StateStore.currencyTotals"))
+    catchSql(shared.currencyTotals(sql, accountId, batchId)).pipe(Effect.withSpan("StateStore.currencyTotals"))
 
   const countByState = Effect.fn("StateStore.countByState")(function* (accountId: string, batchId: string) {
     const counts = emptyCounts()
