@@ -19,11 +19,12 @@ export interface SandboxProcess {
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
-export const spawnSandbox = (options: SandboxOptions): Promise<SandboxProcess> =>
+/** `nodeArgs` go to the sandbox's node before the script (e.g. `--cpu-prof` to profile it). */
+export const spawnSandbox = (options: SandboxOptions, nodeArgs: ReadonlyArray<string> = []): Promise<SandboxProcess> =>
   new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(
       process.execPath,
-      ["--import", "tsx", "scripts/bench/sandbox-child.ts", JSON.stringify(options)],
+      [...nodeArgs, "--import", "tsx", "scripts/bench/sandbox-child.ts", JSON.stringify(options)],
       { cwd: root, stdio: ["ignore", "pipe", "inherit"] }
     )
     child.once("error", reject)

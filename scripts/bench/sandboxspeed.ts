@@ -1,0 +1,131 @@
+/**
+ * How fast the sandbox serves payouts on its own: a plain keep-alive HTTP loop (`httpLoop`) POSTing
+ * payouts at concurrency 32 to a sandbox in its own process, with the sandbox's CPU time read from
+ * /proc/<pid>/stat around each timed loop (without /proc that figure is left out). The sandbox runs at time scale 1,000, as in the
+ * bench's overhead section, so payouts reach their outcome and webhooks go out while the loop runs:
+ * the cost counted per request is the whole cost of a payout, not just its POST.
+ *
+ *   npx tsx scripts/bench/sandboxspeed.ts [--seconds 5] [--runs 3]
+ */
+import { readFileSync } from "node:fs"
+import { loadavg } from "node:os"
+import { fileURLToPath } from "node:url"
+import { httpLoop } from "./load.ts"
+import { round } from "./measure.ts"
+import { spawnSandbox } from "./sandbox.ts"
+
+export interface SpeedRow {
+  readonly figure: string
+  readonly value: number
+  readonly unit: string
+  readonly bound: number | undefined
+  readonly boundLabel: string
+  readonly target: string
+  readonly met: boolean | undefined
+}
+
+const TARGET = 3_000
+const CONCURRENCY = 32
+const FUND = { XAF: 100_000_000_000, XOF: 100_000_000_000 }
+
+/** User + system CPU milliseconds of a process (all its threads), or undefined without /proc. */
+export const processCpuMs = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const ticks = Number(fields[11]) + Number(fields[12])
+    return (ticks * 1000) / 100
+  } catch {
+    return undefined
+  }
+}
+
+export interface SpeedRun {
+  readonly requests: number
+  readonly ok: number
+  readonly seconds: number
+  readonly perSecond: number
+  /** Sandbox CPU milliseconds per request, when /proc can be read. */
+  readonly cpuMsPerRequest: number | undefined
+  /** Requests one fully busy core of sandbox would serve per second: 1000 / cpuMsPerRequest. */
+  readonly perCoreSecond: number | undefined
+}
+
+export const benchSandboxSpeed = async (opts: { seconds: number; runs?: number; log?: (line: string) => void }): Promise<Array<SpeedRow>> => {
+  const log = opts.log ?? ((line: string) => console.error(`[sandboxspeed] ${line}`))
+  const runs: Array<SpeedRun> = []
+  const sandbox = await spawnSandbox({ fund: FUND, timeScale: 1_000 })
+  try {
+    // A fresh process runs cold (JIT, first allocations): warm the payout path first, not counted.
+    await httpLoop(sandbox, 8, 1)
+    for (let i = 0; i < (opts.runs ?? 3); i++) {
+      const before = processCpuMs(sandbox.pid)
+      const loop = await httpLoop(sandbox, CONCURRENCY, opts.seconds)
+      const after = processCpuMs(sandbox.pid)
+      const cpuMsPerRequest = before === undefined || after === undefined ? undefined : (after - before) / loop.requests
+      const run: SpeedRun = { ...loop, cpuMsPerRequest, perCoreSecond: cpuMsPerRequest === undefined ? undefined : 1000 / cpuMsPerRequest }
+      runs.push(run)
+      log(
+        `run ${i + 1}: ${loop.requests} requests (${loop.ok} answered 200) in ${round(loop.seconds)} s = ${round(loop.perSecond)} req/s; ` +
+        `sandbox CPU ${cpuMsPerRequest === undefined ? "?" : round(cpuMsPerRequest, 3)} ms/request; load average ${loadavg().map((x) => round(x)).join(" ")}`
+      )
+    }
+  } finally {
+    await sandbox.stop()
+  }
+  const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const wall = median(runs.map((r) => r.perSecond))
+  const cpu = runs.every((r) => r.cpuMsPerRequest !== undefined) ? median(runs.map((r) => r.cpuMsPerRequest ?? 0)) : undefined
+  const refused = runs.reduce((n, r) => n + r.requests - r.ok, 0)
+  return [
+    {
+      figure: `sandbox payout POSTs/s per core of sandbox CPU (1000 / CPU ms per request; plain HTTP loop, concurrency ${CONCURRENCY})`,
+      value: cpu === undefined ? Number.NaN : 1000 / cpu,
+      unit: "req/s",
+      bound: TARGET,
+      boundLabel: "goal 3,000/s on one core",
+      target: ">= 1.0",
+      met: cpu === undefined ? undefined : 1000 / cpu >= TARGET
+    },
+    {
+      figure: "sandbox CPU per payout request",
+      value: cpu ?? Number.NaN,
+      unit: "ms",
+      bound: 1000 / TARGET,
+      boundLabel: "1 core / 3,000",
+      target: "<= 1.0",
+      met: cpu === undefined ? undefined : cpu <= 1000 / TARGET
+    },
+    {
+      figure: `sandbox payout POSTs/s answered, wall clock (client loop in the same 2 cores; median of ${runs.length})`,
+      value: wall,
+      unit: "req/s",
+      bound: TARGET,
+      boundLabel: "goal 3,000/s",
+      target: ">= 1.0",
+      met: wall >= TARGET
+    },
+    {
+      figure: "payout POSTs not answered 200 (no faults, no latency injected)",
+      value: refused,
+      unit: "",
+      bound: undefined,
+      boundLabel: "",
+      target: "0",
+      met: refused === 0
+    }
+  ]
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const argv = process.argv.slice(2)
+  const flag = (name: string, fallback: number) => {
+    const at = argv.indexOf(`--${name}`)
+    return at === -1 ? fallback : Number(argv[at + 1])
+  }
+  const rows = await benchSandboxSpeed({ seconds: flag("seconds", 5), runs: flag("runs", 3) })
+  for (const r of rows) {
+    console.log(`${r.figure}: ${round(r.value, 3)} ${r.unit}${r.bound === undefined ? "" : ` (${round(r.value / r.bound, 3)} of ${r.boundLabel})`}${r.met === undefined ? "" : r.met ? " met" : " MISSED"}`)
+  }
+}
