@@ -14,56 +14,19 @@ import {
   CardPayinResponse,
   MobileMoneyPayinRequest,
   MobileMoneyPayinResponse,
-  type Pagination,
   PayoutRequest,
   PayoutResponse,
-  type StatusRecord,
   StatusResponse,
   SummaryResponse,
   TransactionsResponse,
-  type Wallet,
-  type WalletSummary,
   WalletsResponse,
   type WalletTransaction
 } from "./Schemas.ts"
+import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
 import { failureWithoutAnswer, TimedOut } from "./Transport.ts"
 
-export interface TransactionFilters {
-  readonly wallet_id?: string
-  readonly currency?: string
-  readonly type?: string
-  readonly status?: string
-  readonly from_date?: string
-  readonly to_date?: string
-  readonly page?: number
-  readonly limit?: number
-}
-
-export interface TransactionsPage {
-  readonly transactions: ReadonlyArray<WalletTransaction>
-  readonly pagination: Pagination
-}
-
-export interface PaymentClientApi {
-  readonly wallets: () => Effect.Effect<ReadonlyArray<Wallet>, ClientError>
-  readonly transactions: (filters?: TransactionFilters) => Effect.Effect<TransactionsPage, ClientError>
-  readonly transactionStream: (filters?: TransactionFilters) => Stream.Stream<WalletTransaction, ClientError>
-  readonly summary: () => Effect.Effect<WalletSummary, ClientError>
-  readonly status: (reference: string) => Effect.Effect<StatusRecord, ClientError>
-  /**
-   * `mayStillSend`, when given, is asked after the rate gate, right before the request leaves: false
-   * fails it as NotSent (fenced) without sending. A runner that lost its lease while it waited (a
-   * paused process, a queue behind the rate limit) thus never sends what it no longer owns.
-   */
-  readonly payout: (body: PayoutRequest, mayStillSend?: Effect.Effect<boolean>) => Effect.Effect<PayoutResponse, ClientError>
-  readonly payinMobileMoney: (body: MobileMoneyPayinRequest) => Effect.Effect<MobileMoneyPayinResponse, ClientError>
-  readonly payinCard: (body: CardPayinRequest) => Effect.Effect<CardPayinResponse, ClientError>
-  /**
-   * The service's clock minus ours (ms), from the `Date` header of the latest answer that had one;
-   * none before any. A resend needs the two clocks to agree (DESIGN 7, rule 7).
-   */
-  readonly serverSkew: Effect.Effect<Option.Option<number>>
-}
+export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
+export { FENCED } from "./ClientApi.ts"
 
 const REDACTED_HEADERS = ["authorization", "cookie", "set-cookie", "x-api-key", "x-api-secret"]
 
@@ -85,9 +48,6 @@ const finalOf = (t: Transient): ClientError =>
     : t.notSent
     ? new NotSent({ reason: t.reason })
     : new Unavailable({ reason: t.reason, status: t.status })
-
-/** The NotSent reason of a request its runner was no longer entitled to send. */
-export const FENCED = "not sent: the batch lease is no longer this runner's"
 
 export const make = Effect.gen(function*() {
   const settings = yield* PaymentClientConfig

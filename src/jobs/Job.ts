@@ -9,13 +9,13 @@
  * after approval, is put up for approval again as the new batch it is, and never paid under the old one.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, DateTime, Effect, Either, Option } from "effect"
+import { Clock, Data, DateTime, Effect, Either, Option, Schema } from "effect"
 import { basename } from "node:path"
 import { EXIT_ATTENTION } from "../run/ExitCode.ts"
 import { fileBatchId } from "../intake/Intake.ts"
 import { writeSummary } from "../output/Ledger.ts"
 import type { RunResult } from "../run/Runner.ts"
-import { amendSummary } from "../output/SummaryFile.ts"
+import { AlarmedRow, amendSummary } from "../output/SummaryFile.ts"
 import type { Batch } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
@@ -38,21 +38,22 @@ export interface JobSettings {
 
 const ANYONE: ApprovalPolicy = { approvers: [], fourEyes: false, submittedBy: undefined }
 
-export type JobOutcome =
-  | { readonly _tag: "Done"; readonly file: string; readonly exitCode: number }
-  | { readonly _tag: "Rejected"; readonly file: string; readonly exitCode: number; readonly outcome: string }
-  | {
-      readonly _tag: "Awaiting"
-      readonly file: string
-      readonly batchId: BatchId
-      /** Why an earlier approval (or request) did not cover this file: said loudly. */
-      readonly note?: string
-    }
-    | { readonly _tag: "Held"; readonly batchId: BatchId; readonly reason: string }
+export type JobOutcome = Data.TaggedEnum<{
+  Done: { readonly file: string; readonly exitCode: number }
+  Rejected: { readonly file: string; readonly exitCode: number; readonly outcome: string }
+  Awaiting: {
+    readonly file: string
+    readonly batchId: BatchId
+    /** Why an earlier approval (or request) did not cover this file: said loudly. */
+    readonly note?: string
+  }
+  Held: { readonly batchId: BatchId; readonly reason: string }
   /** Another worker runs the batch (or a batch of the same currency) now: looked at again next scan. */
-    | { readonly _tag: "Busy"; readonly batchId?: BatchId; readonly reason: string }
-    | { readonly _tag: "Incomplete"; readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
-    | { readonly _tag: "Attention"; readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
+  Busy: { readonly batchId?: BatchId; readonly reason: string }
+  Incomplete: { readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
+  Attention: { readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
+}>
+export const JobOutcome = Data.taggedEnum<JobOutcome>()
 
 /**
  * The live owner of the batch's lease, when another process holds it unexpired (by this machine's
@@ -97,13 +98,13 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
     const dry = yield* run(csv, true)
     // The service out of reach while checking: not the file's fault, it stays to be checked again.
     if (dry.outcome._tag === "Refused" && dry.outcome.cause === "service") {
-      return { _tag: "Incomplete", batchId, exitCode: dry.exitCode, outcome: outcomeOf(dry) } satisfies JobOutcome as JobOutcome
+      return JobOutcome.Incomplete({ batchId, exitCode: dry.exitCode, outcome: outcomeOf(dry) })
     }
     if (dry.outcome._tag !== "Finished") {
       yield* writeSummary(outputOf(csv, ".summary.json"), dry.summary)
       const moved = yield* moveBatch(csv, folder.processing, folder.rejected)
       yield* pointSummaryAt(moved)
-      return { _tag: "Rejected", file: moved, exitCode: dry.exitCode, outcome: outcomeOf(dry) } satisfies JobOutcome
+      return JobOutcome.Rejected({ file: moved, exitCode: dry.exitCode, outcome: outcomeOf(dry) })
     }
     const plan = yield* scanFile(csv, settings.feePercent)
     const now = yield* Clock.currentTimeMillis
@@ -123,14 +124,14 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
       ...(again === undefined ? {} : { note: again.note })
     })
     const moved = yield* moveBatch(csv, folder.processing, folder.awaiting)
-    return { _tag: "Awaiting", file: moved, batchId, ...(again === undefined ? {} : { note: again.note }) } satisfies JobOutcome as JobOutcome
+    return JobOutcome.Awaiting({ file: moved, batchId, ...(again === undefined ? {} : { note: again.note }) })
   })
 
 /** A batch only a person can settle (exit 5) goes to `attention/` with its outputs and a note of what to resolve. */
 const needsPerson = (csv: string, folder: JobFolder, batchId: BatchId, result: RunResult) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const alarms = (Array.isArray(result.summary.alarms) ? result.summary.alarms : []) as ReadonlyArray<{ line?: number; reason?: string; references?: ReadonlyArray<string> }>
+    const alarms = Option.getOrElse(Schema.decodeUnknownOption(Schema.Array(AlarmedRow))(result.summary.alarms), () => [])
     const account = typeof result.summary.account_alarm === "string" ? [`account: ${result.summary.account_alarm}`] : []
     const reasons = [
       ...account,
@@ -148,7 +149,7 @@ const needsPerson = (csv: string, folder: JobFolder, batchId: BatchId, result: R
     yield* fs.writeFileString(outputOf(csv, ".attention.txt"), `${note}\n`, { mode: 0o600 })
     const moved = yield* moveBatch(csv, folder.processing, folder.attention)
     yield* pointSummaryAt(moved)
-    return { _tag: "Attention", file: moved, batchId, reasons } satisfies JobOutcome as JobOutcome
+    return JobOutcome.Attention({ file: moved, batchId, reasons })
   })
 
 /** Runs the file and moves it where its result says; `approver` binds the run to an approval. */
@@ -162,7 +163,7 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
     // Only what is wrong in the file (its rows, or more than the wallet holds) rejects it; a service
     // that could not be used, or a person who said no, leaves it to be run again.
     const refused = result.outcome._tag === "Refused" && (result.outcome.cause === "invalid-file" || result.outcome.cause === "balance")
-    if (!finished && !refused) return { _tag: "Incomplete", batchId, exitCode: result.exitCode, outcome } satisfies JobOutcome as JobOutcome
+    if (!finished && !refused) return JobOutcome.Incomplete({ batchId, exitCode: result.exitCode, outcome })
     const fs = yield* FileSystem.FileSystem
     const summary = outputOf(csv, ".summary.json")
     if (Option.isSome(approval) && approval.value.status === "approved" && (yield* fs.exists(summary))) {
@@ -172,8 +173,8 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
     const moved = yield* moveBatch(csv, folder.processing, finished ? folder.done : folder.rejected)
     yield* pointSummaryAt(moved)
     return finished
-      ? ({ _tag: "Done", file: moved, exitCode: result.exitCode } satisfies JobOutcome)
-      : ({ _tag: "Rejected", file: moved, exitCode: result.exitCode, outcome } satisfies JobOutcome)
+      ? JobOutcome.Done({ file: moved, exitCode: result.exitCode })
+      : JobOutcome.Rejected({ file: moved, exitCode: result.exitCode, outcome })
   })
 
 /** An approved file: paid only if it is still what was approved, by someone the policy allows. */
@@ -218,10 +219,10 @@ export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv:
     const batchId = yield* fileBatchId(csv)
     const batch = yield* store.batch(settings.accountId, batchId).getBatch()
     if (Option.isSome(batch) && batch.value.state === "paused") {
-      return { _tag: "Held", batchId, reason: batch.value.pauseReason ?? "paused" } satisfies JobOutcome as JobOutcome
+      return JobOutcome.Held({ batchId, reason: batch.value.pauseReason ?? "paused" })
     }
     const holder = Option.isSome(batch) ? yield* leasedElsewhere(batch.value) : Option.none<string>()
-    if (Option.isSome(holder)) return { _tag: "Busy", batchId, reason: `run by ${holder.value}` } satisfies JobOutcome as JobOutcome
+    if (Option.isSome(holder)) return JobOutcome.Busy({ batchId, reason: `run by ${holder.value}` })
     const approval = yield* approvalOf(csv)
     // A file that came through approval keeps needing it, whatever this watcher's settings.
     if (!settings.requireApproval && Option.isNone(approval)) return yield* runAndFile(settings, run, csv, batchId, approval)

@@ -12,7 +12,7 @@ import { basename, join } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
 import type { CronGate } from "./CronGate.ts"
 import { type HealthState, keep, makeHealth, nextTry, serviceIs } from "./Health.ts"
-import { type JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
+import { JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
 import { batchFilesIn, claim, ensureFolders, type JobFolder } from "./JobFolder.ts"
 import { scanFile } from "./Scan.ts"
 import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
@@ -111,7 +111,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
             Effect.flatMap(holdCurrencies(settings.accountId, plan.currencies, worker, workerTtlMs), (held) =>
               held
                 ? processJob(settings, run, csv)
-                : Effect.succeed<JobOutcome>({ _tag: "Busy", reason: `another worker runs a batch in ${plan.currencies.join(", ")}` })
+                : Effect.succeed(JobOutcome.Busy({ reason: `another worker runs a batch in ${plan.currencies.join(", ")}` }))
             )
           )
         )
