@@ -2,7 +2,8 @@
 import { Either } from "effect"
 import type { CustomerData, Outcome, Plan, SandboxState, Txn } from "./State.ts"
 import { finishPayin, refundPayin } from "./Payins.ts"
-import { addTransaction, available, nextIds, post, setStatus, walletOf } from "./State.ts"
+import { popDue } from "./DueQueue.ts"
+import { addTransaction, available, nextDueAt, nextIds, post, setStatus, walletOf } from "./State.ts"
 
 export interface PayoutInput {
   readonly amount: number
@@ -75,23 +76,28 @@ const finish = (state: SandboxState, txn: Txn, outcome: Outcome, description: st
   setStatus(state, txn, outcome, description, at)
 }
 
-/** Applies every transition due at `now`; returns the transactions that reached an outcome. */
+/**
+ * Applies every transition due at `now`, taking from the due queue only what is due; returns the
+ * transactions that reached an outcome, in creation order (as a scan of the open set would find them).
+ */
 export const advanceDue = (state: SandboxState, now: number, settleDelay?: number): Array<Txn> => {
   const finished: Array<Txn> = []
-  for (const reference of Object.keys(state.open)) {
-    const txn = state.transactions[reference]
+  for (let due = popDue(state.due, now); due !== undefined; due = popDue(state.due, now)) {
+    const txn = state.transactions[due.reference]
+    const at = txn === undefined ? undefined : nextDueAt(txn)
+    // Stale: the transaction finished or moved on since this entry was queued (its next one is queued).
+    if (txn === undefined || at === undefined || at > now || txn.plan === null) continue
     const plan = txn.plan
-    if (plan === null) continue
     if (now >= plan.finalAt) {
-      const at = Math.max(plan.finalAt, txn.updatedAt)
-      if (txn.type === "payin") finishPayin(state, txn, plan.outcome, plan.description, at, settleDelay)
-      else finish(state, txn, plan.outcome, plan.description, at)
+      const finalAt = Math.max(plan.finalAt, txn.updatedAt)
+      if (txn.type === "payin") finishPayin(state, txn, plan.outcome, plan.description, finalAt, settleDelay)
+      else finish(state, txn, plan.outcome, plan.description, finalAt)
       finished.push(txn)
-    } else if (now >= plan.processingAt && txn.status === "pending") {
+    } else if (txn.status === "pending") {
       setStatus(state, txn, "processing", txn.type === "payin" ? "Awaiting the customer's confirmation" : DESCRIPTIONS.processing, plan.processingAt)
     }
   }
-  return finished
+  return finished.sort((a, b) => a.seq - b.seq)
 }
 
 export type RefundError = "not_found" | "not_refundable" | "insufficient"

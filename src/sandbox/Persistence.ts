@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Context, Effect, Layer, Option, type Scope } from "effect"
 import type { JournalEntry } from "./Journal.ts"
-import { makeState, type SandboxState, type Txn, type WalletState } from "./State.ts"
+import { makeState, restoreTransaction, type SandboxState, type Txn, type WalletState } from "./State.ts"
 
 /** Marks a change that touches no transaction (a clock advance), so the next save runs. */
 export const CLOCK_MOVED = "__clock__"
@@ -41,9 +41,7 @@ export const openStore = (filename: string): Effect.Effect<Store, unknown, Scope
         state.seq = Number(meta.get("seq") ?? 0)
         Object.assign(state.wallets, JSON.parse(meta.get("wallets") ?? "{}") as Record<string, WalletState>)
         for (const row of yield* sql<{ body: string }>`SELECT body FROM sandbox_transactions ORDER BY seq`) {
-          const txn = JSON.parse(row.body) as Txn
-          state.transactions[txn.reference] = txn
-          if (txn.status === "pending" || txn.status === "processing") state.open[txn.reference] = true
+          restoreTransaction(state, JSON.parse(row.body) as Txn)
         }
         for (const row of yield* sql<{ body: string }>`SELECT body FROM sandbox_journal ORDER BY seq`) {
           state.journal.push(JSON.parse(row.body) as JournalEntry)

@@ -4,6 +4,7 @@
  * Operations are synchronous, so each one is atomic inside the single-threaded event loop.
  */
 import { WALLET_CURRENCIES } from "../domain/Operators.ts"
+import { type DueQueue, makeDueQueue, pushDue } from "./DueQueue.ts"
 import type { JournalEntry, Movement } from "./Journal.ts"
 
 export interface WalletState {
@@ -71,6 +72,11 @@ export interface SandboxState {
   readonly journal: Array<JournalEntry>
   /** References changed since the last save (persistence only; never serialised). */
   readonly touched: Set<string>
+  /** When open transactions next need the processor (derived from them; never serialised). */
+  readonly due: DueQueue
+  /** Completed pay-ins not yet settled, and no earlier settleAt among them than `settleFrom` (derived). */
+  readonly unsettled: Set<string>
+  settleFrom: number
 }
 
 const newWallet = (instance: string, currency: string, now: number): WalletState => ({
@@ -89,7 +95,10 @@ export const makeState = (instance: string, now: number): SandboxState => ({
   transactions: {},
   open: {},
   journal: [],
-  touched: new Set()
+  touched: new Set(),
+  due: makeDueQueue(),
+  unsettled: new Set(),
+  settleFrom: Infinity
 })
 
 export const walletOf = (state: SandboxState, currency: string, now: number): WalletState => {
@@ -111,13 +120,36 @@ export const post = (state: SandboxState, movement: Movement, at: number): void 
   state.touched.add(movement.reference)
 }
 
-/** Every status change goes through here, so persistence sees it. */
+export const isOpen = (status: string) => status === "pending" || status === "processing"
+
+export const isUnsettled = (txn: Txn) => txn.type === "payin" && txn.status === "completed" && txn.settledAt === undefined
+
+/** When an open transaction next changes by itself: its processing time while pending, else its outcome's. */
+export const nextDueAt = (txn: Txn): number | undefined =>
+  txn.plan === null || !isOpen(txn.status)
+    ? undefined
+    : txn.status === "pending"
+      ? Math.min(txn.plan.processingAt, txn.plan.finalAt)
+      : txn.plan.finalAt
+
+/** Keeps the derived indexes (open set, due queue, unsettled pay-ins) in step with a transaction. */
+const index = (state: SandboxState, txn: Txn): void => {
+  if (isOpen(txn.status)) state.open[txn.reference] = true
+  else delete state.open[txn.reference]
+  const at = nextDueAt(txn)
+  if (at !== undefined) pushDue(state.due, { at, seq: txn.seq, reference: txn.reference })
+  if (isUnsettled(txn)) {
+    state.unsettled.add(txn.reference)
+    state.settleFrom = Math.min(state.settleFrom, txn.settleAt ?? -Infinity)
+  } else state.unsettled.delete(txn.reference)
+}
+
+/** Every status change goes through here, so persistence and the processor see it. */
 export const setStatus = (state: SandboxState, txn: Txn, status: string, description: string, at: number): void => {
   txn.status = status
   txn.statusDescription = description
   txn.updatedAt = at
-  if (status === "pending" || status === "processing") state.open[txn.reference] = true
-  else delete state.open[txn.reference]
+  index(state, txn)
   state.touched.add(txn.reference)
 }
 
@@ -139,8 +171,14 @@ export const nextIds = (state: SandboxState, at: number) => {
 export const addTransaction = (state: SandboxState, txn: Txn): Txn => {
   state.transactions[txn.reference] = txn
   state.touched.add(txn.reference)
-  if (txn.status === "pending" || txn.status === "processing") state.open[txn.reference] = true
+  index(state, txn)
   return txn
+}
+
+/** A transaction read back from a data file: in the state and its indexes, not marked as changed. */
+export const restoreTransaction = (state: SandboxState, txn: Txn): void => {
+  state.transactions[txn.reference] = txn
+  index(state, txn)
 }
 
 export const fund = (state: SandboxState, currency: string, amount: number, at: number): Txn => {
@@ -174,18 +212,29 @@ export const settlePayin = (state: SandboxState, txn: Txn, at: number): number =
   const net = txn.amount - txn.fee
   post(state, { kind: "settle", reference: txn.reference, currency: txn.currency, balance: net, pending: -net, reserved: 0 }, at)
   txn.settledAt = at
+  state.unsettled.delete(txn.reference)
   return net
 }
 
-export const isUnsettled = (txn: Txn) => txn.type === "payin" && txn.status === "completed" && txn.settledAt === undefined
-
-/** Settles every completed pay-in due by `dueBy` (all of them when omitted); totals per currency. */
+/**
+ * Settles every completed pay-in due by `dueBy` (all of them when omitted), in creation order;
+ * totals per currency. Looks only at unsettled pay-ins, and not at all before the earliest is due.
+ */
 export const settle = (state: SandboxState, at: number, dueBy = Infinity): Array<{ currency: string; amount: number }> => {
+  if (state.unsettled.size === 0 || state.settleFrom > dueBy) return []
   const totals = new Map<string, number>()
-  for (const txn of Object.values(state.transactions)) {
-    if (!isUnsettled(txn) || (txn.settleAt ?? at) > dueBy) continue
+  const due: Array<Txn> = []
+  let later = Infinity
+  for (const reference of state.unsettled) {
+    const txn = state.transactions[reference]
+    const settleAt = txn.settleAt ?? at
+    if (settleAt <= dueBy) due.push(txn)
+    else later = Math.min(later, settleAt)
+  }
+  for (const txn of due.sort((a, b) => a.seq - b.seq)) {
     totals.set(txn.currency, (totals.get(txn.currency) ?? 0) + settlePayin(state, txn, at))
   }
+  state.settleFrom = later
   return [...totals].map(([currency, amount]) => ({ currency, amount }))
 }
 
