@@ -1,0 +1,131 @@
+/**
+ * The cost curve (issue 15, item 5): how the orchestrator's time and memory grow with batch size.
+ * Intake through the real `payouts validate` (10k, 100k, 1M rows) and whole runs at zero latency
+ * (10k, 100k payouts), each in its own process with the RSS probe, so the figures are the CLI's own.
+ * Flat means the cost per row of the largest size is within 1.5 of the smallest's, and peak RSS does
+ * not grow with the batch (the largest within 1.5 of the smallest). A step where something goes
+ * quadratic shows as a per-row ratio far above 1.
+ */
+import { readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
+import { writeCsv } from "./csv.ts"
+import { runMeasuredNode, tempDir } from "./measure.ts"
+import { spawnSandbox } from "./sandbox.ts"
+
+export interface CostRow {
+  readonly figure: string
+  readonly value: number
+  readonly unit: string
+  readonly bound: number | undefined
+  readonly boundLabel: string
+  readonly target: string
+  readonly met: boolean | undefined
+}
+
+export interface CostPoint {
+  readonly rows: number
+  readonly seconds: number
+  readonly cpuSeconds: number
+  readonly maxRssMiB: number
+  readonly exitCode: number | null
+}
+
+const FUND = { XAF: 100_000_000_000, XOF: 100_000_000_000 }
+
+/** `payouts validate` of an `n`-row file, as a user runs it. */
+const intakePoint = async (root: string, n: number): Promise<CostPoint> => {
+  const dir = tempDir(`cost-intake-${n}`)
+  const sandbox = await spawnSandbox({ fund: FUND })
+  try {
+    const file = join(dir, "batch.csv")
+    await writeCsv(file, { rows: n })
+    const cli = await runMeasuredNode(
+      ["bin/payouts.js", "validate", file, "--base-url", sandbox.baseUrl, "--api-key", sandbox.key, "--api-secret", sandbox.secret, "--state", join(dir, "state.db"), "--out", join(dir, "out")],
+      root
+    )
+    return { rows: n, seconds: cli.seconds, cpuSeconds: cli.cpuSeconds, maxRssMiB: cli.maxRssKiB / 1024, exitCode: cli.code }
+  } finally {
+    await sandbox.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** A whole run of `n` payouts (intake, submission, tracking to final, outputs) at zero latency. */
+const runPoint = async (root: string, n: number): Promise<CostPoint & { readonly runCpuMs: number }> => {
+  const dir = tempDir(`cost-run-${n}`)
+  const sandbox = await spawnSandbox({ fund: FUND, timeScale: 1_000, webhookRetryMillis: 200 })
+  try {
+    const file = join(dir, "batch.csv")
+    await writeCsv(file, { rows: n, market: 0, prefix: `cost${n}-` })
+    const out = join(dir, "times.json")
+    const info = JSON.stringify({ baseUrl: sandbox.baseUrl, key: sandbox.key, secret: sandbox.secret, sinkUrl: sandbox.sinkUrl })
+    const child = await runMeasuredNode(["--import", "tsx", "scripts/bench/run-child.ts", info, file, dir, out], root)
+    const times = JSON.parse(readFileSync(out, "utf8")) as { exitCode: number; rows: number; runCpuMs: number; startedAt: number; endedAt: number }
+    if (times.rows !== n) throw new Error(`run of ${n} tracked ${times.rows} rows`)
+    return { rows: n, seconds: (times.endedAt - times.startedAt) / 1000, cpuSeconds: child.cpuSeconds, maxRssMiB: child.maxRssKiB / 1024, exitCode: times.exitCode, runCpuMs: times.runCpuMs }
+  } finally {
+    await sandbox.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const flatness = (label: string, points: ReadonlyArray<CostPoint>, perRow: (p: CostPoint) => number, unit: string): Array<CostRow> => {
+  const first = points[0]
+  const last = points[points.length - 1]
+  const rows: Array<CostRow> = points.map((p) => ({
+    figure: `  ${label} at ${p.rows.toLocaleString("en")} rows: per row`,
+    value: perRow(p),
+    unit,
+    bound: undefined,
+    boundLabel: `${p.seconds.toFixed(1)} s wall, ${p.maxRssMiB.toFixed(0)} MiB peak`,
+    target: "",
+    met: undefined
+  }))
+  const growth = perRow(last) / perRow(first)
+  const memory = last.maxRssMiB / first.maxRssMiB
+  return [
+    ...rows,
+    { figure: `${label}: per-row cost, ${last.rows.toLocaleString("en")} vs ${first.rows.toLocaleString("en")} rows`, value: perRow(last), unit, bound: perRow(first), boundLabel: `per row at ${first.rows.toLocaleString("en")}`, target: "<= 1.5", met: growth <= 1.5 },
+    { figure: `${label}: peak RSS, ${last.rows.toLocaleString("en")} vs ${first.rows.toLocaleString("en")} rows`, value: last.maxRssMiB, unit: "MiB", bound: first.maxRssMiB, boundLabel: `MiB at ${first.rows.toLocaleString("en")}`, target: "<= 1.5", met: memory <= 1.5 }
+  ]
+}
+
+export const benchCost = async (opts: { readonly root: string; readonly intakeSizes: ReadonlyArray<number>; readonly runSizes: ReadonlyArray<number>; readonly log: (text: string) => void }) => {
+  const intake: Array<CostPoint> = []
+  for (const n of opts.intakeSizes) {
+    opts.log(`cost curve: payouts validate of ${n.toLocaleString("en")} rows`)
+    intake.push(await intakePoint(opts.root, n))
+  }
+  const runs: Array<CostPoint & { readonly runCpuMs: number }> = []
+  for (const n of opts.runSizes) {
+    opts.log(`cost curve: a run of ${n.toLocaleString("en")} payouts at zero latency`)
+    runs.push(await runPoint(opts.root, n))
+  }
+  const cpuPerPayout = (p: (typeof runs)[number]) => p.runCpuMs / p.rows
+  const largest = runs[runs.length - 1]
+  const rows: Array<CostRow> = [
+    ...flatness("intake (validate), CPU", intake, (p) => (p.cpuSeconds * 1e6) / p.rows, "us/row"),
+    ...flatness("run to final, CPU", runs, (p) => (p.cpuSeconds * 1e3) / p.rows, "ms/payout"),
+    {
+      figure: `orchestrator CPU per payout (run alone, ${largest.rows.toLocaleString("en")} payouts)`,
+      value: cpuPerPayout(largest),
+      unit: "ms",
+      bound: 1,
+      boundLabel: "target 1 ms",
+      target: "<= 1.0",
+      met: cpuPerPayout(largest) <= 1
+    }
+  ]
+  return { rows, details: { intake, runs } }
+}
+
+// Run directly: `npx tsx scripts/bench/cost.ts [--intake 10000,100000] [--run 1000,10000]`.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const list = (name: string, fallback: string) => {
+    const at = process.argv.indexOf(`--${name}`)
+    return (at === -1 ? fallback : process.argv[at + 1]).split(",").filter((x) => x !== "").map(Number)
+  }
+  const root = new URL("../..", import.meta.url).pathname
+  const result = await benchCost({ root, intakeSizes: list("intake", "10000,100000"), runSizes: list("run", "1000,10000"), log: (t) => console.error(`[cost] ${t}`) })
+  for (const r of result.rows) console.log(`${r.figure}: ${r.value.toFixed(3)} ${r.unit} ${r.bound === undefined ? "" : `(ratio ${(r.value / r.bound).toFixed(3)} of ${r.bound.toFixed(3)})`} ${r.boundLabel}`)
+}
