@@ -3,9 +3,9 @@
 // Code splitting keeps each command's handler (and what only it needs: the sandbox, the SQL drivers,
 // the phone metadata, the run engine) in chunks loaded when that command runs.
 import { build } from "esbuild"
-import { existsSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -21,20 +21,71 @@ if (existsSync(worker)) entryPoints.ValidateWorker = worker
 /** Packages loaded with `require` when first called instead of at start (see `lean` below). */
 const LAZY_CJS = /^(yaml|toml|ini)$/
 
+/**
+ * The names a package's index (its "barrel") re-exports, each with the module it comes from:
+ * `export * as Effect from "./Effect.js"` gives Effect -> { path: "effect/Effect", namespace: true }.
+ */
+const barrelCache = new Map()
+const barrelOf = (pkg) => {
+  if (!barrelCache.has(pkg)) {
+    const text = readFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), "dist/esm/index.js"), "utf8")
+    const names = new Map()
+    for (const [, name, path] of text.matchAll(/^export \* as (\w+) from "\.\/([\w/]+)\.js";$/gm)) names.set(name, { path: `${pkg}/${path}`, namespace: true })
+    for (const [, list, path] of text.matchAll(/^export \{([^}]*)\} from "\.\/([\w/]+)\.js";$/gm)) {
+      for (const name of list.split(",").map((n) => n.trim()).filter((n) => n !== "")) names.set(name, { path: `${pkg}/${path}`, namespace: false })
+    }
+    barrelCache.set(pkg, names)
+  }
+  return barrelCache.get(pkg)
+}
+
+/**
+ * `import { Effect, Option } from "effect"` becomes `import * as Effect from "effect/Effect"; ...`:
+ * the same modules, without the index. With code splitting an index imported by the command tree
+ * lands in its chunk with every module it re-exports that any command uses, so each command's
+ * Effect modules (Stream, Schema, HttpRouter, ...) would load at every start. Line count is kept, so
+ * the sourcemaps still point at the right lines.
+ */
+const BARREL_IMPORT = /^import \{([^}]*)\} from "(effect|@effect\/[\w-]+)"/gm
+const withoutBarrels = (source) =>
+  source.replace(BARREL_IMPORT, (declaration, list, pkg) => {
+    const names = barrelOf(pkg)
+    const kept = []
+    const direct = []
+    for (const spec of list.split(",").map((s) => s.trim()).filter((s) => s !== "" && !s.startsWith("type "))) {
+      const [name, alias = name] = spec.split(/\s+as\s+/)
+      const found = names.get(name)
+      if (found === undefined) kept.push(spec)
+      else if (found.namespace) direct.push(`import * as ${alias} from "${found.path}"`)
+      else direct.push(`import { ${spec} } from "${found.path}"`)
+    }
+    if (kept.length > 0) direct.push(`import { ${kept.join(", ")} } from "${pkg}"`)
+    const lines = declaration.split("\n").length
+    return direct.join("; ") + "\n".repeat(lines - 1)
+  })
+
+const main = entryPoints.main
+const cliDir = join(root, "src/cli") + sep
+
 const lean = {
   name: "lean",
   setup(build) {
-    // The @effect/platform-node barrel re-exports undici (CommonJS) with `export *`, which esbuild
-    // cannot tree-shake: every module importing the barrel would load undici's megabyte. Nothing of
-    // ours uses the barrel's Undici namespace; NodeHttpClient still loads undici where it is used.
-    const barrel = join(dirname(require.resolve("@effect/platform-node/package.json")), "dist/esm/index.js")
-    build.onResolve({ filter: /^@effect\/platform-node$/ }, () => ({ path: barrel, namespace: "barrel" }))
-    build.onLoad({ filter: /.*/, namespace: "barrel" }, (args) => {
-      const text = readFileSync(args.path, "utf8")
-      const without = text.replace(/^export \* as Undici from "\.\/Undici\.js";$/m, "")
-      if (without === text) throw new Error("the @effect/platform-node barrel changed: review the lean plugin in scripts/build.mjs")
-      return { contents: without, resolveDir: dirname(args.path), loader: "js" }
-    })
+    // A module the CLI imports dynamically (a command's handler, the embedded sandbox) is loaded
+    // through a wrapper that also imports main.ts (already evaluated by then: free at run time).
+    // Chunks are cut by which entries reach a module; main reaches effect, @effect/cli, the command
+    // tree and the rest of what every start needs, and each handler reaches part of that in its own
+    // combination, so without the wrapper those modules would be cut into a dozen chunks, each one
+    // more file every start waits for. With it they are one. Only the CLI's dynamic imports: the
+    // validation worker must never run the CLI.
+    build.onResolve({ filter: /^\./ }, (args) =>
+      args.kind === "dynamic-import" && args.importer.startsWith(cliDir) ? { path: resolve(args.resolveDir, args.path), namespace: "lazy-entry" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-entry" }, (args) => ({
+      contents: `import ${JSON.stringify(main)}\nexport * from ${JSON.stringify(args.path)}\n`,
+      resolveDir: dirname(args.path),
+      loader: "js"
+    }))
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => ({ contents: withoutBarrels(readFileSync(args.path, "utf8")), loader: "ts" }))
     // @effect/cli imports parsers for YAML, TOML and INI option files at its top level; we read no
     // such file, so they are required (external, from node_modules) only if one is ever parsed.
     build.onResolve({ filter: LAZY_CJS }, (args) => (args.importer.includes("@effect/cli") ? { path: args.path, namespace: "lazy-cjs" } : undefined))
@@ -46,10 +97,11 @@ const lean = {
   }
 }
 
-rmSync(outdir, { recursive: true, force: true })
 const result = await build({
   entryPoints,
   outdir,
+  // Written below once the whole build succeeded: a failed build leaves the last good dist/ as it was.
+  write: false,
   bundle: true,
   splitting: true,
   format: "esm",
@@ -67,7 +119,13 @@ const result = await build({
   banner: { js: "import { createRequire as __payoutsRequire } from \"node:module\"; const require = __payoutsRequire(import.meta.url);" }
 })
 
+// Old chunks go (their names change with their content); the new files replace them.
+rmSync(outdir, { recursive: true, force: true })
+mkdirSync(outdir, { recursive: true })
+for (const file of result.outputFiles) writeFileSync(file.path, file.contents)
+
 // `node scripts/build.mjs --analyze`: what each output file holds, largest first.
+if (process.argv.includes("--metafile")) writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile))
 if (process.argv.includes("--analyze")) {
   const { analyzeMetafile } = await import("esbuild")
   console.log(await analyzeMetafile(result.metafile))

@@ -1,27 +1,51 @@
+/**
+ * The `payouts` command tree. Only the commands' names, options and descriptions are loaded at start
+ * (from ./commands); each handler is imported when its command runs (./Lazy.ts), so `--help` and a
+ * look-up do not pay for the sandbox, the SQL drivers, the phone metadata or the run engine.
+ */
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
+import { approveCommand, rejectCommand } from "./commands/Approve.ts"
+import { batchesCommand } from "./commands/Batches.ts"
+import { haltCommand } from "./commands/Halt.ts"
+import { ledgerCommand } from "./commands/Ledger.ts"
+import { reconcileCommand } from "./commands/Reconcile.ts"
+import { resolveCommand } from "./commands/Resolve.ts"
+import { resumeCommand } from "./commands/Resume.ts"
 import { runCommand, validateCommand } from "./commands/Run.ts"
 import { sandboxCommand } from "./commands/Sandbox.ts"
 import { statusCommand } from "./commands/Status.ts"
 import { summaryCommand } from "./commands/Summary.ts"
 import { transactionsCommand } from "./commands/Transactions.ts"
 import { walletCommand } from "./commands/Wallet.ts"
-import { approveCommand, rejectCommand } from "./commands/Approve.ts"
-import { batchesCommand } from "./commands/Batches.ts"
-import { haltCommand } from "./commands/Halt.ts"
-import { ledgerCommand } from "./commands/Ledger.ts"
-import { workersCommand } from "./commands/Workers.ts"
-import { reconcileCommand } from "./commands/Reconcile.ts"
-import { resolveCommand } from "./commands/Resolve.ts"
-import { resumeCommand } from "./commands/Resume.ts"
 import { watchCommand } from "./commands/Watch.ts"
+import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown } from "./Failure.ts"
+import { lazy } from "./Lazy.ts"
 import { NoticesLive } from "./Notices.ts"
 
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
-  Command.withSubcommands([runCommand, validateCommand, sandboxCommand, walletCommand, transactionsCommand, summaryCommand, statusCommand, watchCommand, approveCommand, rejectCommand, resumeCommand, batchesCommand, reconcileCommand, resolveCommand, haltCommand, ledgerCommand, workersCommand])
+  Command.withSubcommands([
+    Command.withHandler(runCommand, lazy("run", () => import("./handlers/Run.ts"), (m) => m.run)),
+    Command.withHandler(validateCommand, lazy("validate", () => import("./handlers/Run.ts"), (m) => m.validate)),
+    Command.withHandler(sandboxCommand, lazy("sandbox", () => import("./handlers/Sandbox.ts"), (m) => m.sandbox)),
+    Command.withHandler(walletCommand, lazy("wallet", () => import("./handlers/Wallet.ts"), (m) => m.wallet)),
+    Command.withHandler(transactionsCommand, lazy("transactions", () => import("./handlers/Transactions.ts"), (m) => m.transactions)),
+    Command.withHandler(summaryCommand, lazy("summary", () => import("./handlers/Summary.ts"), (m) => m.summary)),
+    Command.withHandler(statusCommand, lazy("status", () => import("./handlers/Status.ts"), (m) => m.status)),
+    Command.withHandler(watchCommand, lazy("watch", () => import("./handlers/Watch.ts"), (m) => m.watch)),
+    Command.withHandler(approveCommand, lazy("approve", () => import("./handlers/Approve.ts"), (m) => m.approve)),
+    Command.withHandler(rejectCommand, lazy("reject", () => import("./handlers/Approve.ts"), (m) => m.reject)),
+    Command.withHandler(resumeCommand, lazy("resume", () => import("./handlers/Resume.ts"), (m) => m.resume)),
+    Command.withHandler(batchesCommand, lazy("batches", () => import("./handlers/Batches.ts"), (m) => m.batches)),
+    Command.withHandler(reconcileCommand, lazy("reconcile", () => import("./handlers/Reconcile.ts"), (m) => m.reconcile)),
+    Command.withHandler(resolveCommand, lazy("resolve", () => import("./handlers/Resolve.ts"), (m) => m.resolve)),
+    Command.withHandler(haltCommand, lazy("halt", () => import("./handlers/Halt.ts"), (m) => m.halt)),
+    Command.withHandler(ledgerCommand, lazy("ledger", () => import("./handlers/Ledger.ts"), (m) => m.ledger)),
+    Command.withHandler(workersCommand, lazy("workers", () => import("./handlers/Workers.ts"), (m) => m.workers))
+  ])
 )
 
 const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })

@@ -1,89 +1,9 @@
-/** `payouts batches`: the account's batches in the state store, with their state and counts. */
+/** `payouts batches`: the command; its handler is in ../handlers/Batches.ts (loaded on use). */
 import { Command } from "@effect/cli"
-import { Console, DateTime, Effect, Option } from "effect"
-import { describeHalt } from "../../run/Safeguards.ts"
-import { PENDING_STATES, UNPAID_OUTCOME_STATES } from "../../store/RowState.ts"
-import { StateStore } from "../../store/StateStore.ts"
-import { accountOf, jobsOption, jobsStateOption } from "../Jobs.ts"
-import { storeLayer } from "../StoreLocation.ts"
-import { jsonOption, printJson } from "../Output.ts"
+import { jobsOption, jobsStateOption } from "../JobOptions.ts"
+import { jsonOption } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
-import { type Column, renderTable } from "../Table.ts"
 
-/** The approval's record (JSON: the hash and totals approved), shown as it was stored. */
-const approvedWhat = (text: string | null): unknown => {
-  if (text === null) return null
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
-
-export const batchesCommand = Command.make(
-  "batches",
-  { jobs: jobsOption, state: jobsStateOption, connection: connectionOptions, json: jsonOption },
-  ({ connection, jobs, json, state }) =>
-    Effect.gen(function* () {
-      const store = yield* StateStore
-      const account = yield* accountOf(connection)
-      const batches = yield* store.account(account).listBatches()
-      // An account halt stops every batch at once: said first, on stderr with --json (stdout stays the list).
-      const halt = yield* store.account(account).activeHalt()
-      if (Option.isSome(halt)) {
-        const line = `HALTED: ${describeHalt(halt.value)}. No new payout is sent. Lift with: payouts halt --lift --by NAME`
-        yield* json ? Console.error(line) : Console.log(line)
-      }
-      const views = batches.map((b) => {
-        const c = b.counts
-        const sum = (states: ReadonlyArray<keyof typeof c>) => states.reduce((n, s) => n + c[s], 0)
-        return {
-          batch_id: b.batchId,
-          file: b.fileName,
-          state: b.state,
-          created_at: DateTime.formatIso(b.createdAt),
-          rows: b.total,
-          completed: c.completed,
-          failed: sum(UNPAID_OUTCOME_STATES),
-          pending: sum(PENDING_STATES),
-          unknown: c.unknown,
-          waiting: c.validated,
-          skipped: c.skipped,
-          rejected: c.rejected,
-          ...(b.pauseReason === null ? {} : { pause_reason: b.pauseReason }),
-          ...(b.approvedBy === null
-            ? {}
-            : {
-                approved_by: b.approvedBy,
-                approved_at: b.approvedAt === null ? null : DateTime.formatIso(b.approvedAt),
-                approved_what: approvedWhat(b.approvedWhat)
-              })
-        }
-      })
-      if (json) return yield* printJson(views)
-      if (views.length === 0) return yield* Console.log("No batches in this account's state store.")
-      type View = (typeof views)[number]
-      const col = (header: string, value: (v: View) => unknown, align: "left" | "right" = "right"): Column<View> => ({ header, value: (v) => String(value(v)), align })
-      yield* Console.log(
-        renderTable(
-          [
-            col("batch", (v) => v.batch_id, "left"),
-            col("file", (v) => v.file, "left"),
-            col("state", (v) => v.state, "left"),
-            col("approved by", (v) => ("approved_by" in v ? v.approved_by : "-"), "left"),
-            col("created", (v) => v.created_at.slice(0, 19), "left"),
-            col("rows", (v) => v.rows),
-            col("completed", (v) => v.completed),
-            col("failed", (v) => v.failed),
-            col("pending", (v) => v.pending),
-            col("unknown", (v) => v.unknown),
-            col("waiting", (v) => v.waiting),
-            col("skipped", (v) => v.skipped),
-            col("rejected", (v) => v.rejected)
-          ],
-          views
-        )
-      )
-      for (const v of views) if (v.pause_reason !== undefined) yield* Console.log(`${v.batch_id} paused: ${v.pause_reason} (payouts resume ${v.batch_id})`)
-    }).pipe(Effect.provide(storeLayer(state, jobs)))
-).pipe(Command.withDescription("List the account's batches with their state and row counts."))
+export const batchesCommand = Command.make("batches", { jobs: jobsOption, state: jobsStateOption, connection: connectionOptions, json: jsonOption }).pipe(
+  Command.withDescription("List the account's batches with their state and row counts.")
+)

@@ -1,87 +1,21 @@
 /**
- * `payouts halt`: an account-wide stop kept in the state store. While it holds, no runner or worker of
- * the account sends a new payout (each checks it before every POST); tracking and reconciliation go
- * on, and rows not sent stay waiting for the first run after `payouts halt --lift`.
+ * `payouts halt`: an account-wide stop kept in the state store. The command; its handler is in
+ * ../handlers/Halt.ts (loaded on use).
  */
 import { Command, Options } from "@effect/cli"
-import { Clock, Console, Effect, Layer, Option } from "effect"
-import { describeHalt } from "../../run/Safeguards.ts"
-import type { Halt } from "../../store/AccountModel.ts"
-import { openStore } from "../StoreOpen.ts"
-import { StateStore } from "../../store/StateStore.ts"
-import { UsageError } from "../Errors.ts"
-import { accountOf, jobsOption, jobsStateOption } from "../Jobs.ts"
-import { jsonOption, printJson } from "../Output.ts"
+import { jobsOption, jobsStateOption } from "../JobOptions.ts"
+import { jsonOption } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
-import { announceStore, storeFor } from "../StoreLocation.ts"
 
-const haltView = (halt: Option.Option<Halt>) =>
-  Option.match(halt, {
-    onNone: () => ({ halted: false }),
-    onSome: (h) => ({ halted: true, by: h.by, at: new Date(h.at).toISOString(), reason: h.reason })
-  })
-
-const show = (halt: Option.Option<Halt>) =>
-  Option.match(halt, {
-    onNone: () => "No halt in force: payouts may be sent.",
-    onSome: (h) => `HALTED: ${describeHalt(h)}. No new payout leaves any runner of this account. Lift with: payouts halt --lift --by NAME`
-  })
-
-type Action = { readonly _tag: "Show" } | { readonly _tag: "Halt"; readonly by: string; readonly reason: string } | { readonly _tag: "Lift"; readonly by: string }
-
-const actionOf = (by: Option.Option<string>, reason: Option.Option<string>, lift: boolean): Effect.Effect<Action, UsageError> => {
-  const who = Option.filter(Option.map(by, (b) => b.trim()), (b) => b !== "")
-  const why = Option.filter(Option.map(reason, (r) => r.trim()), (r) => r !== "")
-  if (lift) {
-    if (Option.isSome(reason)) return Effect.fail(new UsageError({ reason: "--reason goes with a halt, not with --lift" }))
-    if (Option.isNone(who)) return Effect.fail(new UsageError({ reason: "--lift needs --by NAME: who lifts the halt is recorded" }))
-    return Effect.succeed({ _tag: "Lift", by: who.value })
-  }
-  if (Option.isNone(by) && Option.isNone(reason)) return Effect.succeed({ _tag: "Show" })
-  if (Option.isNone(who)) return Effect.fail(new UsageError({ reason: "--by must name who halts the account (recorded)" }))
-  if (Option.isNone(why)) return Effect.fail(new UsageError({ reason: "--reason is required to halt: it is shown to every runner and to whoever lifts it" }))
-  return Effect.succeed({ _tag: "Halt", by: who.value, reason: why.value })
-}
-
-export const haltCommand = Command.make(
-  "halt",
-  {
-    jobs: jobsOption,
-    state: jobsStateOption,
-    connection: connectionOptions,
-    by: Options.text("by").pipe(Options.withPseudoName("NAME"), Options.withDescription("Who halts or lifts (required for either; recorded)."), Options.optional),
-    reason: Options.text("reason").pipe(Options.withPseudoName("TEXT"), Options.withDescription("Why the account is halted (required to halt; recorded)."), Options.optional),
-    lift: Options.boolean("lift").pipe(Options.withDescription("End the halt in force.")),
-    json: jsonOption
-  },
-  (args) =>
-    Effect.gen(function* () {
-      const action = yield* actionOf(args.by, args.reason, args.lift)
-      const store = yield* StateStore
-      const account = yield* accountOf(args.connection)
-      const now = yield* Clock.currentTimeMillis
-      if (action._tag === "Halt") {
-        const set = yield* store.account(account).haltAccount({ at: now, by: action.by, reason: action.reason })
-        if (!set) yield* Console.error("A halt was already in force; it is kept as it was.")
-      } else if (action._tag === "Lift") {
-        const lifted = yield* store.account(account).liftHalt(action.by, now)
-        yield* Console.error(
-          lifted > 0 ? `Halt lifted by ${action.by}. Runs send payouts again; run a halted batch's file again to pay its waiting rows.` : "No halt was in force."
-        )
-      }
-      const halt = yield* store.account(account).activeHalt()
-      yield* args.json ? printJson(haltView(halt)) : Console.log(show(halt))
-    }).pipe(
-      Effect.provide(
-        Layer.unwrapEffect(
-          Effect.map(
-            Effect.tap(storeFor(args.state, args.jobs), announceStore),
-            openStore
-          )
-        )
-      )
-    )
-).pipe(
+export const haltCommand = Command.make("halt", {
+  jobs: jobsOption,
+  state: jobsStateOption,
+  connection: connectionOptions,
+  by: Options.text("by").pipe(Options.withPseudoName("NAME"), Options.withDescription("Who halts or lifts (required for either; recorded)."), Options.optional),
+  reason: Options.text("reason").pipe(Options.withPseudoName("TEXT"), Options.withDescription("Why the account is halted (required to halt; recorded)."), Options.optional),
+  lift: Options.boolean("lift").pipe(Options.withDescription("End the halt in force.")),
+  json: jsonOption
+}).pipe(
   Command.withDescription(
     "Stop every payout of the account at once (--by NAME --reason TEXT), lift the stop (--lift --by NAME), or show whether one is in force."
   )

@@ -1,58 +1,17 @@
 /**
- * `payouts ledger BATCH`: writes the batch's ledger, summary and report again from the state store,
- * at any time (issue 12, item 5): after a run could not write them (a full disk, a folder gone), or
- * to give finance a fresh copy. The store is the record; these files are views of it.
+ * `payouts ledger BATCH`: writes the batch's ledger, summary and report again from the state store.
+ * The command; its handler is in ../handlers/Ledger.ts (loaded on use).
  */
 import { Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
-import { Console, DateTime, Effect } from "effect"
-import { resolve } from "node:path"
-import { exitCodeFor } from "../../run/ExitCode.ts"
-import { outputPaths } from "../../output/AtomicFile.ts"
-import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../../output/Outputs.ts"
-import { reportPath, writeReport } from "../../output/Report.ts"
-import { StateStore } from "../../store/StateStore.ts"
-import { accountOf, batchArg, findBatch, jobsOption, jobsStateOption } from "../Jobs.ts"
-import { storeLayer } from "../StoreLocation.ts"
-import { jsonOption, printJson } from "../Output.ts"
+import { batchArg, jobsOption, jobsStateOption } from "../JobOptions.ts"
+import { jsonOption } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
 
-export const ledgerCommand = Command.make(
-  "ledger",
-  {
-    batch: batchArg,
-    out: Options.directory("out").pipe(Options.withDescription("Where to write them (default: the current folder)."), Options.withDefault(".")),
-    jobs: jobsOption,
-    state: jobsStateOption,
-    connection: connectionOptions,
-    json: jsonOption
-  },
-  ({ batch, connection, jobs, json, out, state }) =>
-    Effect.gen(function* () {
-      const store = yield* StateStore
-      const fs = yield* FileSystem.FileSystem
-      const account = yield* accountOf(connection)
-      const found = yield* findBatch(account, batch)
-      yield* fs.makeDirectory(out, { recursive: true })
-      const paths = outputPaths(resolve(out, found.fileName))
-      const counts = yield* store.batch(account, found.batchId).countByState()
-      const flagged = yield* store.batch(account, found.batchId).flaggedRows()
-      const alarms = flagged.filter((r) => r.alarm !== null).map((r) => ({ line: r.line, reason: r.alarm ?? "", references: r.candidates ?? [] }))
-      const summary = yield* makeSummary({
-        batchId: found.batchId,
-        file: found.fileName,
-        startedAt: DateTime.toEpochMillis(found.createdAt),
-        counts,
-        totals: yield* totalsByCurrency(account, found.batchId),
-        exitCode: alarms.length > 0 ? 5 : exitCodeFor(counts, false),
-        outcome: "written again from the state store (payouts ledger)",
-        alarms,
-        extra: { ledger: paths.ledger, report: reportPath(paths), batch_state: found.state }
-      })
-      yield* writeLedgerFromStore(paths, account, found.batchId)
-      yield* writeSummaryFile(paths, summary)
-      yield* writeReport(reportPath(paths), account, found.batchId, summary)
-      if (json) yield* printJson({ batch_id: found.batchId, ledger: paths.ledger, summary: paths.summary, report: reportPath(paths) })
-      else yield* Console.log(`Batch ${found.batchId}:\n  ledger  ${paths.ledger}\n  summary ${paths.summary}\n  report  ${reportPath(paths)}`)
-    }).pipe(Effect.provide(storeLayer(state, jobs)))
-).pipe(Command.withDescription("Write a batch's ledger, summary and report again from the state store (e.g. after a run could not write them)."))
+export const ledgerCommand = Command.make("ledger", {
+  batch: batchArg,
+  out: Options.directory("out").pipe(Options.withDescription("Where to write them (default: the current folder)."), Options.withDefault(".")),
+  jobs: jobsOption,
+  state: jobsStateOption,
+  connection: connectionOptions,
+  json: jsonOption
+}).pipe(Command.withDescription("Write a batch's ledger, summary and report again from the state store (e.g. after a run could not write them)."))

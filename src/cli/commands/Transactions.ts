@@ -1,12 +1,9 @@
+/** `payouts transactions`: the command; its handler is in ../handlers/Transactions.ts (loaded on use). */
 import { Command, Options } from "@effect/cli"
-import { Chunk, Console, Effect, Option, Schema, Stream } from "effect"
-import { PaymentClient, type TransactionFilters } from "../../api/Client.ts"
+import { Schema } from "effect"
 import { TransactionStatus, TransactionType } from "../../api/Schemas.ts"
-import { withClient } from "../Connect.ts"
-import { UsageError } from "../Errors.ts"
-import { jsonOption, type OptionValue, printJson } from "../Output.ts"
+import { jsonOption } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
-import { pageFooter, transactionsTable } from "../Views.ts"
 
 const day = (flag: string) =>
   Options.text(flag).pipe(
@@ -36,43 +33,6 @@ const filterOptions = Options.all({
   all: Options.boolean("all").pipe(Options.withDescription("Fetch every page."))
 })
 
-type Parsed = OptionValue<typeof filterOptions>
-
-const checkPaging = (args: Parsed) =>
-  Option.isSome(args.page) && args.all
-    ? Effect.fail(new UsageError({ reason: "--page and --all cannot be used together" }))
-    : Option.exists(args.page, (page) => page < 1)
-      ? Effect.fail(new UsageError({ reason: "--page must be 1 or more" }))
-      : Option.exists(args.limit, (limit) => limit < 1 || limit > 100)
-        ? Effect.fail(new UsageError({ reason: "--limit must be between 1 and 100" }))
-        : Effect.void
-
-const filtersOf = (args: Parsed): TransactionFilters => ({
-  wallet_id: Option.getOrUndefined(args.walletId),
-  currency: Option.getOrUndefined(args.currency),
-  type: Option.getOrUndefined(args.type),
-  status: Option.getOrUndefined(args.status),
-  from_date: Option.getOrUndefined(args.from),
-  to_date: Option.getOrUndefined(args.to),
-  page: Option.getOrUndefined(args.page),
-  limit: Option.getOrUndefined(args.limit)
-})
-
-export const transactionsCommand = Command.make(
-  "transactions",
-  { connection: connectionOptions, json: jsonOption, args: filterOptions },
-  ({ connection, json, args }) =>
-    Effect.gen(function* () {
-      yield* checkPaging(args)
-      const client = yield* PaymentClient
-      const filters = filtersOf(args)
-      if (args.all) {
-        const transactions = Chunk.toReadonlyArray(yield* Stream.runCollect(client.transactionStream(filters)))
-        return yield* json
-          ? printJson({ transactions })
-          : Console.log(`${transactionsTable(transactions)}\n${transactions.length} transactions.`)
-      }
-      const page = yield* client.transactions(filters)
-      yield* json ? printJson(page) : Console.log(`${transactionsTable(page.transactions)}\n${pageFooter(page.pagination)}`)
-    }).pipe(withClient(connection))
-).pipe(Command.withDescription("List the wallet transaction history (90 days), newest first, one page or --all."))
+export const transactionsCommand = Command.make("transactions", { connection: connectionOptions, json: jsonOption, args: filterOptions }).pipe(
+  Command.withDescription("List the wallet transaction history (90 days), newest first, one page or --all.")
+)

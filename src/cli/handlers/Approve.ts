@@ -1,0 +1,25 @@
+import { Console, Effect, Option } from "effect"
+import { ApprovalError, approve as approveBatch, reject as rejectBatch } from "../../jobs/Approval.ts"
+import { jobFolder } from "../../jobs/JobFolder.ts"
+import type { approveCommand, rejectCommand } from "../commands/Approve.ts"
+import { UsageError } from "../Errors.ts"
+import type { Parsed } from "../Lazy.ts"
+
+const asUsage = Effect.mapError((e: unknown) => (e instanceof ApprovalError ? new UsageError({ reason: e.message }) : e))
+
+export const approve = ({ batch, by, jobs }: Parsed<typeof approveCommand>) =>
+  Effect.gen(function* () {
+    const { approval, file } = yield* approveBatch(jobFolder(jobs), batch, by)
+    const totals = Object.entries(approval.approved_what?.currencies ?? {})
+      .map(([currency, t]) => `${currency} ${t.amount} in ${t.rows} rows`)
+      .join(", ")
+    yield* Console.error(
+      `Approved batch ${approval.batch_id} (${approval.file}: ${totals}) by ${approval.approved_by} at ${approval.approved_at}; moved to ${file}: the watcher pays it on its next pass, only if the file is still exactly this batch.`
+    )
+  }).pipe(asUsage)
+
+export const reject = ({ batch, by, jobs, reason }: Parsed<typeof rejectCommand>) =>
+  Effect.gen(function* () {
+    const { approval, file } = yield* rejectBatch(jobFolder(jobs), batch, by, Option.getOrUndefined(reason))
+    yield* Console.error(`Rejected batch ${approval.batch_id} (${approval.file}) by ${by.trim()}; moved to ${file}. Nothing was paid.`)
+  }).pipe(asUsage)

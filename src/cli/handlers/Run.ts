@@ -1,0 +1,135 @@
+/**
+ * `payouts run FILE` and `payouts validate FILE`: wiring only; the work is in src/run (Runner) over
+ * the state store and the client. Loaded when one of them (or `payouts watch`) runs.
+ */
+import { Console, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { resolveAccountScope } from "../../api/Account.ts"
+import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
+import { parseFeeEstimate } from "../../run/Preflight.ts"
+import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
+import { type RunRequest, runBatch } from "../../run/Runner.ts"
+import type { batchOptions, runCommand } from "../commands/Run.ts"
+import { shareRequestBudget } from "../SharedBudget.ts"
+import { openStore } from "../StoreOpen.ts"
+import { type ClientOptions, clientLayer } from "../Connect.ts"
+import { confirmBeforePaying } from "../Confirm.ts"
+import { announceStore, storeFor } from "../StoreLocation.ts"
+import { UsageError } from "../Errors.ts"
+import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
+import type { Parsed } from "../Lazy.ts"
+import { safeguardSettings } from "../SafeguardOptions.ts"
+import { type OptionValue, printJson } from "../Output.ts"
+import { type Connection, resolveConnection, resolveRedirects } from "../Settings.ts"
+import type { AccountId } from "../../domain/Ids.ts"
+
+const DEFAULTS = DEFAULT_RUN_SETTINGS
+
+type BatchOptions = OptionValue<typeof batchOptions>
+
+const parsePercent = (text: string) =>
+  Either.match(parseFeeEstimate(text), {
+    onLeft: (reason) => Effect.fail(new UsageError({ reason: `--fee-estimate: ${reason}` })),
+    onRight: Effect.succeed
+  })
+
+const parseListen = (text: string) => {
+  const match = /^(.+):(\d{1,5})$/.exec(text.trim())
+  return match !== null && Number(match[2]) <= 65535
+    ? Effect.succeed({ host: match[1], port: Number(match[2]) })
+    : Effect.fail(new UsageError({ reason: `--listen: "${text}" is not HOST:PORT` }))
+}
+
+const SANDBOX_FUND = { XAF: 500_000_000, XOF: 500_000_000 }
+
+/** The embedded sandbox: fresh credentials each time, so its account never mixes with another. */
+export const embeddedSandbox = (timeScale: number) =>
+  Effect.gen(function* () {
+    const { startSandbox } = yield* Effect.promise(() => import("../../sandbox/Sandbox.ts"))
+    const key = `sbx_${randomBytes(8).toString("hex")}`
+    const sandbox = yield* startSandbox({ timeScale, fund: SANDBOX_FUND, key, secret: randomBytes(16).toString("hex") })
+    yield* Console.error(`Embedded sandbox at ${sandbox.baseUrl} (time scale ${timeScale}x): a rehearsal, no real money moves.`)
+    return { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) } satisfies Connection
+  })
+
+/** RunSettings and the rest of a RunRequest from the batch options (shared with `payouts watch`). */
+export const batchRequest = (args: BatchOptions, accountId: AccountId) =>
+  Effect.gen(function* () {
+    if (args.concurrency < 1) return yield* new UsageError({ reason: "--concurrency must be at least 1" })
+    const redirects = yield* resolveRedirects(args.redirects)
+    const feePercent = yield* parsePercent(args.feeEstimate)
+    const safeguards = yield* safeguardSettings(args.safeguards)
+    const request: Omit<RunRequest, "file" | "dryRun" | "listen"> = {
+      accountId,
+      outDir: Option.getOrUndefined(args.out),
+      settings: {
+        concurrency: args.concurrency,
+        pollIntervalMs: Duration.toMillis(args.pollInterval),
+        pollMaxMs: Duration.toMillis(args.pollMax),
+        trackTimeoutMs: Duration.toMillis(args.trackTimeout),
+        reconcileGraceMs: Duration.toMillis(args.reconcileGrace),
+        reconcileDeadlineMs: Duration.toMillis(args.reconcileDeadline),
+        resendUnknown: args.resendUnknown,
+        leaseTtlMs: Duration.toMillis(args.leaseTtl),
+        requestTimeoutMs: Duration.toMillis(args.requestTimeout),
+        feePercent,
+        onInsufficient: args.onInsufficient,
+        callbackUrl: Option.getOrUndefined(redirects.callbackUrl),
+        returnUrl: Option.getOrElse(redirects.returnUrl, () => DEFAULTS.returnUrl),
+        cancelUrl: Option.getOrElse(redirects.cancelUrl, () => DEFAULTS.cancelUrl),
+        safeguards
+      },
+      skipInvalid: args.skipInvalid,
+      allowRepeats: args.allowRepeats,
+      repeatWindow: args.repeatWindow,
+      ledgerEvery: args.ledgerEvery,
+      progressEvery: args.progressEvery,
+      outputRetry: args.outputRetry
+    }
+    return request
+  })
+
+/** The client for a batch run: the request timeout and the shared rate ceiling from the options. */
+export const batchClient = (args: Pick<BatchOptions, "requestTimeout" | "rate">): ClientOptions => ({
+  requestTimeout: args.requestTimeout,
+  ratePerSecond: Option.getOrUndefined(args.rate)
+})
+
+const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
+  Effect.gen(function* () {
+    yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
+    const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
+    const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
+    const client = clientLayer(connection, batchClient(args))
+    // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
+    const account = yield* Effect.provide(resolveAccountScope(connection.baseUrl), client)
+    const store = yield* storeFor(args.state, file)
+    const confirm = confirmBeforePaying({ connection, file, yes: args.yes, sandbox: args.sandbox, dryRun })
+    const request: RunRequest = {
+      ...(yield* batchRequest(args, account.accountId)),
+      tokenScope: account.tokenScope,
+      file,
+      listen: Option.getOrUndefined(listen),
+      dryRun,
+      statePath: store,
+      ...(confirm === undefined ? {} : { confirm })
+    }
+    yield* announceStore(store)
+    const result = yield* Effect.zipRight(shareRequestBudget(account.accountId, store), runBatch(request)).pipe(
+      Effect.provide(Layer.merge(client, openStore(store)))
+    )
+    const summary: Readonly<Record<string, unknown>> = result.summary
+    if (args.json) yield* printJson(summary)
+    else if (!dryRun && typeof summary.ledger === "string") {
+      const counts = Object.entries((summary.counts ?? {}) as Record<string, number>).map(([s, n]) => `${n} ${s}`)
+      yield* Console.error(`Done (exit ${result.exitCode}): ${counts.join(", ")}\nLedger:  ${summary.ledger}`)
+    }
+    if (result.exitCode !== EXIT_OK) return yield* new Exiting({ code: result.exitCode })
+  }).pipe(Effect.scoped)
+
+/** `payouts run FILE` and `payouts validate FILE` (a dry run) take the same options. */
+type BatchArgs = Parsed<typeof runCommand>
+
+export const run = ({ args, file }: BatchArgs) => runWith(file, args, false)
+
+export const validate = ({ args, file }: BatchArgs) => runWith(file, args, true)

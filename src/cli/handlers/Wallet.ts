@@ -1,0 +1,14 @@
+import { Console, Effect } from "effect"
+import { PaymentClient } from "../../api/Client.ts"
+import type { walletCommand } from "../commands/Wallet.ts"
+import { withClient } from "../Connect.ts"
+import type { Parsed } from "../Lazy.ts"
+import { printJson } from "../Output.ts"
+import { walletsTable } from "../Views.ts"
+
+export const wallet = ({ connection, json }: Parsed<typeof walletCommand>) =>
+  Effect.gen(function* () {
+    const client = yield* PaymentClient
+    const wallets = yield* client.wallets()
+    yield* json ? printJson({ wallets }) : Console.log(walletsTable(wallets))
+  }).pipe(withClient(connection))

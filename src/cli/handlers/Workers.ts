@@ -1,0 +1,55 @@
+/**
+ * `payouts workers`: the `watch` workers sharing this account's store (DESIGN 12), with their last
+ * heartbeat, the files they run and the batches whose lease their process holds.
+ */
+import { Console, DateTime, Effect } from "effect"
+import { workers as workersOf } from "../../jobs/Workers.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import type { workersCommand } from "../commands/Workers.ts"
+import { accountOf } from "../Jobs.ts"
+import type { Parsed } from "../Lazy.ts"
+import { printJson } from "../Output.ts"
+import { storeLayer } from "../StoreLocation.ts"
+import { type Column, renderTable } from "../Table.ts"
+
+/** host:boot:pid of an owner name host:boot:pid:role: a worker and the runners it started share it. */
+const processOf = (owner: string) => owner.split(":").slice(0, -1).join(":")
+
+const ago = (ms: number) => (ms < 1_000 ? "now" : ms < 120_000 ? `${Math.round(ms / 1_000)}s ago` : `${Math.round(ms / 60_000)}m ago`)
+
+export const workers = ({ connection, jobs, json, state }: Parsed<typeof workersCommand>) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const account = yield* accountOf(connection)
+    const found = yield* workersOf(account)
+    const leased = (yield* store.account(account).listBatches()).filter((b) => b.leaseOwner !== null)
+    const views = found.map((w) => ({
+      worker: w.owner,
+      host: w.host,
+      pid: w.pid,
+      state: w.live ? "live" : "lost",
+      started_at: DateTime.formatIso(DateTime.unsafeMake(w.startedAt)),
+      last_heartbeat_ms_ago: w.silentMs,
+      running: w.running,
+      batches: leased.filter((b) => processOf(b.leaseOwner ?? "") === processOf(w.owner)).map((b) => b.batchId)
+    }))
+    if (json) return yield* printJson(views)
+    if (views.length === 0) return yield* Console.log("No worker has beaten in this account's state store (start one with: payouts watch DIR).")
+    type View = (typeof views)[number]
+    const col = (header: string, value: (v: View) => string): Column<View> => ({ header, value, align: "left" })
+    yield* Console.log(
+      renderTable(
+        [
+          col("worker", (v) => v.worker),
+          col("state", (v) => v.state),
+          col("last heartbeat", (v) => ago(v.last_heartbeat_ms_ago)),
+          col("started", (v) => v.started_at.slice(0, 19)),
+          col("batches", (v) => (v.batches.length === 0 ? "-" : v.batches.join(", "))),
+          col("files", (v) => (v.running.length === 0 ? "-" : v.running.join(", ")))
+        ],
+        views
+      )
+    )
+    const lost = views.filter((v) => v.state === "lost").length
+    if (lost > 0) yield* Console.log(`${lost} worker(s) lost: no heartbeat within their time to live; their batches pass to a live worker once their leases expire.`)
+  }).pipe(Effect.provide(storeLayer(state, jobs)))
