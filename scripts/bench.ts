@@ -5,7 +5,7 @@
  * child processes. Prints a table and writes
  * bench/results/<date>.json (and latest.json).
  *
- *   npm run bench [-- --only latency,rate,overhead,tracking,pgtracking,workers,validate] [--validate-rows N] [--quick]
+ *   npm run bench [-- --only startup,sandbox,latency,rate,overhead,tracking,pgtracking,workers,validate,cost] [--validate-rows N] [--quick]
  *                 [--pg-url postgres://...] [--workers-rate R]
  *
  * `pgtracking` and `workers` need PostgreSQL: `--pg-url`, else PAYOUTS_TEST_DATABASE_URL, else the local
@@ -22,6 +22,8 @@ import { runOrchestrator, type OrchestratorTimes } from "./bench/orchestrator.ts
 import { spawnSandbox } from "./bench/sandbox.ts"
 import { DEFAULT_PG_URL, rowTimes, type RowTimes, shownUrl, sqliteRowTimes, storeUrl, unreachable, withSchema } from "./bench/postgres.ts"
 import { runWorkers, workerArgs } from "./bench/workers.ts"
+import { benchCost } from "./bench/cost.ts"
+import { benchSandboxSpeed } from "./bench/sandboxspeed.ts"
 import * as PostgresStateStore from "../src/store/PostgresStateStore.ts"
 import type { StoreError } from "../src/store/Model.ts"
 import type { StateStore } from "../src/store/StateStore.ts"
@@ -34,7 +36,8 @@ const flag = (name: string) => {
   return at === -1 ? undefined : argv[at + 1]
 }
 const quick = argv.includes("--quick")
-const only = new Set((flag("only") ?? "latency,rate,overhead,tracking,pgtracking,workers,validate").split(","))
+const ALL = "startup,sandbox,latency,rate,overhead,tracking,pgtracking,workers,validate,cost"
+const only = new Set((flag("only") ?? ALL).split(","))
 const pgUrl = flag("pg-url") ?? process.env.PAYOUTS_TEST_DATABASE_URL ?? DEFAULT_PG_URL
 const scale = (n: number) => (quick ? Math.max(100, Math.round(n / 10)) : n)
 const FUND = { XAF: 100_000_000_000, XOF: 100_000_000_000 }
@@ -386,8 +389,30 @@ const validateSection = async () => {
   }
 }
 
+/** A section measured by its own module: its rows go in the table as they come. */
+const moduleRows = (section: string, measured: ReadonlyArray<Omit<Row, "section" | "ratio">>) => {
+  for (const r of measured) row({ section, ...r })
+}
+
+const sandboxSection = async () => {
+  log("sandbox speed: payout POSTs/s on one core, plain keep-alive loop at concurrency 32")
+  moduleRows("sandbox", await benchSandboxSpeed({ seconds: quick ? 3 : 8, runs: quick ? 1 : 3, log }))
+}
+
+const costSection = async () => {
+  const result = await benchCost({
+    root,
+    intakeSizes: quick ? [10_000, 50_000, 100_000] : [10_000, 100_000, 1_000_000],
+    runSizes: quick ? [1_000, 10_000] : [10_000, 100_000],
+    log
+  })
+  details.cost = result.details
+  moduleRows("cost", result.rows)
+}
+
 const started = Date.now()
 const loadBefore = loadavg()
+if (only.has("sandbox")) await sandboxSection()
 if (only.has("latency") || only.has("overhead")) {
   log("warm-up batch (not measured): the first run in a process pays for compiling and JIT")
   await batchRun("warmup", 300, { timeScale: 600 }, { concurrency: 8, pollIntervalMs: 200 })
@@ -402,6 +427,7 @@ if (only.has("tracking")) await trackingSection()
 if (only.has("pgtracking")) await pgTrackingSection()
 if (only.has("workers")) await workersSection()
 if (only.has("validate")) await validateSection()
+if (only.has("cost")) await costSection()
 
 const machine = {
   cpus: cpus().length,
