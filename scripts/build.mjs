@@ -18,8 +18,30 @@ const entryPoints = { main: join(root, "src/cli/main.ts") }
 const worker = join(root, "src/intake/ValidateWorker.ts")
 if (existsSync(worker)) entryPoints.ValidateWorker = worker
 
-/** Packages loaded with `require` when first called instead of at start (see `lean` below). */
-const LAZY_CJS = /^(yaml|toml|ini)$/
+/** A class whose instances are made by the package, loaded on the first `new`. */
+const lazyClass = (name, of) => `export ${name === "default" ? "default class" : `class ${name}`} { constructor(...args) { return new (${of})(...args) } }`
+
+/**
+ * CommonJS packages that only some commands use but that every command loading their importer would
+ * evaluate at start (their importers use them only inside functions): each is replaced, for that
+ * importer, by these few names, which require the package (left outside the bundle) on first use.
+ * Every name the importer uses must be here: the build fails on a missing one.
+ */
+const LAZY = {
+  // @effect/cli's parsers of option files in YAML, TOML and INI: we read no such file.
+  yaml: { from: "@effect/cli", exports: ["export const parse = (text) => load().parse(text)"] },
+  toml: { from: "@effect/cli", exports: ["export const parse = (text) => load().parse(text)"] },
+  ini: { from: "@effect/cli", exports: ["export const parse = (text) => load().parse(text)"] },
+  // The PostgreSQL driver: only a postgres:// store needs it, and a SQLite one is the default.
+  pg: {
+    from: "@effect/sql-pg",
+    exports: [lazyClass("Client", "load().Client"), lazyClass("Pool", "load().Pool"), "export const escapeIdentifier = (text) => load().escapeIdentifier(text)"]
+  },
+  "pg-cursor": { from: "@effect/sql-pg", exports: [lazyClass("default", "load()")] },
+  // WebSockets of the HTTP server and sockets: the webhook receiver and the sandbox serve none.
+  ws: { from: "@effect/platform-node", exports: [lazyClass("WebSocket", "load().WebSocket"), lazyClass("WebSocketServer", "load().WebSocketServer")] }
+}
+const LAZY_NAMES = new RegExp(`^(${Object.keys(LAZY).join("|")})$`)
 
 /**
  * The names a package's index (its "barrel") re-exports, each with the module it comes from:
@@ -86,11 +108,9 @@ const lean = {
       loader: "js"
     }))
     build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => ({ contents: withoutBarrels(readFileSync(args.path, "utf8")), loader: "ts" }))
-    // @effect/cli imports parsers for YAML, TOML and INI option files at its top level; we read no
-    // such file, so they are required (external, from node_modules) only if one is ever parsed.
-    build.onResolve({ filter: LAZY_CJS }, (args) => (args.importer.includes("@effect/cli") ? { path: args.path, namespace: "lazy-cjs" } : undefined))
+    build.onResolve({ filter: LAZY_NAMES }, (args) => (args.importer.includes(LAZY[args.path].from) ? { path: args.path, namespace: "lazy-cjs" } : undefined))
     build.onLoad({ filter: /.*/, namespace: "lazy-cjs" }, (args) => ({
-      contents: `export const parse = (text) => require(${JSON.stringify(args.path)}).parse(text)`,
+      contents: [`let loaded\nconst load = () => (loaded ??= require(${JSON.stringify(args.path)}))`, ...LAZY[args.path].exports].join("\n"),
       resolveDir: root,
       loader: "js"
     }))
@@ -113,8 +133,8 @@ const result = await build({
   logLevel: "warning",
   chunkNames: "[name]-[hash]",
   plugins: [lean],
-  // A native addon cannot be bundled (pg-native is pg's optional one); the lazy parsers stay outside.
-  external: ["better-sqlite3", "pg-native", "yaml", "toml", "ini"],
+  // A native addon cannot be bundled (pg-native is pg's optional one); the lazy packages stay outside.
+  external: ["better-sqlite3", "pg-native", ...Object.keys(LAZY)],
   // Bundled CommonJS packages call require(), which ESM lacks: each output file makes its own.
   banner: { js: "import { createRequire as __payoutsRequire } from \"node:module\"; const require = __payoutsRequire(import.meta.url);" }
 })
