@@ -28,11 +28,32 @@ type RecordsOrError = Either.Either<ReadonlyArray<CsvRecord>, CsvFileError>
 
 const isBlank = (cells: ReadonlyArray<string>): boolean => cells.every((cell) => cell.trim() === "")
 
+/** The header as written, by column: what error messages name. */
+export const headerNames = (header: CsvHeader): Partial<Record<CsvColumn, string>> => {
+  const headers: Partial<Record<CsvColumn, string>> = {}
+  for (const slot of header.slots) if (slot._tag === "Column") headers[slot.column] = slot.header
+  return headers
+}
+
 export class CsvRecordReader {
   private header: CsvHeader | undefined
   private headers: Partial<Record<CsvColumn, string>> = {}
   private sawHeader = false
   private index = 0
+
+  /** A reader of the rows after a header already read (a chunk of a file read on a worker thread). */
+  static after(header: CsvHeader): CsvRecordReader {
+    const reader = new CsvRecordReader()
+    reader.header = header
+    reader.headers = headerNames(header)
+    reader.sawHeader = true
+    return reader
+  }
+
+  /** The header, once read. */
+  get resolvedHeader(): CsvHeader | undefined {
+    return this.header
+  }
 
   rows(rows: ReadonlyArray<CsvRow>, delimiter: string): RecordsOrError {
     const records: Array<CsvRecord> = []
@@ -57,7 +78,7 @@ export class CsvRecordReader {
     this.sawHeader = true
     return Either.map(resolveHeader(row.cells, delimiter), (header) => {
       this.header = header
-      for (const slot of header.slots) if (slot._tag === "Column") this.headers[slot.column] = slot.header
+      this.headers = headerNames(header)
     })
   }
 

@@ -7,7 +7,7 @@ import { Either } from "effect"
 import Papa from "papaparse"
 import { CsvEncodingError, type CsvFileError, CsvRecordTooLongError } from "./CsvErrors.ts"
 import { MAX_COLUMNS, tooManyColumns } from "./CsvHeader.ts"
-import { countNewlines, firstInvalidUtf8, HeaderLineScan, lineBreaksBefore } from "./CsvText.ts"
+import { countNewlines, firstInvalidUtf8, HeaderLineScan, LineBreakNormaliser, lineBreaksBefore } from "./CsvText.ts"
 
 export const MAX_RECORD_CHARS = 16 * 1024 * 1024
 
@@ -26,26 +26,66 @@ const QUOTE_PROBLEMS: Readonly<Record<string, string>> = {
   InvalidQuotes: "malformed quotes: a closing quote must be followed by the delimiter or the end of the line"
 }
 
+interface RawRow {
+  readonly cells: ReadonlyArray<string>
+  /** Where the row ends in the parsed text: after its line break. */
+  readonly end: number
+  readonly quoteProblem: string | undefined
+}
+
+const rawRowOf = (results: Papa.ParseStepResult<unknown>): RawRow => {
+  const data = results.data
+  const cells = Array.isArray(data) && Array.isArray(data[0]) ? (data[0] as Array<string>) : []
+  const problem = results.errors.find((error) => Object.hasOwn(QUOTE_PROBLEMS, error.code))
+  return { cells, end: results.meta.cursor, quoteProblem: problem === undefined ? undefined : QUOTE_PROBLEMS[problem.code] }
+}
+
+/**
+ * The rows of a piece of text that starts at a row's start (`line`), parsed as the streamed reader
+ * parses it; `end` is where the last row read ends. Unless `last`, the text's final row is left out as
+ * unfinished: when the piece was cut at a row's end, `end` is then the text's length.
+ */
+export const rowsOfText = (
+  text: string,
+  delimiter: string,
+  line: number,
+  last: boolean
+): { rows: Array<CsvRow>; ends: Array<number>; end: number } => {
+  const raws: Array<RawRow> = []
+  new Papa.Parser({ delimiter, newline: "\n", quoteChar: "\"", step: (results: Papa.ParseStepResult<unknown>) => void raws.push(rawRowOf(results)) })
+    .parse(text, 0, !last)
+  const rows: Array<CsvRow> = []
+  const ends: Array<number> = []
+  let start = 0
+  for (const raw of raws) {
+    rows.push({ line, cells: raw.cells, quoteProblem: raw.quoteProblem })
+    ends.push(raw.end)
+    line += countNewlines(text, start, raw.end)
+    start = raw.end
+  }
+  return { rows, ends, end: start }
+}
+
 const countQuotes = (text: string): number => {
   let count = 0
   for (let at = text.indexOf("\""); at !== -1; at = text.indexOf("\"", at + 1)) count++
   return count
 }
 
-const isUtf16Bom = (bytes: Uint8Array): boolean =>
+export const isUtf16Bom = (bytes: Uint8Array): boolean =>
   bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
 
 /** Comma or semicolon, detected from the first line; CRLF and CR read as LF; a BOM skipped. */
 export class CsvRowReader {
   private readonly decoder = new TextDecoder("utf-8", { fatal: true })
   private bytesSeen = 0
-  private carriedCR = false
+  private readonly lineBreaks = new LineBreakNormaliser()
   private pending = ""
   private pendingLine = 1
   private openQuote = false
   private parser: Papa.Parser | undefined
   private readonly headerLine = new HeaderLineScan()
-  private readonly collected: Array<{ cells: ReadonlyArray<string>; end: number; quoteProblem: string | undefined }> = []
+  private readonly collected: Array<RawRow> = []
   delimiter: "," | ";" | undefined
 
   push(bytes: Uint8Array): RowsOrError {
@@ -80,16 +120,13 @@ export class CsvRowReader {
   }
 
   private encodingError(byteOffset: number, reason: string, bytes?: Uint8Array, upTo?: number): CsvEncodingError {
-    const before = bytes === undefined || upTo === undefined ? 0 : lineBreaksBefore(bytes, upTo, this.carriedCR)
+    const before = bytes === undefined || upTo === undefined ? 0 : lineBreaksBefore(bytes, upTo, this.lineBreaks.carriedCR)
     const line = this.pendingLine + countNewlines(this.pending, 0, this.pending.length) + before
     return new CsvEncodingError({ line, byteOffset, reason: `${reason} (byte ${byteOffset})` })
   }
 
   private normaliseLineBreaks(decoded: string, last: boolean): string {
-    let text = this.carriedCR ? `\r${decoded}` : decoded
-    this.carriedCR = !last && text.endsWith("\r")
-    if (this.carriedCR) text = text.slice(0, -1)
-    return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text
+    return this.lineBreaks.push(decoded, last)
   }
 
   private feed(text: string, last: boolean): RowsOrError {
@@ -146,14 +183,7 @@ export class CsvRowReader {
   }
 
   private collect(results: Papa.ParseStepResult<unknown>): void {
-    const data = results.data
-    const cells = Array.isArray(data) && Array.isArray(data[0]) ? (data[0] as Array<string>) : []
-    const problem = results.errors.find((error) => Object.hasOwn(QUOTE_PROBLEMS, error.code))
-    this.collected.push({
-      cells,
-      end: results.meta.cursor,
-      quoteProblem: problem === undefined ? undefined : QUOTE_PROBLEMS[problem.code]
-    })
+    this.collected.push(rawRowOf(results))
   }
 
   private checkPendingSize(rows: ReadonlyArray<CsvRow>): RowsOrError {

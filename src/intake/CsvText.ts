@@ -98,3 +98,18 @@ export const firstInvalidUtf8 = (bytes: Uint8Array): number => {
   }
   return -1
 }
+
+/**
+ * CRLF and lone CR read as LF across chunks: a CR at the end of one chunk is held back until the next
+ * shows whether an LF follows it.
+ */
+export class LineBreakNormaliser {
+  carriedCR = false
+
+  push(decoded: string, last: boolean): string {
+    let text = this.carriedCR ? `\r${decoded}` : decoded
+    this.carriedCR = !last && text.endsWith("\r")
+    if (this.carriedCR) text = text.slice(0, -1)
+    return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text
+  }
+}

@@ -8,14 +8,15 @@ import { Chunk, DateTime, type Duration, Effect, Either, Option, Stream } from "
 import { createHash, randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { basename } from "node:path"
-import { formatAmount } from "../domain/Money.ts"
 import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
 import type { Batch, RowInput } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
 import type { RowError } from "./RowError.ts"
-import { type GuardSettings, makeIntakeGuards, NO_GUARDS } from "./Guards.ts"
-import { type CheckedRow, validateCsvFile, type ValidRow } from "./Validate.ts"
+import { makeCrossBatch } from "./CrossBatch.ts"
+import { dryRun } from "./DryRun.ts"
+import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
+import { type CheckedRow, validateCsvFile } from "./Validate.ts"
 import { type AccountId, BatchId } from "../domain/Ids.ts"
 import { withLock } from "../store/RegisterLock.ts"
 
@@ -36,6 +37,8 @@ export interface IntakeOptions {
   readonly dryRun?: boolean
   /** Ceilings on a mistake (issue 12, item 13); default: none. */
   readonly guards?: GuardSettings
+  /** A dry run's checks on worker threads or not; default: by the file's size (see DryRun.ts). */
+  readonly parallel?: boolean
 }
 
 /** The rows a batch would pay, as columns: a million rows stay a few megabytes. */
@@ -126,10 +129,22 @@ export const intake = (options: IntakeOptions) =>
       return { _tag: "Loaded", batch: existing.value, resumed: true, errors: [] } satisfies Intake as Intake
     }
     const fileName = basename(options.file)
+    const since = DateTime.subtractDuration(yield* DateTime.now, options.repeatWindow)
+    if (options.dryRun === true) {
+      return yield* dryRun({
+        accountId,
+        batchId,
+        allowRepeats: options.allowRepeats,
+        since,
+        guards: options.guards ?? NO_GUARDS,
+        file: options.file,
+        fileName,
+        skipInvalid: options.skipInvalid,
+        ...(options.parallel === undefined ? {} : { parallel: options.parallel })
+      })
+    }
     const errors: Array<RowError> = []
     let rows = 0
-    const since = DateTime.subtractDuration(yield* DateTime.now, options.repeatWindow)
-    const guards = yield* makeIntakeGuards(accountId, options.guards ?? NO_GUARDS)
 
     // Occurrences of each content among the file's rows without ids, in file order (the token's index).
     const seenContent = new Map<string, number>()
@@ -143,80 +158,23 @@ export const intake = (options: IntakeOptions) =>
       return mintToken(tokenScope, { _tag: "Content", phone: row.phone, amountMinor: row.amountMinor, currency: row.currency, operator: row.operator, occurrence })
     }
 
-    /** Ids and repeats already used by the account's other batches. */
-    const crossBatch = (group: ReadonlyArray<CheckedRow>) =>
-      Effect.gen(function* () {
-        const valid = group.filter((r): r is ValidRow => r._tag === "ValidRow")
-        const ids = valid.flatMap((r) => (r.id === undefined ? [] : [r.id]))
-        const keys = options.allowRepeats ? [] : valid.flatMap((r) => (r.id === undefined ? [r.repeatKey] : []))
-        const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
-        const keyHits = keys.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(keys, since)
-        const byId = new Map(idHits.map((m) => [m.key, m]))
-        const byKey = new Map(keyHits.map((m) => [m.key, m]))
-        const extras = group.map((row) => {
-          const extra: Array<RowError> = []
-          if (row._tag === "ValidRow") {
-            const id = row.id === undefined ? undefined : byId.get(row.id)
-            if (id !== undefined) {
-              extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${row.id}" was already used in ${id.fileName} line ${id.line} (${id.state})` })
-            }
-            const key = row.id === undefined ? byKey.get(row.repeatKey) : undefined
-            if (key !== undefined) {
-              extra.push({
-                line: row.line,
-                column: "phone+amount+operator",
-                value: `${row.phone} ${row.amountMinor} ${row.operator}`,
-                reason: `same phone, amount and operator as ${key.fileName} line ${key.line} within the repeat window, without an id: a double entry? (give rows ids, or allow repeats)`
-              })
-            }
-          }
-          return extra
-        })
-        // The guards judge only the rows that would otherwise be paid, in file order.
-        const payable = group.flatMap((row, i) => (row._tag === "ValidRow" && extras[i].length === 0 ? [{ row, i }] : []))
-        const breaches = yield* guards.check(payable.map(({ row }) => row))
-        payable.forEach(({ row, i }, k) => {
-          const broken = breaches[k]
-          if (broken !== undefined) {
-            extras[i].push({ line: row.line, column: broken.column, value: broken.column === "phone" ? row.phone : formatAmount(row.amountMinor, row.currency), reason: broken.reason })
-          }
-        })
-        return group.map((row, i) => {
+    const crossBatch = yield* makeCrossBatch({ accountId, batchId, allowRepeats: options.allowRepeats, since, guards: options.guards ?? NO_GUARDS })
+    const toInputs = (group: ReadonlyArray<CheckedRow>) =>
+      Effect.map(crossBatch(group), (extras) =>
+        group.map((row, i) => {
           const extra = extras[i]
           const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
           errors.push(...rowErrors)
           rows++
           return toInput(row, extra, tokenOf(row, rowErrors.length === 0))
         })
-      })
+      )
 
     const inputs = validateCsvFile(options.file, { fileName, allowRepeats: options.allowRepeats }).pipe(
       Stream.grouped(GROUP),
-      Stream.mapEffect((group) => crossBatch(Chunk.toReadonlyArray(group))),
+      Stream.mapEffect((group) => toInputs(Chunk.toReadonlyArray(group))),
       Stream.flattenIterables
     )
-    if (options.dryRun === true) {
-      const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
-      let rejected = 0
-      const checked = yield* inputs.pipe(
-        Stream.runForEach((input) =>
-          Effect.sync(() => {
-            if (input.state === "rejected") return void rejected++
-            pending.idxs.push(input.idx)
-            pending.currencies.push(input.currency)
-            pending.amounts.push(input.amountMinor ?? 0)
-          })
-        ),
-        Effect.either
-      )
-      if (Either.isLeft(checked)) {
-        const error = checked.left
-        if (error._tag === "StoreError") return yield* Effect.fail(error)
-        return { _tag: "Refused", batchId, errors: csvFileErrorRows(error as CsvFileError), rows } satisfies Intake as Intake
-      }
-      if (errors.length > 0 && !options.skipInvalid) return { _tag: "Refused", batchId, errors, rows } satisfies Intake as Intake
-      return { _tag: "Checked", batchId, pending, rejected, errors } satisfies Intake as Intake
-    }
     // One intake per account at a time across every process sharing the store: the other batches' ids
     // and repeats checked above are then all committed, so two machines loading the same id at the
     // same moment accept it once (DESIGN 12).

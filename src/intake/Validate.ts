@@ -10,7 +10,8 @@ import type { Country, MobileOperator, PayoutCurrency } from "../domain/Operator
 import { normaliseMobile } from "../domain/Phone.ts"
 import { type CsvColumn, type CsvFileError, type CsvRecord, parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
 import type { RowError } from "./RowError.ts"
-import { hash64, hashOfHex, LineTable, repeatKeyOf } from "./ValidateKeys.ts"
+import { DuplicateFinder } from "./Duplicates.ts"
+import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
 import * as Rules from "./ValidateRules.ts"
 import type { MinorUnits } from "../domain/Ids.ts"
 
@@ -59,8 +60,16 @@ export interface ValidateOptions {
 export const defaultDescription = (id: string | undefined, fileName: string, line: number): string =>
   id === undefined ? `Payout ${fileName} line ${line}` : `Payout ${id}`
 
+/** A row checked alone, before its repeat key (a sha256) is taken: what the worker threads compute. */
+export type CheckedFields = Omit<ValidRow, "repeatKey"> | RejectedRow
+
 /** Checks one record alone: everything but duplicates. */
 export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => {
+  const row = checkFields(record, fileName)
+  return row._tag === "RejectedRow" ? row : { ...row, repeatKey: repeatKeyOf(row.phone, row.amountMinor, row.operator) }
+}
+
+export const checkFields = (record: CsvRecord, fileName: string): CheckedFields => {
   const { line, index, fields, headers } = record
   const errors: Array<RowError> = [...record.errors]
   const cell = (column: CsvColumn): string => fields[column] ?? ""
@@ -108,8 +117,7 @@ export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => 
       name,
       email,
       description: description ?? defaultDescription(id, fileName, line),
-      details,
-      repeatKey: repeatKeyOf(phone, amountMinor, operator.code)
+      details
     }
   }
   const [first, ...rest] = errors.length > 0 ? errors : [{ line, column: "", value: "", reason: "row is incomplete" }]
@@ -146,34 +154,21 @@ const cellsOf = (record: CsvRecord): Partial<Record<CsvColumn, string>> =>
  * repeats an id, or repeats (phone, amount, operator) where either row has no id, is rejected.
  */
 export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) => CheckedRow) => {
-  const ids = new LineTable()
-  const keys = new LineTable()
-  const keysWithoutId = new LineTable()
+  let finder: DuplicateFinder | undefined
   return (record) => {
     const row = checkRecord(record, options.fileName)
-    const errors: Array<RowError> = []
-    const idColumn = record.headers.id ?? "id"
-    if (row.id !== undefined) {
-      const first = ids.addOrGet(hash64(row.id), row.line)
-      if (first !== undefined) {
-        errors.push({ line: row.line, column: idColumn, value: row.id, reason: `duplicate id "${row.id}": first used on line ${first}` })
-      }
-    }
-    if (row._tag === "ValidRow") {
-      const hash = hashOfHex(row.repeatKey)
-      const first = row.id === undefined ? keys.addOrGet(hash, row.line) : keysWithoutId.get(hash)
-      if (row.id === undefined) keysWithoutId.addOrGet(hash, row.line)
-      else keys.addOrGet(hash, row.line)
-      if (first !== undefined && !options.allowRepeats) {
-        const { headers } = record
-        errors.push({
-          line: row.line,
-          column: [headers.phone, headers.amount, headers.operator].join("+"),
-          value: [row.phone, record.fields.amount?.trim(), row.operator].join(" "),
-          reason: `same phone, amount and operator as line ${first} without distinct ids: a double entry? (give each row its own id, or allow repeats)`
-        })
-      }
-    }
+    finder ??= new DuplicateFinder(options.allowRepeats === true, record.headers)
+    const idHash = row.id === undefined ? undefined : fastHash64(row.id)
+    const repeatHash = row._tag === "ValidRow" ? fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator)) : undefined
+    const errors = finder.check(
+      row.line,
+      row.id,
+      idHash?.hi ?? 0,
+      idHash?.lo ?? 0,
+      row._tag === "ValidRow" && repeatHash !== undefined
+        ? { hi: repeatHash.hi, lo: repeatHash.lo, phone: row.phone, amount: record.fields.amount?.trim(), operator: row.operator }
+        : undefined
+    )
     if (errors.length === 0) return row
     if (row._tag === "RejectedRow") return { ...row, errors: [...row.errors, ...errors] }
     const [first, ...rest] = errors

@@ -1,0 +1,96 @@
+/**
+ * A new file's rows against the account's other batches: ids already used, repeats of (phone, amount,
+ * operator) without ids within the repeat window, and the guards. Asked of the store a group of rows at
+ * a time, in file order; the same for `payouts run` (which then loads the rows) and for `payouts
+ * validate` (which loads nothing), so both refuse the same rows for the same reasons.
+ */
+import type { DateTime } from "effect"
+import { Effect } from "effect"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
+import { formatAmount } from "../domain/Money.ts"
+import type { PayoutCurrency } from "../domain/Operators.ts"
+import { StateStore } from "../store/StateStore.ts"
+import type { GuardSettings } from "./Guards.ts"
+import { makeIntakeGuards } from "./Guards.ts"
+import type { RowError } from "./RowError.ts"
+
+/** What the cross-batch checks read of a row valid on its own (a `ValidRow` is one). */
+export interface IntakeValidRow {
+  readonly _tag: "ValidRow"
+  readonly line: number
+  readonly index: number
+  readonly id: string | undefined
+  /** Needed for the rows without an id only (compared with other batches' rows by it). */
+  readonly repeatKey: string | undefined
+  readonly phone: string
+  /** In minor units (a `MinorUnits` read back from a worker's column is a plain number). */
+  readonly amountMinor: number
+  readonly operator: string
+  readonly currency: PayoutCurrency
+}
+
+/** A row refused on its own or as a duplicate in its file (a `RejectedRow` is one). */
+export interface IntakeRejectedRow {
+  readonly _tag: "RejectedRow"
+  readonly line: number
+  readonly index: number
+  readonly id: string | undefined
+  readonly errors: ReadonlyArray<RowError>
+}
+
+export type IntakeRow = IntakeValidRow | IntakeRejectedRow
+
+export interface CrossBatchSettings {
+  readonly accountId: AccountId
+  readonly batchId: BatchId
+  readonly allowRepeats: boolean
+  /** Rows of other batches created or claimed since then count as repeats. */
+  readonly since: DateTime.Utc
+  readonly guards: GuardSettings
+}
+
+/** For each row of a group, the errors the other batches and the guards add to it (often none). */
+export const makeCrossBatch = (settings: CrossBatchSettings) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const { accountId, batchId } = settings
+    const guards = yield* makeIntakeGuards(accountId, settings.guards)
+    return Effect.fn("Intake.crossBatch")(function* (group: ReadonlyArray<IntakeRow>) {
+      const valid = group.filter((r): r is IntakeValidRow => r._tag === "ValidRow")
+      const ids = valid.flatMap((r) => (r.id === undefined ? [] : [r.id]))
+      const keys = settings.allowRepeats ? [] : valid.flatMap((r) => (r.id === undefined && r.repeatKey !== undefined ? [r.repeatKey] : []))
+      const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
+      const keyHits = keys.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(keys, settings.since)
+      const byId = new Map(idHits.map((m) => [m.key, m]))
+      const byKey = new Map(keyHits.map((m) => [m.key, m]))
+      const extras = group.map((row) => {
+        const extra: Array<RowError> = []
+        if (row._tag === "ValidRow") {
+          const id = row.id === undefined ? undefined : byId.get(row.id)
+          if (id !== undefined) {
+            extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${row.id}" was already used in ${id.fileName} line ${id.line} (${id.state})` })
+          }
+          const key = row.id === undefined && row.repeatKey !== undefined ? byKey.get(row.repeatKey) : undefined
+          if (key !== undefined) {
+            extra.push({
+              line: row.line,
+              column: "phone+amount+operator",
+              value: `${row.phone} ${row.amountMinor} ${row.operator}`,
+              reason: `same phone, amount and operator as ${key.fileName} line ${key.line} within the repeat window, without an id: a double entry? (give rows ids, or allow repeats)`
+            })
+          }
+        }
+        return extra
+      })
+      // The guards judge only the rows that would otherwise be paid, in file order.
+      const payable = group.flatMap((row, i) => (row._tag === "ValidRow" && extras[i].length === 0 ? [{ row, i }] : []))
+      const breaches = yield* guards.check(payable.map(({ row }) => row))
+      payable.forEach(({ row, i }, k) => {
+        const broken = breaches[k]
+        if (broken !== undefined) {
+          extras[i].push({ line: row.line, column: broken.column, value: broken.column === "phone" ? row.phone : formatAmount(row.amountMinor, row.currency), reason: broken.reason })
+        }
+      })
+      return extras
+    })
+  })

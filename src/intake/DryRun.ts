@@ -1,0 +1,175 @@
+/**
+ * `payouts validate` of a new file: every check of `payouts run`'s intake (the rows alone, duplicates
+ * in the file, ids and repeats of other batches, the guards), nothing written to the store. A big file
+ * is parsed and checked in chunks on worker threads and merged here in file order (duplicates found
+ * here, in order, so every error keeps its line); a small one, or any file the chunked reader leaves
+ * alone (see CsvChunks.ts), goes through the streamed reader on this thread. Both give the same result.
+ */
+import { FileSystem } from "@effect/platform"
+import { Chunk, Data, Effect, Either, Stream } from "effect"
+import type { BatchId } from "../domain/Ids.ts"
+import type { StoreError } from "../store/Model.ts"
+import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts"
+import { csvFileErrorRows } from "./Csv.ts"
+import { CsvChunkSplitter, type TextChunk } from "./CsvChunks.ts"
+import { headerNames } from "./CsvReader.ts"
+import { type CrossBatchSettings, type IntakeRow, makeCrossBatch } from "./CrossBatch.ts"
+import { DuplicateFinder } from "./Duplicates.ts"
+import type { Intake, PendingColumns } from "./Intake.ts"
+import type { RowError } from "./RowError.ts"
+import { validateCsvFile } from "./Validate.ts"
+import { type ChunkRows, FLAG_VALID } from "./ValidateChunk.ts"
+import { makeValidatePool } from "./ValidatePool.ts"
+
+/** From this size a file is checked on worker threads: below, starting them costs more than it saves. */
+export const PARALLEL_MIN_BYTES = 4 * 1024 * 1024
+
+/** Characters of text per chunk sent to a worker (about 4,000 rows of a typical file). */
+const CHUNK_CHARS = 512 * 1024
+
+/** Rows per group asked of the store on the streamed path (as `payouts run`'s intake). */
+const GROUP = 500
+
+export interface DryRunInput extends CrossBatchSettings {
+  readonly file: string
+  readonly fileName: string
+  readonly skipInvalid: boolean
+  /** Worker threads or not; default: by the file's size. */
+  readonly parallel?: boolean
+  /** Characters per chunk on the worker threads (tests make it small to cut a small file often). */
+  readonly chunkChars?: number
+}
+
+/** The parallel path gives the file to the streamed reader (it alone words file-level problems). */
+export class Fallback extends Data.TaggedError("Fallback")<{ readonly why: string }> {}
+
+/** What the check adds up, row after row in file order. */
+const makeTally = (batchId: BatchId, skipInvalid: boolean) => {
+  const errors: Array<RowError> = []
+  const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
+  let rows = 0
+  let rejected = 0
+  return {
+    get rows() {
+      return rows
+    },
+    add: (group: ReadonlyArray<IntakeRow>, extras: ReadonlyArray<ReadonlyArray<RowError>>) => {
+      group.forEach((row, i) => {
+        const extra = extras[i]
+        const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
+        for (const e of rowErrors) errors.push(e)
+        rows++
+        if (rowErrors.length > 0) return void rejected++
+        if (row._tag !== "ValidRow") return
+        pending.idxs.push(row.index)
+        pending.currencies.push(row.currency)
+        pending.amounts.push(row.amountMinor)
+      })
+    },
+    result: (): Intake =>
+      errors.length > 0 && !skipInvalid
+        ? { _tag: "Refused", batchId, errors, rows }
+        : { _tag: "Checked", batchId, pending, rejected, errors }
+  }
+}
+
+const streamed = (input: DryRunInput) =>
+  Effect.gen(function* () {
+    const crossBatch = yield* makeCrossBatch(input)
+    const tally = makeTally(input.batchId, input.skipInvalid)
+    const checked = yield* validateCsvFile(input.file, { fileName: input.fileName, allowRepeats: input.allowRepeats }).pipe(
+      Stream.grouped(GROUP),
+      Stream.mapEffect((chunk) => {
+        const group = Chunk.toReadonlyArray(chunk)
+        return Effect.map(crossBatch(group), (extras) => tally.add(group, extras))
+      }),
+      Stream.runDrain,
+      Effect.either
+    )
+    if (Either.isLeft(checked)) {
+      const error = checked.left
+      if (error._tag === "StoreError") return yield* Effect.fail(error)
+      return { _tag: "Refused", batchId: input.batchId, errors: csvFileErrorRows(error), rows: tally.rows } satisfies Intake as Intake
+    }
+    return tally.result()
+  })
+
+/** A chunk's rows with the file's duplicates found, in order: `index` is the file's row index so far. */
+const merge = (r: ChunkRows, finder: DuplicateFinder, index: number): Array<IntakeRow> => {
+  const group: Array<IntakeRow> = []
+  let k = 0
+  for (let i = 0; i < r.count; i++) {
+    const line = r.lines[i]
+    const id = r.ids[i] ?? undefined
+    const own = r.rejected[k]?.at === i ? r.rejected[k++].errors : undefined
+    const valid = (r.flags[i] & FLAG_VALID) !== 0
+    const operator = MOBILE_OPERATOR_CODES[r.operators[i]]
+    const repeat = valid ? { hi: r.keyHi[i], lo: r.keyLo[i], phone: r.phones[i], amount: r.amountsWritten[i], operator } : undefined
+    const dup = finder.check(line, id, r.idHi[i], r.idLo[i], repeat)
+    if (own !== undefined || dup.length > 0) {
+      group.push({ _tag: "RejectedRow", line, index: index + i, id, errors: own === undefined ? dup : [...own, ...dup] })
+    } else {
+      group.push({
+        _tag: "ValidRow",
+        line,
+        index: index + i,
+        id,
+        repeatKey: r.repeatKeys[i] ?? undefined,
+        phone: r.phones[i],
+        amountMinor: r.amounts[i],
+        operator,
+        currency: PAYOUT_CURRENCIES[r.currencies[i]]
+      })
+    }
+  }
+  return group
+}
+
+/** The check on worker threads alone: fails (Fallback, WorkerFailed) where `dryRun` uses the streamed reader. */
+export const checkOnThreads = (input: DryRunInput) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const pool = yield* makeValidatePool()
+    const crossBatch = yield* makeCrossBatch(input)
+    const tally = makeTally(input.batchId, input.skipInvalid)
+    const splitter = new CsvChunkSplitter(input.chunkChars ?? CHUNK_CHARS)
+    const ready = (chunks: ReadonlyArray<TextChunk> | undefined) =>
+      chunks === undefined ? Effect.fail(new Fallback({ why: "the file needs the streamed reader" })) : Effect.succeed(chunks)
+    let finder: DuplicateFinder | undefined
+    let index = 0
+    yield* fs.stream(input.file, { chunkSize: 256 * 1024 }).pipe(
+      Stream.mapError((e) => new Fallback({ why: e.message })),
+      Stream.mapConcatEffect((bytes) => ready(splitter.push(bytes))),
+      Stream.concat(Stream.suspend(() => Stream.fromIterableEffect(ready(splitter.end())))),
+      // Up to two chunks a worker in flight: each has the next while its last answer is merged.
+      Stream.mapEffect(
+        (chunk) => {
+          finder ??= new DuplicateFinder(input.allowRepeats, headerNames(chunk.header))
+          return pool.run({ ...chunk, fileName: input.fileName })
+        },
+        { concurrency: pool.size * 2 }
+      ),
+      Stream.runForEach((result): Effect.Effect<void, StoreError | Fallback> => {
+        if (result._tag === "Misaligned" || finder === undefined) return Effect.fail(new Fallback({ why: "a chunk was not cut between rows" }))
+        const group = merge(result, finder, index)
+        index += result.count
+        return Effect.map(crossBatch(group), (extras) => tally.add(group, extras))
+      })
+    )
+    if (tally.rows === 0) return yield* new Fallback({ why: "no rows" })
+    return tally.result()
+  }).pipe(Effect.scoped)
+
+export const dryRun = Effect.fn("Intake.dryRun")(function* (input: DryRunInput) {
+  const fs = yield* FileSystem.FileSystem
+  const big = input.parallel ?? (yield* fs.stat(input.file).pipe(Effect.map((s) => Number(s.size) >= PARALLEL_MIN_BYTES), Effect.orElseSucceed(() => false)))
+  if (big) {
+    const checked = yield* checkOnThreads(input).pipe(
+      Effect.map(Either.right),
+      Effect.catchTags({ Fallback: (e) => Effect.succeed(Either.left(e.why)), WorkerFailed: (e) => Effect.succeed(Either.left(String(e.cause))) })
+    )
+    if (Either.isRight(checked)) return checked.right
+    yield* Effect.logDebug(`validation on this thread: ${checked.left}`)
+  }
+  return yield* streamed(input)
+})

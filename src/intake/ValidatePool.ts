@@ -1,0 +1,77 @@
+/**
+ * Worker threads that validate chunks of a file (ValidateWorker.ts), one per core: the phone check
+ * alone costs about 10 us a row on one thread. Jobs go to the workers in turn and each answers its
+ * jobs in the order sent, so the answers can be awaited in file order. The threads end with the scope.
+ */
+import { Data, Effect } from "effect"
+import { createRequire } from "node:module"
+import { availableParallelism } from "node:os"
+import { Worker } from "node:worker_threads"
+import type { ChunkJob, ChunkResult } from "./ValidateChunk.ts"
+
+/** A worker that could not start or died: the caller validates on its own thread instead. */
+export class WorkerFailed extends Data.TaggedError("WorkerFailed")<{ readonly cause: unknown }> {}
+
+export interface ValidatePool {
+  readonly size: number
+  readonly run: (job: ChunkJob) => Effect.Effect<ChunkResult, WorkerFailed>
+}
+
+/**
+ * The bundled build (dist/*.js) has the worker beside it as ValidateWorker.js. From the TypeScript
+ * sources (tsx, vitest) the worker registers tsx before importing ValidateWorker.ts: `--import tsx`
+ * in a worker's execArgv is not applied by Node 20, so a two-line bootstrap does it.
+ */
+const spawn = (): Worker => {
+  if (import.meta.url.endsWith(".js")) return new Worker(new URL("./ValidateWorker.js", import.meta.url))
+  const tsx = createRequire(import.meta.url).resolve("tsx/esm/api")
+  const entry = new URL("./ValidateWorker.ts", import.meta.url).href
+  return new Worker(`require(${JSON.stringify(tsx)}).register(); import(${JSON.stringify(entry)})`, { eval: true })
+}
+
+const isChunkResult = (u: unknown): u is ChunkResult =>
+  typeof u === "object" && u !== null && "_tag" in u && (u._tag === "Rows" || u._tag === "Misaligned")
+
+type Resume = (effect: Effect.Effect<ChunkResult, WorkerFailed>) => void
+
+interface Slot {
+  readonly worker: Worker
+  /** Callers waiting for this worker's answers, oldest first. */
+  readonly waiting: Array<Resume>
+  failed: WorkerFailed | undefined
+}
+
+const open = (size: number): Array<Slot> =>
+  Array.from({ length: size }, () => {
+    const slot: Slot = { worker: spawn(), waiting: [], failed: undefined }
+    const fail = (cause: unknown) => {
+      slot.failed ??= new WorkerFailed({ cause })
+      for (const resume of slot.waiting.splice(0)) resume(Effect.fail(slot.failed))
+    }
+    slot.worker.on("message", (message: unknown) => {
+      const resume = slot.waiting.shift()
+      if (resume === undefined) return
+      resume(isChunkResult(message) ? Effect.succeed(message) : Effect.fail(new WorkerFailed({ cause: "an answer of an unknown shape" })))
+    })
+    slot.worker.on("error", fail)
+    slot.worker.on("exit", (code) => fail(`the worker exited (${code})`))
+    return slot
+  })
+
+/** Workers: one per core beyond the one reading the file, at least 2 (the reader is mostly idle), at most `max`. */
+export const makeValidatePool = (max = 4) =>
+  Effect.acquireRelease(
+    Effect.try({ try: () => open(Math.max(1, Math.min(max, Math.max(2, availableParallelism() - 1)))), catch: (cause) => new WorkerFailed({ cause }) }),
+    (slots) => Effect.promise(() => Promise.all(slots.map((s) => s.worker.terminate()))).pipe(Effect.ignore)
+  ).pipe(
+    Effect.map((slots): ValidatePool => ({
+      size: slots.length,
+      run: (job) =>
+        Effect.async<ChunkResult, WorkerFailed>((resume) => {
+          const slot = slots[job.seq % slots.length]
+          if (slot.failed !== undefined) return resume(Effect.fail(slot.failed))
+          slot.waiting.push(resume)
+          slot.worker.postMessage(job)
+        })
+    }))
+  )

@@ -1,0 +1,98 @@
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { DateTime, Duration, Effect, Layer } from "effect"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { AccountId } from "../../src/domain/Ids.ts"
+import { checkOnThreads, dryRun, type DryRunInput } from "../../src/intake/DryRun.ts"
+import { NO_GUARDS } from "../../src/intake/Guards.ts"
+import { fileBatchId, intake } from "../../src/intake/Intake.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { tempDir } from "./support.ts"
+
+const ACCOUNT = AccountId.make("acct-dry-run")
+const HEADER = "id,amount,currency,operator,phone,name,email,description,meta.order"
+
+/** Valid rows of five countries, and the ways a row goes wrong, spread over a file of `n` rows. */
+const lineOf = (i: number): string => {
+  const cm = `+23767${String(1_000_000 + i).slice(-7)}`
+  switch (i % 23) {
+    case 3: return `D-${i},1000,XAF,carrier1_cm,12345,Bad Phone,bad${i}@example.com,,`
+    case 5: return `D-${i},10.5,XAF,carrier1_cm,${cm},Bad Amount,a${i}@example.com,,`
+    case 7: return `D-${i - 7},2000,XAF,carrier1_cm,${cm},Dup Id,d${i}@example.com,,` // the id of row i - 7
+    case 9: return `,3000,XAF,carrier1_cm,+237677000001,No Id,n${i}@example.com,"a ""quoted"", multi\nline description",`
+    case 11: return `P-${i},4000,XOF,carrier7_tg,90 ${String(100_000 + i).slice(-6)},"Name, With Comma",t${i}@example.com,,${i}`
+    case 13: return `P-${i},5000,XAF,carrier1_cm,${cm},Too,Many,Fields,Here,x`
+    case 15: return ""
+    case 17: return `OLD-${i % 5},6000,XAF,carrier1_cm,${cm},Used Before,o${i}@example.com,,` // ids of the first batch
+    default: return `P-${i},${500 + i},XAF,carrier1_cm,${cm},Seller ${i},s${i}@example.com,Settlement ${i},${i % 97}`
+  }
+}
+
+const fileOf = (n: number, eol = "\n") => [HEADER, ...Array.from({ length: n }, (_, i) => lineOf(i))].join(eol) + eol
+
+const StoreLive = (dir: string) => Layer.mergeAll(SqliteStateStore.layer({ filename: join(dir, "state.db") }), NodeContext.layer)
+
+/** The same file checked on this thread and on worker threads (chunks of `chunkChars`), with a store holding an earlier batch. */
+const both = (text: string | Uint8Array, options: { skipInvalid: boolean; allowRepeats?: boolean; chunkChars?: number }) =>
+  Effect.gen(function* () {
+    const dir = tempDir()
+    const earlier = join(dir, "earlier.csv")
+    writeFileSync(earlier, `${HEADER}\n${Array.from({ length: 5 }, (_, i) => `OLD-${i},6000,XAF,carrier1_cm,+23767900000${i + 5},Old ${i},old${i}@example.com,,`).join("\n")}\n`)
+    const file = join(dir, "batch.csv")
+    writeFileSync(file, text)
+    return yield* Effect.gen(function* () {
+      const loaded = yield* intake({ accountId: ACCOUNT, file: earlier, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) })
+      expect(loaded._tag).toBe("Loaded")
+      const input: DryRunInput = {
+        accountId: ACCOUNT,
+        batchId: yield* fileBatchId(file),
+        allowRepeats: options.allowRepeats ?? false,
+        since: DateTime.subtractDuration(yield* DateTime.now, Duration.hours(24)),
+        guards: NO_GUARDS,
+        file,
+        fileName: "batch.csv",
+        skipInvalid: options.skipInvalid,
+        chunkChars: options.chunkChars ?? 2_000
+      }
+      const single = yield* dryRun({ ...input, parallel: false })
+      const threads = yield* dryRun({ ...input, parallel: true })
+      // Whether the worker threads really checked the file, or handed it to the streamed reader.
+      const onThreads = yield* checkOnThreads(input).pipe(Effect.as(true), Effect.catchTags({ Fallback: () => Effect.succeed(false) }))
+      return { single, threads, onThreads }
+    }).pipe(Effect.provide(StoreLive(dir)))
+  })
+
+describe("payouts validate on worker threads", () => {
+  it.live("gives the same errors, lines, rows and pending columns as the streamed check, chunk after chunk", () =>
+    Effect.gen(function* () {
+      for (const skipInvalid of [false, true]) {
+        const { onThreads, single, threads } = yield* both(fileOf(3_000), { skipInvalid })
+        expect(onThreads).toBe(true)
+        expect(threads).toEqual(single)
+        if (single._tag === "Refused") expect(single.errors.length).toBeGreaterThan(500)
+        if (single._tag === "Checked") expect(single.pending.idxs.length).toBeGreaterThan(1_000)
+      }
+    }), 120_000)
+
+  it.live("the same with CRLF line breaks, a BOM, and repeats allowed", () =>
+    Effect.gen(function* () {
+      const { onThreads, single, threads } = yield* both(`\uFEFF${fileOf(1_500, "\r\n")}`, { skipInvalid: true, allowRepeats: true, chunkChars: 777 })
+      expect(onThreads).toBe(true)
+      expect(threads).toEqual(single)
+      expect(single._tag).toBe("Checked")
+    }), 120_000)
+
+  it.live("a quote left open, bad UTF-8, no rows: the worker path hands the file to the streamed reader", () =>
+    Effect.gen(function* () {
+      const open = fileOf(400).replace("Seller 200,", "\"Seller 200,")
+      const badUtf8 = Buffer.concat([Buffer.from(fileOf(300)), Buffer.from([0x50, 0xff, 0x0a])])
+      const cases = [open, badUtf8, `${HEADER}\n\n`]
+      for (const text of cases) {
+        const { onThreads, single, threads } = yield* both(text, { skipInvalid: false })
+        expect(onThreads).toBe(false)
+        expect(threads).toEqual(single)
+        expect(single._tag).toBe("Refused")
+      }
+    }), 120_000)
+})
