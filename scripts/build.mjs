@@ -38,6 +38,9 @@ const LAZY = {
     exports: [lazyClass("Client", "load().Client"), lazyClass("Pool", "load().Pool"), "export const escapeIdentifier = (text) => load().escapeIdentifier(text)"]
   },
   "pg-cursor": { from: "@effect/sql-pg", exports: [lazyClass("default", "load()")] },
+  // SQLite's native addon, required (not imported: Node would first scan its CommonJS source for
+  // names) when a store is opened.
+  "better-sqlite3": { from: "@effect/sql-sqlite-node", exports: [lazyClass("default", "load()")] },
   // WebSockets of the HTTP server and sockets: the webhook receiver and the sandbox serve none.
   ws: { from: "@effect/platform-node", exports: [lazyClass("WebSocket", "load().WebSocket"), lazyClass("WebSocketServer", "load().WebSocketServer")] }
 }
@@ -134,7 +137,7 @@ const result = await build({
   chunkNames: "[name]-[hash]",
   plugins: [lean],
   // A native addon cannot be bundled (pg-native is pg's optional one); the lazy packages stay outside.
-  external: ["better-sqlite3", "pg-native", ...Object.keys(LAZY)],
+  external: ["pg-native", ...Object.keys(LAZY)],
   // Bundled CommonJS packages call require(), which ESM lacks: each output file makes its own.
   banner: { js: "import { createRequire as __payoutsRequire } from \"node:module\"; const require = __payoutsRequire(import.meta.url);" }
 })
