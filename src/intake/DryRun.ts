@@ -18,7 +18,7 @@ import { DuplicateFinder } from "./Duplicates.ts"
 import type { Intake, PendingColumns } from "./Intake.ts"
 import type { RowError } from "./RowError.ts"
 import { validateCsvFile } from "./Validate.ts"
-import { type ChunkRows, FLAG_VALID } from "./ValidateChunk.ts"
+import { type ChunkRows, FLAG_ID, FLAG_VALID } from "./ValidateChunk.ts"
 import { makeValidatePool } from "./ValidatePool.ts"
 
 /** From this size a file is checked on worker threads: below, starting them costs more than it saves. */
@@ -97,25 +97,35 @@ const streamed = (input: DryRunInput) =>
 /** A chunk's rows with the file's duplicates found, in order: `index` is the file's row index so far. */
 const merge = (r: ChunkRows, finder: DuplicateFinder, index: number): Array<IntakeRow> => {
   const group: Array<IntakeRow> = []
+  const ids = r.ids.split("\n")
+  const phones = r.phones.split("\n")
+  const repeatKeys = r.repeatKeys.split("\n")
+  let amountsWritten: Array<string> | undefined
   let k = 0
   for (let i = 0; i < r.count; i++) {
     const line = r.lines[i]
-    const id = r.ids[i] ?? undefined
+    const hasId = (r.flags[i] & FLAG_ID) !== 0
+    const id = hasId ? ids[i] : undefined
     const own = r.rejected[k]?.at === i ? r.rejected[k++].errors : undefined
-    const valid = (r.flags[i] & FLAG_VALID) !== 0
     const operator = MOBILE_OPERATOR_CODES[r.operators[i]]
-    const repeat = valid ? { hi: r.keyHi[i], lo: r.keyLo[i], phone: r.phones[i], amount: r.amountsWritten[i], operator } : undefined
-    const dup = finder.check(line, id, r.idHi[i], r.idLo[i], repeat)
-    if (own !== undefined || dup.length > 0) {
-      group.push({ _tag: "RejectedRow", line, index: index + i, id, errors: own === undefined ? dup : [...own, ...dup] })
+    let dup: Array<RowError> | undefined
+    const firstId = id === undefined ? undefined : finder.idSeen(r.idHi[i], r.idLo[i], line)
+    if (firstId !== undefined && id !== undefined) dup = [finder.duplicateId(line, id, firstId)]
+    const firstRepeat = (r.flags[i] & FLAG_VALID) === 0 ? undefined : finder.repeatSeen(hasId, r.keyHi[i], r.keyLo[i], line)
+    if (firstRepeat !== undefined) {
+      amountsWritten ??= r.amountsWritten.split("\n")
+      ;(dup ??= []).push(finder.repeat(line, [phones[i], amountsWritten[i], operator], firstRepeat))
+    }
+    if (own !== undefined || dup !== undefined) {
+      group.push({ _tag: "RejectedRow", line, index: index + i, id, errors: own === undefined ? dup ?? [] : [...own, ...dup ?? []] })
     } else {
       group.push({
         _tag: "ValidRow",
         line,
         index: index + i,
         id,
-        repeatKey: r.repeatKeys[i] ?? undefined,
-        phone: r.phones[i],
+        repeatKey: hasId ? undefined : repeatKeys[i],
+        phone: phones[i],
         amountMinor: r.amounts[i],
         operator,
         currency: PAYOUT_CURRENCIES[r.currencies[i]]

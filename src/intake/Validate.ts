@@ -158,17 +158,17 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
   return (record) => {
     const row = checkRecord(record, options.fileName)
     finder ??= new DuplicateFinder(options.allowRepeats === true, record.headers)
-    const idHash = row.id === undefined ? undefined : fastHash64(row.id)
-    const repeatHash = row._tag === "ValidRow" ? fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator)) : undefined
-    const errors = finder.check(
-      row.line,
-      row.id,
-      idHash?.hi ?? 0,
-      idHash?.lo ?? 0,
-      row._tag === "ValidRow" && repeatHash !== undefined
-        ? { hi: repeatHash.hi, lo: repeatHash.lo, phone: row.phone, amount: record.fields.amount?.trim(), operator: row.operator }
-        : undefined
-    )
+    const errors: Array<RowError> = []
+    if (row.id !== undefined) {
+      const hash = fastHash64(row.id)
+      const first = finder.idSeen(hash.hi, hash.lo, row.line)
+      if (first !== undefined) errors.push(finder.duplicateId(row.line, row.id, first))
+    }
+    if (row._tag === "ValidRow") {
+      const hash = fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator))
+      const first = finder.repeatSeen(row.id !== undefined, hash.hi, hash.lo, row.line)
+      if (first !== undefined) errors.push(finder.repeat(row.line, [row.phone, record.fields.amount?.trim(), row.operator], first))
+    }
     if (errors.length === 0) return row
     if (row._tag === "RejectedRow") return { ...row, errors: [...row.errors, ...errors] }
     const [first, ...rest] = errors

@@ -38,12 +38,16 @@ export interface ChunkRows {
   readonly amounts: Float64Array
   readonly operators: Uint8Array
   readonly currencies: Uint8Array
-  readonly ids: Array<string | null>
-  /** Valid rows: E.164 number and the amount cell as written; "" for the others. */
-  readonly phones: Array<string>
-  readonly amountsWritten: Array<string>
-  /** Valid rows without an id: the repeat key compared with other batches. */
-  readonly repeatKeys: Array<string | null>
+  /**
+   * Texts of the rows, each column one string of lines (one string crosses threads as one copy; an
+   * array of a million short strings costs each its own): ids ("" without one: see FLAG_ID), and for
+   * the valid rows the E.164 number, the amount cell as written, and, without an id, the repeat key
+   * compared with other batches. None of them can hold a line break (see `checkId` and the rules).
+   */
+  readonly ids: string
+  readonly phones: string
+  readonly amountsWritten: string
+  readonly repeatKeys: string
   /** Rows invalid on their own: where in the chunk, and why. */
   readonly rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }>
 }
@@ -77,17 +81,21 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     amounts: new Float64Array(n),
     operators: new Uint8Array(n),
     currencies: new Uint8Array(n),
-    ids: [],
-    phones: [],
-    amountsWritten: [],
-    repeatKeys: [],
+    ids: "",
+    phones: "",
+    amountsWritten: "",
+    repeatKeys: "",
     rejected: []
   }
+  const ids: Array<string> = []
+  const phones: Array<string> = []
+  const amountsWritten: Array<string> = []
+  const repeatKeys: Array<string> = []
   for (let i = 0; i < n; i++) {
     const record = records[i]
     const row = checkFields(record, job.fileName)
     out.lines[i] = row.line
-    out.ids.push(row.id ?? null)
+    ids.push(row.id ?? "")
     if (row.id !== undefined) {
       const h = fastHash64(row.id)
       out.idHi[i] = h.hi
@@ -96,9 +104,9 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     }
     if (row._tag === "RejectedRow") {
       out.rejected.push({ at: i, errors: row.errors })
-      out.phones.push("")
-      out.amountsWritten.push("")
-      out.repeatKeys.push(null)
+      phones.push("")
+      amountsWritten.push("")
+      repeatKeys.push("")
       continue
     }
     const material = repeatMaterial(row.phone, row.amountMinor, row.operator)
@@ -109,12 +117,12 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     out.amounts[i] = row.amountMinor
     out.operators[i] = MOBILE_OPERATOR_CODES.indexOf(row.operator)
     out.currencies[i] = PAYOUT_CURRENCIES.indexOf(row.currency)
-    out.phones.push(row.phone)
-    out.amountsWritten.push(record.fields.amount?.trim() ?? "")
+    phones.push(row.phone)
+    amountsWritten.push(record.fields.amount?.trim() ?? "")
     // The sha256 only where the store will be asked about it: rows with ids are compared by id.
-    out.repeatKeys.push(row.id === undefined ? repeatKeyOf(row.phone, row.amountMinor, row.operator) : null)
+    repeatKeys.push(row.id === undefined ? repeatKeyOf(row.phone, row.amountMinor, row.operator) : "")
   }
-  return out
+  return { ...out, ids: ids.join("\n"), phones: phones.join("\n"), amountsWritten: amountsWritten.join("\n"), repeatKeys: repeatKeys.join("\n") }
 }
 
 /** The buffers a result hands over to the receiving thread instead of copying them. */
