@@ -25,7 +25,7 @@ const lazyClass = (name, of) => `export ${name === "default" ? "default class" :
  * CommonJS packages that only some commands use but that every command loading their importer would
  * evaluate at start (their importers use them only inside functions): each is replaced, for that
  * importer, by these few names, which require the package (left outside the bundle) on first use.
- * Every name the importer uses must be here: the build fails on a missing one.
+ * Every name the importer uses must be here: checkLazyNames fails the build on a missing one.
  */
 const LAZY = {
   // @effect/cli's parsers of option files in YAML, TOML and INI: we read no such file.
@@ -45,6 +45,25 @@ const LAZY = {
   ws: { from: "@effect/platform-node", exports: [lazyClass("WebSocket", "load().WebSocket"), lazyClass("WebSocketServer", "load().WebSocketServer")] }
 }
 const LAZY_NAMES = new RegExp(`^(${Object.keys(LAZY).join("|")})$`)
+
+/**
+ * Fails the build when `importer` uses a name of the lazy package `name` that LAZY does not give
+ * (esbuild only warns of a missing name, and not inside node_modules): a dependency's update that
+ * starts using another name stops the build instead of failing at run time.
+ */
+const checkLazyNames = (name, importer) => {
+  const source = readFileSync(importer, "utf8")
+  const given = new Set(LAZY[name].exports.map((text) => /^export (?:default|(?:const|class) (\w+))/.exec(text)?.[1] ?? "default"))
+  const quoted = JSON.stringify(name)
+  const used = []
+  for (const [, binding] of source.matchAll(new RegExp(`^import \\* as (\\w+) from ${quoted};$`, "gm"))) {
+    for (const [, member] of source.matchAll(new RegExp(`\\b${binding}\\.(\\w+)`, "g"))) used.push(member)
+  }
+  if (new RegExp(`^import \\w+ from ${quoted};$`, "m").test(source)) used.push("default")
+  if (used.length === 0) throw new Error(`${importer} imports ${name} in a way scripts/build.mjs does not read: review LAZY`)
+  const missing = used.filter((member) => !given.has(member))
+  if (missing.length > 0) throw new Error(`${importer} uses ${missing.join(", ")} of ${name}, which LAZY in scripts/build.mjs does not give`)
+}
 
 /**
  * The names a package's index (its "barrel") re-exports, each with the module it comes from:
@@ -111,7 +130,11 @@ const lean = {
       loader: "js"
     }))
     build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => ({ contents: withoutBarrels(readFileSync(args.path, "utf8")), loader: "ts" }))
-    build.onResolve({ filter: LAZY_NAMES }, (args) => (args.importer.includes(LAZY[args.path].from) ? { path: args.path, namespace: "lazy-cjs" } : undefined))
+    build.onResolve({ filter: LAZY_NAMES }, (args) => {
+      if (!args.importer.includes(LAZY[args.path].from)) return undefined
+      checkLazyNames(args.path, args.importer)
+      return { path: args.path, namespace: "lazy-cjs" }
+    })
     build.onLoad({ filter: /.*/, namespace: "lazy-cjs" }, (args) => ({
       contents: [`let loaded\nconst load = () => (loaded ??= require(${JSON.stringify(args.path)}))`, ...LAZY[args.path].exports].join("\n"),
       resolveDir: root,
@@ -141,6 +164,9 @@ const result = await build({
   // Bundled CommonJS packages call require(), which ESM lacks: each output file makes its own.
   banner: { js: "import { createRequire as __payoutsRequire } from \"node:module\"; const require = __payoutsRequire(import.meta.url);" }
 })
+
+// A warning fails the build (e.g. an import that "will always be undefined"): dist/ is run as built.
+if (result.warnings.length > 0) throw new Error(`the build has ${result.warnings.length} warning(s), shown above`)
 
 // Old chunks go (their names change with their content); the new files replace them.
 rmSync(outdir, { recursive: true, force: true })
