@@ -23,6 +23,7 @@ import { spawnSandbox } from "./bench/sandbox.ts"
 import { DEFAULT_PG_URL, rowTimes, type RowTimes, shownUrl, sqliteRowTimes, storeUrl, unreachable, withSchema } from "./bench/postgres.ts"
 import { runWorkers, workerArgs } from "./bench/workers.ts"
 import { benchCost } from "./bench/cost.ts"
+import { benchStartup } from "./bench/startup.ts"
 import { benchSandboxSpeed } from "./bench/sandboxspeed.ts"
 import * as PostgresStateStore from "../src/store/PostgresStateStore.ts"
 import type { StoreError } from "../src/store/Model.ts"
@@ -394,6 +395,11 @@ const moduleRows = (section: string, measured: ReadonlyArray<Omit<Row, "section"
   for (const r of measured) row({ section, ...r })
 }
 
+const startupSection = async () => {
+  log("start-up: payouts --help and a refused validate against a bare import of the dependencies (whole processes)")
+  moduleRows("startup", await benchStartup({ runs: quick ? 5 : 9 }))
+}
+
 const sandboxSection = async () => {
   log("sandbox speed: payout POSTs/s on one core, plain keep-alive loop at concurrency 32")
   moduleRows("sandbox", await benchSandboxSpeed({ seconds: quick ? 3 : 8, runs: quick ? 1 : 3, log }))
@@ -412,6 +418,7 @@ const costSection = async () => {
 
 const started = Date.now()
 const loadBefore = loadavg()
+if (only.has("startup")) await startupSection()
 if (only.has("sandbox")) await sandboxSection()
 if (only.has("latency") || only.has("overhead")) {
   log("warm-up batch (not measured): the first run in a process pays for compiling and JIT")

@@ -1,15 +1,15 @@
 /**
  * The cost curve (issue 15, item 5): how the orchestrator's time and memory grow with batch size.
  * Intake through the real `payouts validate` (10k, 100k, 1M rows) and whole runs at zero latency
- * (10k, 100k payouts), each in its own process with the RSS probe, so the figures are the CLI's own.
+ * (10k, 100k payouts, `payouts run`), each in its own process with the RSS probe, so the figures are the CLI's own.
  * Flat means the cost per row of the largest size is within 1.5 of the smallest's, and peak RSS does
  * not grow with the batch (the largest within 1.5 of the smallest). A step where something goes
  * quadratic shows as a per-row ratio far above 1.
  */
-import { readFileSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { writeCsv } from "./csv.ts"
-import { runMeasuredNode, tempDir } from "./measure.ts"
+import { freePort, runMeasuredNode, tempDir } from "./measure.ts"
 import { spawnSandbox } from "./sandbox.ts"
 
 export interface CostRow {
@@ -50,8 +50,8 @@ const intakePoint = async (root: string, n: number): Promise<CostPoint> => {
   }
 }
 
-/** A whole run of `n` payouts (intake, submission, tracking to final, outputs) at zero latency. */
-const runPoint = async (root: string, n: number): Promise<CostPoint & { readonly runCpuMs: number }> => {
+/** A whole `payouts run` of `n` payouts (intake, submission, tracking to final, outputs) at zero latency. */
+const runPoint = async (root: string, n: number): Promise<CostPoint> => {
   const dir = tempDir(`cost-run-${n}`)
   // Real time with payouts final 10 ms after acceptance: a faster virtual clock would put the service's
   // Date far ahead of ours, and a POST cut off (ECONNRESET on a loaded machine) could never be settled.
@@ -59,12 +59,19 @@ const runPoint = async (root: string, n: number): Promise<CostPoint & { readonly
   try {
     const file = join(dir, "batch.csv")
     await writeCsv(file, { rows: n, market: 0, prefix: `cost${n}-` })
-    const out = join(dir, "times.json")
-    const info = JSON.stringify({ baseUrl: sandbox.baseUrl, key: sandbox.key, secret: sandbox.secret, sinkUrl: sandbox.sinkUrl })
-    const child = await runMeasuredNode(["--import", "tsx", "scripts/bench/run-child.ts", info, file, dir, out], root)
-    const times = JSON.parse(readFileSync(out, "utf8")) as { exitCode: number; rows: number; runCpuMs: number; startedAt: number; endedAt: number }
-    if (times.rows !== n) throw new Error(`run of ${n} tracked ${times.rows} rows`)
-    return { rows: n, seconds: (times.endedAt - times.startedAt) / 1000, cpuSeconds: child.cpuSeconds, maxRssMiB: child.maxRssKiB / 1024, exitCode: times.exitCode, runCpuMs: times.runCpuMs }
+    const port = await freePort()
+    const cli = await runMeasuredNode(
+      [
+        "bin/payouts.js", "run", file, "--base-url", sandbox.baseUrl, "--api-key", sandbox.key, "--api-secret", sandbox.secret,
+        "--state", join(dir, "state.db"), "--out", join(dir, "out"), "--concurrency", "32", "--poll-interval", "100ms", "--poll-max", "400ms",
+        // The least grace the run allows (raised to request timeout + lease time): a POST cut off on a
+        // loaded machine is settled from the listing without the default half-hour wait.
+        "--reconcile-grace", "0s", "--listen", `127.0.0.1:${port}`
+      ],
+      root
+    )
+    if (cli.code !== 0) throw new Error(`payouts run of ${n} exited ${cli.code}: ${cli.stderr.slice(-1500)}`)
+    return { rows: n, seconds: cli.seconds, cpuSeconds: cli.cpuSeconds, maxRssMiB: cli.maxRssKiB / 1024, exitCode: cli.code }
   } finally {
     await sandbox.stop()
     rmSync(dir, { recursive: true, force: true })
@@ -104,27 +111,28 @@ export const benchCost = async (opts: { readonly root: string; readonly intakeSi
     opts.log(`cost curve: payouts validate of ${n.toLocaleString("en")} rows`)
     intake.push(await intakePoint(opts.root, n))
   }
-  const runs: Array<CostPoint & { readonly runCpuMs: number }> = []
+  const runs: Array<CostPoint> = []
   for (const n of opts.runSizes) {
     opts.log(`cost curve: a run of ${n.toLocaleString("en")} payouts at zero latency`)
     runs.push(await runPoint(opts.root, n))
   }
-  const cpuPerPayout = (p: (typeof runs)[number]) => p.runCpuMs / p.rows
+  // Each step up in size: the CPU it added per added payout (the process's start left out).
+  const marginal = (i: number) => ((runs[i].cpuSeconds - runs[i - 1].cpuSeconds) * 1e3) / (runs[i].rows - runs[i - 1].rows)
   const largest = runs[runs.length - 1]
+  const perPayout = runs.length > 1 ? marginal(runs.length - 1) : (largest.cpuSeconds * 1e3) / largest.rows
   const rows: Array<CostRow> = [
     // A process's CPU includes its start (module loading, the store, the preflight): the marginal cost
     // of each step up in size, (CPU(n) - CPU(previous)) / (n - previous), is the per-row figure.
     ...flatness("intake (validate), CPU per added row", intake.slice(1), (p, i) => ((p.cpuSeconds - intake[i].cpuSeconds) * 1e6) / (p.rows - intake[i].rows), "us/row"),
-    // A run times itself from intake to outputs (no module loading): its CPU per payout at each size.
-    ...flatness("run to final, CPU per payout", runs, (_, i) => cpuPerPayout(runs[i]), "ms/payout"),
+    ...flatness("payouts run to final, CPU per payout (whole process)", runs, (p) => (p.cpuSeconds * 1e3) / p.rows, "ms/payout"),
     {
-      figure: `orchestrator CPU per payout (run alone, ${largest.rows.toLocaleString("en")} payouts)`,
-      value: cpuPerPayout(largest),
+      figure: `orchestrator CPU per added payout (payouts run, ${runs[0].rows.toLocaleString("en")} -> ${largest.rows.toLocaleString("en")})`,
+      value: perPayout,
       unit: "ms",
       bound: 1,
       boundLabel: "target 1 ms",
       target: "<= 1.0",
-      met: cpuPerPayout(largest) <= 1
+      met: perPayout <= 1
     }
   ]
   return { rows, details: { intake, runs } }

@@ -12,8 +12,7 @@ import type { SandboxProcess } from "./sandbox.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
 
 export interface OrchestratorRun {
-  /** Where the sandbox answers; a child process given only these can run the batch too (cost.ts). */
-  readonly sandbox: Pick<SandboxProcess, "baseUrl" | "key" | "secret" | "sinkUrl">
+  readonly sandbox: SandboxProcess
   readonly file: string
   /** The SQLite file of the store, unless `store` is given. */
   readonly state: string
