@@ -15,7 +15,8 @@ import { CsvChunkSplitter, type TextChunk } from "./CsvChunks.ts"
 import { headerNames } from "./CsvReader.ts"
 import { type CrossBatchSettings, type IntakeRow, makeCrossBatch } from "./CrossBatch.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
-import type { Intake, PendingColumns } from "./Intake.ts"
+import type { Intake } from "./Intake.ts"
+import { PendingColumns } from "./PendingColumns.ts"
 import type { RowError } from "./RowError.ts"
 import { validateCsvFile } from "./Validate.ts"
 import { type ChunkRows, FLAG_ID, FLAG_VALID } from "./ValidateChunk.ts"
@@ -46,7 +47,7 @@ export class Fallback extends Data.TaggedError("Fallback")<{ readonly why: strin
 /** What the check adds up, row after row in file order. */
 const makeTally = (batchId: BatchId, skipInvalid: boolean) => {
   const errors: Array<RowError> = []
-  const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
+  const pending = new PendingColumns()
   let rows = 0
   let rejected = 0
   return {
@@ -61,9 +62,7 @@ const makeTally = (batchId: BatchId, skipInvalid: boolean) => {
         rows++
         if (rowErrors.length > 0) return void rejected++
         if (row._tag !== "ValidRow") return
-        pending.idxs.push(row.index)
-        pending.currencies.push(row.currency)
-        pending.amounts.push(row.amountMinor)
+        pending.push(row.index, row.currency, row.amountMinor)
       })
     },
     result: (): Intake =>

@@ -11,6 +11,7 @@ import { basename } from "node:path"
 import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
 import type { Batch, RowInput } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
+import type { PendingColumns } from "./PendingColumns.ts"
 import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
 import type { RowError } from "./RowError.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
@@ -41,12 +42,7 @@ export interface IntakeOptions {
   readonly parallel?: boolean
 }
 
-/** The rows a batch would pay, as columns: a million rows stay a few megabytes. */
-export interface PendingColumns {
-  readonly idxs: Array<number>
-  readonly currencies: Array<string>
-  readonly amounts: Array<number>
-}
+export { PendingColumns } from "./PendingColumns.ts"
 
 export type Intake =
   | { readonly _tag: "Refused"; readonly batchId: BatchId; readonly errors: ReadonlyArray<RowError>; readonly rows: number }

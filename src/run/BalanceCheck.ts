@@ -5,7 +5,8 @@
 import { Effect, Either, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
-import type { Intake, PendingColumns } from "../intake/Intake.ts"
+import type { Intake } from "../intake/Intake.ts"
+import { PendingColumns } from "../intake/PendingColumns.ts"
 import { makeSummary } from "../output/Outputs.ts"
 import { EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
 import { say } from "./Notices.ts"
@@ -19,24 +20,13 @@ const preflightOf = Effect.fn("BalanceCheck.preflight")(function* (pending: Pend
     const wallets = yield* client.wallets()
     const available = new Map<string, number>()
     for (const w of wallets) available.set(w.currency, (available.get(w.currency) ?? 0) + fromWire(w.available_balance, w.currency))
-    const rows = function* () {
-      for (let i = 0; i < pending.idxs.length; i++) yield { idx: pending.idxs[i], currency: pending.currencies[i], amountMinor: pending.amounts[i] }
-    }
-    return preflight(rows(), available, settings.feePercent, settings.onInsufficient)
+    return preflight(pending.rows(), available, settings.feePercent, settings.onInsufficient)
   })
 
 export const loadPreflight = Effect.fn("BalanceCheck.load")(function* () {
     const ctx = yield* RunContext
-    const pending: PendingColumns = { idxs: [], currencies: [], amounts: [] }
-    yield* ctx.batchStore.streamPending().pipe(
-      Stream.runForEach((r) =>
-        Effect.sync(() => {
-          pending.idxs.push(r.idx)
-          pending.amounts.push(r.amountMinor)
-          pending.currencies.push(r.currency)
-        })
-      )
-    )
+    const pending = new PendingColumns()
+    yield* ctx.batchStore.streamPending().pipe(Stream.runForEach((r) => Effect.sync(() => pending.push(r.idx, r.currency, r.amountMinor))))
     return yield* preflightOf(pending, ctx.settings)
   })
 
@@ -55,7 +45,7 @@ export const dryRunOutcome = Effect.fn("BalanceCheck.dryRun")(function* (request
       batchId: checked.batchId,
       file: request.file,
       startedAt,
-      counts: { validated: checked.pending.idxs.length, rejected: checked.rejected },
+      counts: { validated: checked.pending.length, rejected: checked.rejected },
       totals,
       exitCode,
       outcome: Either.isLeft(result) ? `refused: ${result.left.message}` : whole ? "valid: would be paid whole" : "would not be paid whole",
