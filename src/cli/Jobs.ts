@@ -2,7 +2,7 @@
  * What the job-folder commands' handlers share: the account (asked of the service) and a batch by id
  * prefix. Their options are in JobOptions.ts, which the command tree loads without the client or store.
  */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { resolveAccount } from "../api/Account.ts"
 import { clientLayer } from "./Connect.ts"
 import { StateStore } from "../store/StateStore.ts"
