@@ -46,8 +46,8 @@ export const WALLET_CURRENCIES = ["XAF", "XOF", "NGN", "GHS"] as const
 export const PAYOUT_CURRENCIES = ["XAF", "XOF"] as const
 export type PayoutCurrency = (typeof PAYOUT_CURRENCIES)[number]
 
-export const isPayoutCurrency = (currency: string): currency is PayoutCurrency =>
-  (PAYOUT_CURRENCIES as ReadonlyArray<string>).includes(currency)
+const PAYOUT_CURRENCY_SET: ReadonlySet<string> = new Set(PAYOUT_CURRENCIES)
+export const isPayoutCurrency = (currency: string): currency is PayoutCurrency => PAYOUT_CURRENCY_SET.has(currency)
 
 export const COUNTRY_NAMES: Readonly<Record<Country, string>> = {
   CM: "Cameroon",
@@ -57,4 +57,5 @@ export const COUNTRY_NAMES: Readonly<Record<Country, string>> = {
   TG: "Togo"
 }
 
-export const isCountry = (code: string): code is Country => (COUNTRIES as ReadonlyArray<string>).includes(code)
+const COUNTRY_SET: ReadonlySet<string> = new Set(COUNTRIES)
+export const isCountry = (code: string): code is Country => COUNTRY_SET.has(code)

@@ -3,7 +3,7 @@
  * ("max") is needed to tell mobile from fixed-line numbers.
  */
 import { Either } from "effect"
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max"
+import { isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max"
 import { COUNTRY_NAMES, isCountry } from "./Operators.ts"
 
 const MOBILE_TYPES = new Set(["MOBILE", "FIXED_LINE_OR_MOBILE"])
@@ -22,7 +22,8 @@ export const normaliseMobile = (raw: string, country: string): Either.Either<str
   if (!PHONE_CHARACTERS.test(text)) {
     return Either.left(`"${text}" is not a phone number: only digits, spaces, + - . ( ) / are allowed`)
   }
-  const parsed = parsePhoneNumberFromString(text, country as CountryCode)
+  if (!isSupportedCountry(country)) return Either.left(`"${country}" is not a country this tool pays in`)
+  const parsed = parsePhoneNumberFromString(text, country)
   if (parsed === undefined) return Either.left(`"${text}" is not a phone number`)
   if (parsed.country !== undefined && parsed.country !== country) {
     return Either.left(`"${text}" is a number of ${countryName(parsed.country)}, not ${countryName(country)}`)

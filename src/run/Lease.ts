@@ -16,7 +16,8 @@ const isAlive = (pid: number): boolean => {
     process.kill(pid, 0)
     return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    // EPERM: the process exists but is not ours to signal.
+    return error instanceof Error && "code" in error && error.code === "EPERM"
   }
 }
 
