@@ -31,7 +31,7 @@ interface Facts {
 }
 
 const field = (value: unknown, key: string): unknown =>
-  typeof value === "object" && value !== null && key in value ? (value as Record<string, unknown>)[key] : undefined
+  typeof value === "object" && value !== null && key in value ? Reflect.get(value, key) : undefined
 
 /** Error codes and syscalls along the cause chain (fetch and undici nest them; happy eyeballs aggregates). */
 export const transportFacts = (cause: unknown): Facts => {

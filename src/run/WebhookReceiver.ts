@@ -23,7 +23,7 @@ const tooLarge = HttpServerResponse.text("body too large", { status: 413 })
 const readCapped = (request: HttpServerRequest.HttpServerRequest) =>
   request.stream.pipe(
     Stream.runFoldWhileEffect(
-      { size: 0, chunks: [] as Array<Uint8Array> },
+      { size: 0, chunks: new Array<Uint8Array>() },
       (acc) => acc.size <= MAX_BODY,
       (acc, chunk) => Effect.sync(() => ({ size: acc.size + chunk.length, chunks: acc.size + chunk.length <= MAX_BODY ? [...acc.chunks, chunk] : acc.chunks }))
     ),

@@ -2,7 +2,7 @@
  * `payouts run FILE` and `payouts validate FILE`: wiring only; the work is in src/run (Runner) over
  * the state store and the client. Loaded when one of them (or `payouts watch`) runs.
  */
-import { Console, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Console, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { resolveAccountScope } from "../../api/Account.ts"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
@@ -121,7 +121,8 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
     const summary: Readonly<Record<string, unknown>> = result.summary
     if (args.json) yield* printJson(summary)
     else if (!dryRun && typeof summary.ledger === "string") {
-      const counts = Object.entries((summary.counts ?? {}) as Record<string, number>).map(([s, n]) => `${n} ${s}`)
+      const tally = Option.getOrElse(Schema.decodeUnknownOption(Schema.Record({ key: Schema.String, value: Schema.Number }))(summary.counts), () => ({}))
+      const counts = Object.entries(tally).map(([s, n]) => `${n} ${s}`)
       yield* Console.error(`Done (exit ${result.exitCode}): ${counts.join(", ")}\nLedger:  ${summary.ledger}`)
     }
     if (result.exitCode !== EXIT_OK) return yield* new Exiting({ code: result.exitCode })
