@@ -69,6 +69,12 @@ export class CsvRecordReader {
     return Either.right(records)
   }
 
+  /** One row after the header (see `after`): its record, or undefined for a blank row or before a header. */
+  record(row: CsvRow): CsvRecord | undefined {
+    if (this.header === undefined || (row.quoteProblem === undefined && isBlank(row.cells))) return undefined
+    return this.toRecord(row, this.header)
+  }
+
   end(): Either.Either<void, CsvFileError> {
     return this.index === 0 ? Either.left(new CsvNoRowsError({ headerFound: this.sawHeader })) : Either.void
   }

@@ -51,19 +51,40 @@ export const rowsOfText = (
   line: number,
   last: boolean
 ): { rows: Array<CsvRow>; ends: Array<number>; end: number } => {
-  const raws: Array<RawRow> = []
-  new Papa.Parser({ delimiter, newline: "\n", quoteChar: "\"", step: (results: Papa.ParseStepResult<unknown>) => void raws.push(rawRowOf(results)) })
-    .parse(text, 0, !last)
   const rows: Array<CsvRow> = []
   const ends: Array<number> = []
+  const end = eachRowOfText(text, delimiter, line, last, (row, rowEnd) => {
+    rows.push(row)
+    ends.push(rowEnd)
+  })
+  return { rows, ends, end }
+}
+
+/**
+ * `rowsOfText` one row at a time, each handed over as soon as it is parsed: a chunk of thousands of
+ * rows is never held whole, so the garbage of each row dies young (a worker thread's collector copies
+ * what survives, and a chunk's rows held to its end all survived). Returns where the last row ends.
+ */
+export const eachRowOfText = (
+  text: string,
+  delimiter: string,
+  line: number,
+  last: boolean,
+  onRow: (row: CsvRow, end: number) => void
+): number => {
   let start = 0
-  for (const raw of raws) {
-    rows.push({ line, cells: raw.cells, quoteProblem: raw.quoteProblem })
-    ends.push(raw.end)
-    line += countNewlines(text, start, raw.end)
-    start = raw.end
-  }
-  return { rows, ends, end: start }
+  new Papa.Parser({
+    delimiter,
+    newline: "\n",
+    quoteChar: "\"",
+    step: (results: Papa.ParseStepResult<unknown>) => {
+      const raw = rawRowOf(results)
+      onRow({ line, cells: raw.cells, quoteProblem: raw.quoteProblem }, raw.end)
+      line += countNewlines(text, start, raw.end)
+      start = raw.end
+    }
+  }).parse(text, 0, !last)
+  return start
 }
 
 const countQuotes = (text: string): number => {

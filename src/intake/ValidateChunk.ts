@@ -4,11 +4,10 @@
  * other batches, as columns: a few typed arrays and arrays of short strings cross between threads far
  * cheaper than one object per row.
  */
-import { Either } from "effect"
 import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts"
 import type { TextChunk } from "./CsvChunks.ts"
 import { CsvRecordReader } from "./CsvReader.ts"
-import { rowsOfText } from "./CsvRows.ts"
+import { eachRowOfText } from "./CsvRows.ts"
 import type { RowError } from "./RowError.ts"
 import { checkFields } from "./Validate.ts"
 import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
@@ -60,69 +59,104 @@ export interface ChunkMisaligned {
 
 export type ChunkResult = ChunkRows | ChunkMisaligned
 
-export const validateChunk = (job: ChunkJob): ChunkResult => {
-  const { delimiter } = job.header
-  const parsed = rowsOfText(job.text, delimiter, job.line, job.last)
-  if (!job.last && parsed.end !== job.text.length) return { _tag: "Misaligned", seq: job.seq }
-  const read = CsvRecordReader.after(job.header).rows(parsed.rows, delimiter)
-  if (Either.isLeft(read)) return { _tag: "Misaligned", seq: job.seq }
-  const records = read.right
-  const n = records.length
-  const out: ChunkRows = {
-    _tag: "Rows",
-    seq: job.seq,
-    count: n,
-    lines: new Int32Array(n),
-    flags: new Uint8Array(n),
-    idHi: new Uint32Array(n),
-    idLo: new Uint32Array(n),
-    keyHi: new Uint32Array(n),
-    keyLo: new Uint32Array(n),
-    amounts: new Float64Array(n),
-    operators: new Uint8Array(n),
-    currencies: new Uint8Array(n),
-    ids: "",
-    phones: "",
-    amountsWritten: "",
-    repeatKeys: "",
-    rejected: []
+/** Columns grown by half again as rows come (the rows of a chunk are not counted before they are read). */
+class Columns {
+  size = 0
+  lines = new Int32Array(1024)
+  flags = new Uint8Array(1024)
+  idHi = new Uint32Array(1024)
+  idLo = new Uint32Array(1024)
+  keyHi = new Uint32Array(1024)
+  keyLo = new Uint32Array(1024)
+  amounts = new Float64Array(1024)
+  operators = new Uint8Array(1024)
+  currencies = new Uint8Array(1024)
+
+  /** Room for one more row; returns its place. */
+  next(): number {
+    if (this.size === this.lines.length) {
+      const n = Math.ceil(this.size * 1.5)
+      const grown = <A extends { set: (a: A) => void }>(a: A, make: (n: number) => A): A => {
+        const b = make(n)
+        b.set(a)
+        return b
+      }
+      this.lines = grown(this.lines, (k) => new Int32Array(k))
+      this.flags = grown(this.flags, (k) => new Uint8Array(k))
+      this.idHi = grown(this.idHi, (k) => new Uint32Array(k))
+      this.idLo = grown(this.idLo, (k) => new Uint32Array(k))
+      this.keyHi = grown(this.keyHi, (k) => new Uint32Array(k))
+      this.keyLo = grown(this.keyLo, (k) => new Uint32Array(k))
+      this.amounts = grown(this.amounts, (k) => new Float64Array(k))
+      this.operators = grown(this.operators, (k) => new Uint8Array(k))
+      this.currencies = grown(this.currencies, (k) => new Uint8Array(k))
+    }
+    return this.size++
   }
+}
+
+export const validateChunk = (job: ChunkJob): ChunkResult => {
+  const records = CsvRecordReader.after(job.header)
+  const c = new Columns()
   const ids: Array<string> = []
   const phones: Array<string> = []
   const amountsWritten: Array<string> = []
   const repeatKeys: Array<string> = []
-  for (let i = 0; i < n; i++) {
-    const record = records[i]
+  const rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }> = []
+  const end = eachRowOfText(job.text, job.header.delimiter, job.line, job.last, (csvRow) => {
+    const record = records.record(csvRow)
+    if (record === undefined) return
+    const i = c.next()
     const row = checkFields(record, job.fileName)
-    out.lines[i] = row.line
+    c.lines[i] = row.line
+    c.flags[i] = 0
     ids.push(row.id ?? "")
     if (row.id !== undefined) {
       const h = fastHash64(row.id)
-      out.idHi[i] = h.hi
-      out.idLo[i] = h.lo
-      out.flags[i] |= FLAG_ID
+      c.idHi[i] = h.hi
+      c.idLo[i] = h.lo
+      c.flags[i] |= FLAG_ID
     }
     if (row._tag === "RejectedRow") {
-      out.rejected.push({ at: i, errors: row.errors })
+      rejected.push({ at: i, errors: row.errors })
       phones.push("")
       amountsWritten.push("")
       repeatKeys.push("")
-      continue
+      return
     }
-    const material = repeatMaterial(row.phone, row.amountMinor, row.operator)
-    const h = fastHash64(material)
-    out.flags[i] |= FLAG_VALID
-    out.keyHi[i] = h.hi
-    out.keyLo[i] = h.lo
-    out.amounts[i] = row.amountMinor
-    out.operators[i] = MOBILE_OPERATOR_CODES.indexOf(row.operator)
-    out.currencies[i] = PAYOUT_CURRENCIES.indexOf(row.currency)
+    const h = fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator))
+    c.flags[i] |= FLAG_VALID
+    c.keyHi[i] = h.hi
+    c.keyLo[i] = h.lo
+    c.amounts[i] = row.amountMinor
+    c.operators[i] = MOBILE_OPERATOR_CODES.indexOf(row.operator)
+    c.currencies[i] = PAYOUT_CURRENCIES.indexOf(row.currency)
     phones.push(row.phone)
     amountsWritten.push(record.fields.amount?.trim() ?? "")
     // The sha256 only where the store will be asked about it: rows with ids are compared by id.
     repeatKeys.push(row.id === undefined ? repeatKeyOf(row.phone, row.amountMinor, row.operator) : "")
+  })
+  if (!job.last && end !== job.text.length) return { _tag: "Misaligned", seq: job.seq }
+  const n = c.size
+  return {
+    _tag: "Rows",
+    seq: job.seq,
+    count: n,
+    lines: c.lines.slice(0, n),
+    flags: c.flags.slice(0, n),
+    idHi: c.idHi.slice(0, n),
+    idLo: c.idLo.slice(0, n),
+    keyHi: c.keyHi.slice(0, n),
+    keyLo: c.keyLo.slice(0, n),
+    amounts: c.amounts.slice(0, n),
+    operators: c.operators.slice(0, n),
+    currencies: c.currencies.slice(0, n),
+    ids: ids.join("\n"),
+    phones: phones.join("\n"),
+    amountsWritten: amountsWritten.join("\n"),
+    repeatKeys: repeatKeys.join("\n"),
+    rejected
   }
-  return { ...out, ids: ids.join("\n"), phones: phones.join("\n"), amountsWritten: amountsWritten.join("\n"), repeatKeys: repeatKeys.join("\n") }
 }
 
 /** The buffers a result hands over to the receiving thread instead of copying them. */
