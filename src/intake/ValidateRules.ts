@@ -88,9 +88,13 @@ export const checkCurrencyOfOperator = (currency: PayoutCurrency, operator: Mobi
 export const checkAmount = (raw: string, currency: string): Check<MinorUnits> => parseAmount(raw, currency)
 
 /** Meta values, trimmed; empty ones are left out of payout_details. */
-export const cleanDetails = (meta: Readonly<Record<string, string>>): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(meta)
-      .map(([key, value]) => [key, value.trim()] as const)
-      .filter(([, value]) => value !== "")
-  )
+export const cleanDetails = (meta: Readonly<Record<string, string>>): Record<string, string> => {
+  // One pass (a row of a million-row file is checked in microseconds); fromEntries, not assignment,
+  // so a "meta.__proto__" column stays a detail of that name.
+  const kept: Array<[string, string]> = []
+  for (const [key, raw] of Object.entries(meta)) {
+    const value = raw.trim()
+    if (value !== "") kept.push([key, value])
+  }
+  return Object.fromEntries(kept)
+}
