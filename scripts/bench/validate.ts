@@ -5,9 +5,10 @@
  *
  *   npx tsx scripts/bench/validate.ts [--rows 1000000]
  *
- * The whole process's RSS includes the CLI's own start (through tsx until the bundled build lands:
- * about 250 MiB on its own), so the RSS above `payouts --help`'s, measured in the same run, is given
- * too: that part is the validation's.
+ * The whole process's RSS (every thread: the main one and the validation workers) includes the CLI's
+ * own start, so the RSS above `payouts --help`'s, measured in the same run, is given too: that part
+ * is the validation's. Rows per CPU-second (all threads) is the figure that does not depend on what
+ * else the machine runs: on N free cores the rate can reach N times it.
  */
 import { rmSync } from "node:fs"
 import { join } from "node:path"
