@@ -2,7 +2,8 @@
  * The sandbox in a process of its own for the bench: options as JSON in argv[2], one JSON line with
  * its address on stdout, then it serves until killed. It also runs a webhook sink (answers 204) to
  * stand for a merchant receiver elsewhere, so runs without --listen do not make the sandbox retry
- * webhooks to a closed port.
+ * webhooks to a closed port. It stops when its stdin closes: a bench killed midway leaves no sandbox
+ * behind (on a shared machine an orphan kept serving its retries for minutes).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
@@ -10,6 +11,9 @@ import { createServer } from "node:http"
 import { startSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
 
 const options = JSON.parse(process.argv[2] ?? "{}") as SandboxOptions
+
+process.stdin.resume()
+process.stdin.once("close", () => process.kill(process.pid, "SIGTERM"))
 
 const sink = createServer((req, res) => {
   req.resume()

@@ -25,7 +25,7 @@ export const spawnSandbox = (options: SandboxOptions, nodeArgs: ReadonlyArray<st
     const child: ChildProcess = spawn(
       process.execPath,
       [...nodeArgs, "--import", "tsx", "scripts/bench/sandbox-child.ts", JSON.stringify(options)],
-      { cwd: root, stdio: ["ignore", "pipe", "inherit"] }
+      { cwd: root, stdio: ["pipe", "pipe", "inherit"] }
     )
     child.once("error", reject)
     child.once("exit", (code) => reject(new Error(`sandbox exited early (${code})`)))

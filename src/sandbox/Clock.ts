@@ -2,11 +2,13 @@
  * The sandbox's virtual clock: real time since start, scaled by `timeScale`, plus an offset moved
  * forward by `POST /__sandbox/clock/advance`. Every timestamp and due time of the sandbox is virtual.
  */
-import { Clock, Effect, Ref } from "effect"
+import { Effect } from "effect"
 
 export interface VirtualClock {
   readonly timeScale: number
   readonly now: Effect.Effect<number>
+  /** `now` read directly, for the plain request handlers of the fast path (no fiber there to run an Effect). */
+  readonly unsafeNow: () => number
   readonly advance: (seconds: number) => Effect.Effect<number>
   /** Virtual minus real time now: what a restart needs to carry on from the same virtual time. */
   readonly lead: Effect.Effect<number>
@@ -15,17 +17,22 @@ export interface VirtualClock {
 /** `lead` (ms) puts virtual time ahead of real time from the start (a restored clock). */
 export const makeVirtualClock = (timeScale: number, lead = 0): Effect.Effect<VirtualClock> =>
   Effect.gen(function* () {
-    const realStart = yield* Clock.currentTimeMillis
-    const offset = yield* Ref.make(lead)
-    const now = Effect.gen(function* () {
-      const real = yield* Clock.currentTimeMillis
-      return realStart + Math.floor((real - realStart) * timeScale) + (yield* Ref.get(offset))
-    })
+    // The Clock service of the fiber starting the sandbox (a TestClock in tests), read synchronously.
+    const clock = yield* Effect.clock
+    const realStart = clock.unsafeCurrentTimeMillis()
+    let offset = lead
+    const unsafeNow = () => realStart + Math.floor((clock.unsafeCurrentTimeMillis() - realStart) * timeScale) + offset
+    const now = Effect.sync(unsafeNow)
     return {
       timeScale,
       now,
-      advance: (seconds) => Ref.update(offset, (o) => o + Math.round(seconds * 1000)).pipe(Effect.zipRight(now)),
-      lead: Effect.zipWith(now, Clock.currentTimeMillis, (virtual, real) => virtual - real)
+      unsafeNow,
+      advance: (seconds) =>
+        Effect.sync(() => {
+          offset += Math.round(seconds * 1000)
+          return unsafeNow()
+        }),
+      lead: Effect.sync(() => unsafeNow() - clock.unsafeCurrentTimeMillis())
     }
   })
 

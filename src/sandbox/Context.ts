@@ -1,5 +1,6 @@
 /** What every route of the sandbox shares: state, clock, settings, faults and webhooks. */
-import { type Effect, type Fiber, Random } from "effect"
+import { type Effect, type Fiber, Hash, Random } from "effect"
+import { PCGRandom } from "effect/Utils"
 import type { VirtualClock } from "./Clock.ts"
 import type { FaultSettings } from "./Faults.ts"
 import type { FeeSchedule } from "./Fees.ts"
@@ -47,8 +48,8 @@ export interface SandboxContext {
   readonly clock: VirtualClock
   readonly settings: Settings
   readonly faults: FaultState
-  /** Seeded source of payout outcomes (the failure ratio). */
-  readonly outcomes: Random.Random
+  /** Seeded draws in [0, 1) deciding outcomes (the failure ratio); plain, so the fast path can draw too. */
+  readonly outcomes: () => number
   /** Sends the outcome webhook of each transaction, in the background. */
   readonly notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
   /** Applies every transition due now and notifies. */
@@ -64,4 +65,10 @@ export interface SandboxContext {
 
 export const count = (counters: Record<string, number>, key: string) => {
   counters[key] = (counters[key] ?? 0) + 1
+}
+
+/** The sequence `Random.make(seed).next` gives (Effect's own generator, seeded alike), drawn synchronously. */
+export const seededDraws = (seed: string): (() => number) => {
+  const prng = new PCGRandom(Hash.hash(seed))
+  return () => prng.number()
 }

@@ -7,8 +7,8 @@ import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Clock, Effect } from "effect"
 import { count, type FaultState, type SandboxContext, type Settings } from "./Context.ts"
-import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./Faults.ts"
-import { envelopeA } from "./Http.ts"
+import { type FaultEndpoint, faultOf, type FaultSettings, type ProbabilityKind } from "./Faults.ts"
+import { type Answer, answerA, envelopeA, toResponse } from "./Http.ts"
 
 export const endpointOf = (method: string, path: string): FaultEndpoint | undefined => {
   if (method === "GET" && (path === "/v1/wallet" || path === "/v1/wallet/summary")) return "wallet"
@@ -31,19 +31,45 @@ const acceptsJson = (accept: string | undefined): boolean =>
 const isJson = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0].trim().toLowerCase() === "application/json"
 
-const headerRefusal = (settings: Settings, request: HttpServerRequest.HttpServerRequest) => {
-  const headers = request.headers
-  const known = [{ key: settings.key, secret: settings.secret }, ...(settings.extraCredentials ?? [])]
-  if (!known.some((c) => headers["x-api-key"] === c.key && headers["x-api-secret"] === c.secret)) {
-    return envelopeA(401, "Invalid credentials", { authentication: ["The API key or secret is invalid."] })
+type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+const header = (headers: RequestHeaders, name: string): string | undefined => {
+  const value = headers[name]
+  return typeof value === "string" ? value : undefined
+}
+
+/** Credentials (401), Accept (406), Content-Type of bodies (415): the refusal, else undefined. */
+export const headerRefusal = (settings: Settings, method: string, headers: RequestHeaders): Answer | undefined => {
+  const key = headers["x-api-key"]
+  const secret = headers["x-api-secret"]
+  const known = settings.key === key && settings.secret === secret
+  if (!known && !(settings.extraCredentials ?? []).some((c) => key === c.key && secret === c.secret)) {
+    return answerA(401, "Invalid credentials", { authentication: ["The API key or secret is invalid."] })
   }
-  if (!acceptsJson(headers["accept"])) {
-    return envelopeA(406, "Not acceptable", { accept: ["The Accept header must allow application/json."] })
+  if (!acceptsJson(header(headers, "accept"))) {
+    return answerA(406, "Not acceptable", { accept: ["The Accept header must allow application/json."] })
   }
-  if (["POST", "PUT", "PATCH"].includes(request.method) && !isJson(headers["content-type"])) {
-    return envelopeA(415, "Unsupported media type", { content_type: ["The Content-Type header must be application/json."] })
+  if ((method === "POST" || method === "PUT" || method === "PATCH") && !isJson(header(headers, "content-type"))) {
+    return answerA(415, "Unsupported media type", { content_type: ["The Content-Type header must be application/json."] })
   }
   return undefined
+}
+
+/** The fault kinds the gate itself acts on (the listing's and webhooks' are applied elsewhere). */
+const GATE_KINDS = ["latency", "error_before", "error_after", "reset_after", "hold_after", "burst", "commit_delay"] as const
+
+/**
+ * Whether this endpoint's requests must pass the gate's fault machinery now: a rate limit, or a fault
+ * of a kind the gate (or the payout's commit hold) applies, set for the endpoint or for every endpoint.
+ * When not, the plain handlers of the fast path answer exactly as the gate would.
+ */
+export const faultsApply = (settings: FaultSettings, endpoint: FaultEndpoint): boolean =>
+  settings.rate !== undefined || GATE_KINDS.some((kind) => faultOf(settings, endpoint, kind) !== undefined)
+
+/** The counters every /v1 request moves. */
+export const countRequest = (faults: FaultState, endpoint: FaultEndpoint | undefined): void => {
+  count(faults.counters, "requests")
+  if (endpoint !== undefined) count(faults.counters, `${endpoint}.requests`)
 }
 
 /** Token bucket over all /v1 requests; the Retry-After seconds when empty. */
@@ -103,13 +129,12 @@ export const gate =
       const request = yield* HttpServerRequest.HttpServerRequest
       const path = new URL(request.url, "http://sandbox.invalid").pathname
       if (path.startsWith("/checkout/")) return yield* app
-      const refusal = headerRefusal(ctx.settings, request)
-      if (refusal !== undefined) return refusal
+      const refusal = headerRefusal(ctx.settings, request.method, request.headers)
+      if (refusal !== undefined) return toResponse(refusal)
       if (!path.startsWith("/v1/")) return yield* app
       const faults = ctx.faults
-      count(faults.counters, "requests")
       const endpoint = endpointOf(request.method, path)
-      if (endpoint !== undefined) count(faults.counters, `${endpoint}.requests`)
+      countRequest(faults, endpoint)
       const realNow = yield* Clock.currentTimeMillis
       const retryAfter = takeToken(faults, realNow)
       if (retryAfter !== undefined) {

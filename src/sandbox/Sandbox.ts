@@ -3,15 +3,16 @@
  * clock, admin endpoints under /__sandbox, fault injection and a money journal. Closing the scope
  * stops the server, the processor and pending webhooks.
  */
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Data, Duration, Effect, Either, FiberSet, Option, Random, type Scope } from "effect"
 import * as Http from "node:http"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { makeVirtualClock } from "./Clock.ts"
-import { makeFaultState, type SandboxContext } from "./Context.ts"
+import { makeFaultState, type SandboxContext, seededDraws } from "./Context.ts"
 import { type FaultSettings, parseFaults } from "./Faults.ts"
 import { DEFAULT_FEES, type FeeSchedule } from "./Fees.ts"
+import { makeFastPath } from "./FastPath.ts"
 import { gate } from "./Gate.ts"
 import { adminRoutes } from "./Admin.ts"
 import { envelopeA } from "./Http.ts"
@@ -155,7 +156,7 @@ export const launchSandbox = (
       processDue,
       persist,
       background: (work) => FiberSet.run(background, work),
-      outcomes: Random.make(`${seed}:outcomes`),
+      outcomes: seededDraws(`${seed}:outcomes`),
       settings: {
         key: options.key ?? "sandbox-key",
         secret: options.secret ?? "sandbox-secret",
@@ -188,12 +189,17 @@ export const launchSandbox = (
         Effect.map(ctx.clock.now, (now) => HttpServerResponse.setHeader(response, "date", new Date(now).toUTCString()))
       )
     )
-    const nodeServer = Http.createServer()
+    // Spans of sandbox requests go nowhere (no tracer is installed), and cost as much as the work.
+    const handleInApp = yield* HttpMiddleware.withTracerDisabledWhenEffect(NodeHttpServer.makeHandler(app), () => true)
+    // Without a data file a save is only forgetting what changed; with one, every request takes the app.
+    const fast = store === undefined ? makeFastPath(ctx, () => state.touched.clear()) : () => false
+    const nodeServer = Http.createServer((request, response) => {
+      if (!fast(request, response)) handleInApp(request, response)
+    })
     const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" }).pipe(
       Effect.mapError((cause) => new SandboxStartError({ message: `cannot listen: ${String(cause.cause)}`, cause }))
     )
     yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
-    yield* server.serve(app)
     yield* runProcessor(processDue)
     const address = server.address
     const origin = address._tag === "TcpAddress" ? `http://${hostForUrl(address.hostname)}:${address.port}` : `http://unix:${address.path}`

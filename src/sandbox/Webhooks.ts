@@ -2,30 +2,34 @@
  * Outcome webhooks: POST `{id, event, data: <status record>}` to the callback_url, retried with
  * exponential backoff on a non-2xx answer or none. Deliveries run in the sandbox's scope.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Data, Duration, Effect, FiberSet, Ref, Schedule, Schema, type Scope } from "effect"
+import { Data, Duration, Effect, FiberSet, Ref, Schedule, type Scope } from "effect"
 import * as Crypto from "node:crypto"
-import { WebhookEvent } from "../api/Schemas.ts"
+import type { WebhookEvent } from "../api/Schemas.ts"
 import { count, type FaultState } from "./Context.ts"
 import { faultOf } from "./Faults.ts"
 import type { Txn } from "./State.ts"
-import { statusRecord } from "./Views.ts"
+import { statusRecordView } from "./Views.ts"
+import { makePostJson } from "./WebhookPost.ts"
 
 export interface WebhookOptions {
   readonly retryBase: Duration.DurationInput
   readonly maxAttempts: number
+  /** An attempt fails after this long without a byte from the receiver. */
   readonly attemptTimeout: Duration.DurationInput
   /** When set, each webhook carries X-Sandbox-Signature: sha256=<HMAC-SHA256 of the raw body, hex>. */
   readonly secret?: string
   /** How long a reordered webhook waits for a later one to overtake it (real time). */
   readonly reorderHold: Duration.DurationInput
+  /** Attempts under way at once, over all receivers; later ones wait their turn. */
+  readonly maxInFlight: number
 }
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
   retryBase: Duration.millis(500),
   maxAttempts: 8,
   attemptTimeout: Duration.seconds(10),
-  reorderHold: Duration.seconds(1)
+  reorderHold: Duration.seconds(1),
+  maxInFlight: 128
 }
 
 export const signature = (secret: string, rawBody: string) =>
@@ -33,10 +37,11 @@ export const signature = (secret: string, rawBody: string) =>
 
 class WebhookRefused extends Data.TaggedError("WebhookRefused")<{ readonly status: number }> {}
 
-export const eventOf = (txn: Txn) => {
-  const event = new WebhookEvent({ id: `evt_${txn.reference}_${txn.status}`, event: `${txn.type}.${txn.status}`, data: statusRecord(txn) })
-  return Schema.encodeSync(WebhookEvent)(event)
-}
+export const eventOf = (txn: Txn): typeof WebhookEvent.Encoded => ({
+  id: `evt_${txn.reference}_${txn.status}`,
+  event: `${txn.type}.${txn.status}`,
+  data: statusRecordView(txn)
+})
 
 export const makeNotifier = (
   faults: FaultState,
@@ -44,26 +49,29 @@ export const makeNotifier = (
 ): Effect.Effect<(txns: ReadonlyArray<Txn>) => Effect.Effect<void>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fibers = yield* FiberSet.make()
-    const client = yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+    const post = yield* makePostJson(Duration.toMillis(options.attemptTimeout))
     const schedule = Schedule.exponential(options.retryBase, 2).pipe(
       Schedule.jittered,
       Schedule.intersect(Schedule.recurs(Math.max(0, options.maxAttempts - 1)))
     )
+    // Outcomes come in bursts (every payout due in a tick at once): unbounded, a slow receiver made the
+    // sandbox open sockets until it ran out of file descriptors. A delivery waits for a permit before
+    // its attempt (and its timeout) starts.
+    const inFlight = yield* Effect.makeSemaphore(options.maxInFlight)
     const attempt = (url: string, id: string, raw: string) =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         count(faults.counters, "webhooks.attempts")
-        const request = HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeader("x-sandbox-event-id", id),
-          options.secret === undefined ? (r) => r : HttpClientRequest.setHeader("x-sandbox-signature", signature(options.secret, raw)),
-          HttpClientRequest.bodyText(raw, "application/json")
-        )
-        const response = yield* client.execute(request)
-        yield* Effect.ignore(response.text)
-        if (response.status < 200 || response.status >= 300) {
+        const headers: Record<string, string> = { "x-sandbox-event-id": id }
+        if (options.secret !== undefined) headers["x-sandbox-signature"] = signature(options.secret, raw)
+        return post(url, headers, raw)
+      }).pipe(
+        Effect.flatMap((status) => {
+          if (status >= 200 && status < 300) return Effect.void
           count(faults.counters, "webhooks.refused")
-          return yield* Effect.fail(new WebhookRefused({ status: response.status }))
-        }
-      }).pipe(Effect.timeout(options.attemptTimeout))
+          return Effect.fail(new WebhookRefused({ status }))
+        }),
+        inFlight.withPermits(1)
+      )
 
     const deliver = (url: string, id: string, raw: string) =>
       attempt(url, id, raw).pipe(

@@ -12,30 +12,29 @@ import type { Plan } from "../State.ts"
 import { payinOutcomeOf } from "../TestNumbers.ts"
 import { Reference } from "../../domain/Ids.ts"
 
-const mobilePlan = (ctx: SandboxContext, phone: string, now: number): Effect.Effect<Plan> =>
-  Effect.gen(function* () {
-    const delay = Math.round(ctx.settings.payinDelaySeconds * 1000)
-    const processingAt = now + Math.floor(delay / 2)
-    const finalAt = now + delay
-    const expiresAt = now + MOBILE_MONEY_LIFETIME
-    switch (payinOutcomeOf(phone)) {
-      case "success":
-        return { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
-      case "insufficient_funds":
-        return { processingAt, finalAt, outcome: "failed", description: "Insufficient funds in the customer's account" }
-      case "timeout":
-        return { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The customer did not answer within 15 minutes" }
-      case "cancelled":
-        return { processingAt, finalAt, outcome: "cancelled", description: "Cancelled by the customer" }
-      case undefined: {
-        const ratio = ctx.settings.failureRatio
-        const fails = ratio > 0 && (yield* ctx.outcomes.next) < ratio
-        return fails
-          ? { processingAt, finalAt, outcome: "failed", description: "Payment failed at the operator" }
-          : { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
-      }
+const mobilePlan = (ctx: SandboxContext, phone: string, now: number): Plan => {
+  const delay = Math.round(ctx.settings.payinDelaySeconds * 1000)
+  const processingAt = now + Math.floor(delay / 2)
+  const finalAt = now + delay
+  const expiresAt = now + MOBILE_MONEY_LIFETIME
+  switch (payinOutcomeOf(phone)) {
+    case "success":
+      return { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
+    case "insufficient_funds":
+      return { processingAt, finalAt, outcome: "failed", description: "Insufficient funds in the customer's account" }
+    case "timeout":
+      return { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The customer did not answer within 15 minutes" }
+    case "cancelled":
+      return { processingAt, finalAt, outcome: "cancelled", description: "Cancelled by the customer" }
+    case undefined: {
+      const ratio = ctx.settings.failureRatio
+      const fails = ratio > 0 && ctx.outcomes() < ratio
+      return fails
+        ? { processingAt, finalAt, outcome: "failed", description: "Payment failed at the operator" }
+        : { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
     }
-  })
+  }
+}
 
 const refused = (message: string) => envelopeB(422, message)
 
@@ -47,7 +46,7 @@ const mobileMoney = (ctx: SandboxContext) =>
     if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
     const input = valid.right
     const now = yield* ctx.clock.now
-    const plan = yield* mobilePlan(ctx, input.phone!, now)
+    const plan = mobilePlan(ctx, input.phone!, now)
     const fee = feeFor(ctx.settings.fees.payin, input.amount, input.currency)
     const txn = createPayin(ctx.state, { ...input, fee }, plan, now + MOBILE_MONEY_LIFETIME, now)
     const response = new MobileMoneyPayinResponse({

@@ -3,54 +3,87 @@
  * With the `payout.commit_delay` fault the payout is created only after the hold, and created even
  * if the client has gone by then (the late commit runs in the sandbox's background, not the request).
  */
-import { HttpRouter } from "@effect/platform"
-import { Effect, Either, Fiber, Schema } from "effect"
-import { PayoutResponse } from "../../api/Schemas.ts"
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, Either, Fiber } from "effect"
+import type { PayoutResponse } from "../../api/Schemas.ts"
 import { toWire } from "../../domain/Money.ts"
 import { iso } from "../Clock.ts"
 import { count, type SandboxContext } from "../Context.ts"
 import { feeFor } from "../Fees.ts"
-import { envelopeA, invalid, jsonBody, ok } from "../Http.ts"
+import { type Answer, answerA, answerOk, invalidAnswer, jsonOf, parseJsonObject, toResponse } from "../Http.ts"
 import { faultOf } from "../Faults.ts"
 import { createPayout } from "../Payouts.ts"
 import { type ValidPayout, validatePayout } from "../PayoutRequest.ts"
 import type { Plan } from "../State.ts"
 import { payoutOutcomeOf } from "../TestNumbers.ts"
-import { Reference } from "../../domain/Ids.ts"
 
-const planFor = (ctx: SandboxContext, phone: string, now: number): Effect.Effect<Plan> =>
-  Effect.gen(function* () {
-    const delay = Math.round(ctx.settings.payoutDelaySeconds * 1000)
-    const processingAt = now + Math.floor(delay / 2)
-    const finalAt = now + delay
-    switch (payoutOutcomeOf(phone)) {
-      case "success":
-        return { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
-      case "failure":
-        return { processingAt, finalAt, outcome: "failed", description: "Recipient not found" }
-      case "delayed": {
-        const delayedAt = now + Math.round(ctx.settings.delayedPayoutSeconds * 1000)
-        return { processingAt: delayedAt - Math.floor(delay / 2), finalAt: delayedAt, outcome: "completed", description: "Payout completed successfully" }
-      }
-      case "cancelled":
-        return { processingAt, finalAt, outcome: "cancelled", description: "Payout cancelled" }
-      case undefined: {
-        const ratio = ctx.settings.failureRatio
-        const fails = ratio > 0 && (yield* ctx.outcomes.next) < ratio
-        return fails
-          ? { processingAt, finalAt, outcome: "failed", description: "Transfer failed at the operator" }
-          : { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
-      }
+const planFor = (ctx: SandboxContext, phone: string, now: number): Plan => {
+  const delay = Math.round(ctx.settings.payoutDelaySeconds * 1000)
+  const processingAt = now + Math.floor(delay / 2)
+  const finalAt = now + delay
+  switch (payoutOutcomeOf(phone)) {
+    case "success":
+      return { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
+    case "failure":
+      return { processingAt, finalAt, outcome: "failed", description: "Recipient not found" }
+    case "delayed": {
+      const delayedAt = now + Math.round(ctx.settings.delayedPayoutSeconds * 1000)
+      return { processingAt: delayedAt - Math.floor(delay / 2), finalAt: delayedAt, outcome: "completed", description: "Payout completed successfully" }
     }
-  })
+    case "cancelled":
+      return { processingAt, finalAt, outcome: "cancelled", description: "Payout cancelled" }
+    case undefined: {
+      const ratio = ctx.settings.failureRatio
+      const fails = ratio > 0 && ctx.outcomes() < ratio
+      return fails
+        ? { processingAt, finalAt, outcome: "failed", description: "Transfer failed at the operator" }
+        : { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
+    }
+  }
+}
+
+/** The body read and checked: the payout to make, or the 422 answer. */
+export const payoutRequest = (text: string): Either.Either<ValidPayout, Answer> =>
+  Either.flatMap(parseJsonObject(text), (body) => Either.mapLeft(validatePayout(body), invalidAnswer))
 
 /** Checks the balance and creates the payout now (one synchronous step: atomic). */
-const commit = (ctx: SandboxContext, payout: ValidPayout) =>
-  Effect.gen(function* () {
-    const now = yield* ctx.clock.now
-    const plan = yield* planFor(ctx, payout.phone, now)
-    const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
-    return { plan, created: createPayout(ctx.state, { ...payout, fee }, plan, now) }
+const commit = (ctx: SandboxContext, payout: ValidPayout, now: number) => {
+  const plan = planFor(ctx, payout.phone, now)
+  const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
+  return { plan, created: createPayout(ctx.state, { ...payout, fee }, plan, now) }
+}
+
+type Committed = ReturnType<typeof commit>
+
+const committedAnswer = (payout: ValidPayout, { created, plan }: Committed): Answer => {
+  if (Either.isLeft(created)) {
+    const { available, required } = created.left
+    const c = payout.currency
+    return answerA(422, "Insufficient wallet balance", {
+      amount: [`Insufficient ${c} wallet balance: available ${toWire(available, c)}, required ${toWire(required, c)} (amount + fee).`]
+    })
+  }
+  const txn = created.right
+  return answerOk(
+    jsonOf<typeof PayoutResponse.Encoded>({
+      reference: txn.reference,
+      amount: toWire(txn.amount, txn.currency),
+      currency: txn.currency,
+      status: txn.status,
+      operator: txn.operator ?? payout.operator,
+      message: "Payout initiated successfully",
+      phoneNumber: payout.phone,
+      fee: toWire(txn.fee, txn.currency),
+      estimated_delivery: iso(plan.finalAt)
+    })
+  )
+}
+
+/** The whole POST without a commit hold, as a plain function: what the fast path serves. */
+export const payoutAnswer = (ctx: SandboxContext, text: string, now: number): Answer =>
+  Either.match(payoutRequest(text), {
+    onLeft: (refusal) => refusal,
+    onRight: (payout) => committedAnswer(payout, commit(ctx, payout, now))
   })
 
 /** The commit_delay hold for this POST in real milliseconds (seeded draw), or undefined. */
@@ -70,49 +103,23 @@ export const payoutRoutes = (ctx: SandboxContext) =>
     HttpRouter.post(
       "/v1/payments/payout/mobile-money",
       Effect.gen(function* () {
-        const body = yield* jsonBody
-        if (Either.isLeft(body)) return body.left
-        const valid = validatePayout(body.right)
-        if (Either.isLeft(valid)) return invalid(valid.left)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const valid = payoutRequest(yield* Effect.orElseSucceed(request.text, () => ""))
+        if (Either.isLeft(valid)) return toResponse(valid.left)
         const payout = valid.right
         const hold = yield* holdFor(ctx)
+        const commitNow = Effect.map(ctx.clock.now, (now) => commit(ctx, payout, now))
         // A held commit runs to completion on its own fiber (and saves itself): the client may
         // time out or disconnect meanwhile, which interrupts only this request's wait.
-        const { created, plan } =
+        const committed =
           hold === undefined
-            ? yield* commit(ctx, payout)
+            ? yield* commitNow
             : yield* Fiber.join(
               yield* ctx.background(
-                Effect.sleep(hold).pipe(
-                  Effect.zipRight(Effect.uninterruptible(Effect.tap(commit(ctx, payout), () => ctx.persist)))
-                )
+                Effect.sleep(hold).pipe(Effect.zipRight(Effect.uninterruptible(Effect.tap(commitNow, () => ctx.persist))))
               )
             )
-        if (Either.isLeft(created)) {
-          const { available, required } = created.left
-          const c = payout.currency
-          return envelopeA(422, "Insufficient wallet balance", {
-            amount: [
-              `Insufficient ${c} wallet balance: available ${toWire(available, c)}, required ${toWire(required, c)} (amount + fee).`
-            ]
-          })
-        }
-        const txn = created.right
-        return ok(
-          Schema.encodeSync(PayoutResponse)(
-            new PayoutResponse({
-              reference: Reference.make(txn.reference),
-              amount: toWire(txn.amount, txn.currency),
-              currency: txn.currency,
-              status: txn.status,
-              operator: txn.operator ?? payout.operator,
-              message: "Payout initiated successfully",
-              phoneNumber: payout.phone,
-              fee: toWire(txn.fee, txn.currency),
-              estimated_delivery: iso(plan.finalAt)
-            })
-          )
-        )
+        return toResponse(committedAnswer(payout, committed))
       })
     )
   )

@@ -5,14 +5,18 @@
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
-import { Pagination, PaginationLinks, TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.ts"
+import { type TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.ts"
 import { DAY } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
 import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type PagesLie, seededUnit } from "../Faults.ts"
-import { type FieldErrors, invalid, ok } from "../Http.ts"
+import { type Answer, answerOk, type FieldErrors, invalidAnswer, jsonOf, toResponse } from "../Http.ts"
 import type { Txn } from "../State.ts"
-import { transactionRecord } from "../Views.ts"
+import { transactionView } from "../Views.ts"
 import { HISTORY_DAYS } from "./Status.ts"
+
+// Compiled once: a listing request checks its filters without building a validator.
+const isType = Schema.is(TransactionType)
+const isStatus = Schema.is(TransactionStatus)
 
 const FILTERS = ["wallet_id", "currency", "type", "status", "from_date", "to_date"] as const
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>
@@ -49,10 +53,10 @@ const parseQuery = (params: URLSearchParams): Either.Either<Query, FieldErrors> 
     const value = params.get(key)?.trim()
     if (value !== undefined && value !== "") filters[key] = value
   }
-  if (filters.type !== undefined && !Schema.is(TransactionType)(filters.type)) {
+  if (filters.type !== undefined && !isType(filters.type)) {
     errors.type = ["The type must be one of payin, payout, adjustment."]
   }
-  if (filters.status !== undefined && !Schema.is(TransactionStatus)(filters.status)) {
+  if (filters.status !== undefined && !isStatus(filters.status)) {
     errors.status = [`The status must be one of ${TransactionStatus.literals.join(", ")}.`]
   }
   const from = filters.from_date === undefined ? undefined : dayStart("from_date", filters.from_date, errors)
@@ -152,6 +156,45 @@ const mangled = (mangle: DescMangle | undefined) => (txn: Txn): Txn => {
   return { ...txn, description }
 }
 
+/** The listing as a plain function of the request's URL, shared by the router and the fast path. */
+export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): Answer => {
+  const parsed = parseQuery(url.searchParams)
+  if (Either.isLeft(parsed)) return invalidAnswer(parsed.left)
+  const q = parsed.right
+  const settings = ctx.faults.settings
+  const seed = ctx.faults.seed
+  const own = settings.endpoints.transactions ?? {}
+  const lag = faultOf(settings, "transactions", "list_lag") ?? 0
+  const shown = visibleAt(seed, lag, own.list_jitter)
+  const found = ordered(
+    Object.values(ctx.state.transactions).filter((txn) => matches(ctx, q, now - HISTORY_DAYS * DAY)(txn) && shown(txn) <= now),
+    own.list_order,
+    seed
+  )
+  const view = pageOf(found, q.page, q.limit, own.pages_lie)
+  const base = `${url.origin}${url.pathname}`
+  return answerOk(
+    jsonOf<typeof TransactionsResponse.Encoded>({
+      success: true,
+      message: "Transactions retrieved successfully",
+      data: {
+        transactions: view.rows.map(mangled(own.desc_mangle)).map(transactionView),
+        pagination: {
+          total: found.length,
+          count: view.rows.length,
+          per_page: q.limit,
+          current_page: q.page,
+          total_pages: view.totalPages,
+          links: {
+            next: view.next === undefined ? null : pageLink(base, q, view.next),
+            previous: view.previous === undefined ? null : pageLink(base, q, view.previous)
+          }
+        }
+      }
+    })
+  )
+}
+
 export const transactionRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
     HttpRouter.get(
@@ -159,39 +202,7 @@ export const transactionRoutes = (ctx: SandboxContext) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const url = new URL(request.url, `http://${request.headers.host ?? "127.0.0.1"}`)
-        const parsed = parseQuery(url.searchParams)
-        if (Either.isLeft(parsed)) return invalid(parsed.left)
-        const q = parsed.right
-        const now = yield* ctx.clock.now
-        const settings = ctx.faults.settings
-        const seed = ctx.faults.seed
-        const own = settings.endpoints.transactions ?? {}
-        const lag = faultOf(settings, "transactions", "list_lag") ?? 0
-        const shown = visibleAt(seed, lag, own.list_jitter)
-        const found = ordered(
-          Object.values(ctx.state.transactions).filter((txn) => matches(ctx, q, now - HISTORY_DAYS * DAY)(txn) && shown(txn) <= now),
-          own.list_order,
-          seed
-        )
-        const view = pageOf(found, q.page, q.limit, own.pages_lie)
-        const base = `${url.origin}${url.pathname}`
-        const pagination = new Pagination({
-          total: found.length,
-          count: view.rows.length,
-          per_page: q.limit,
-          current_page: q.page,
-          total_pages: view.totalPages,
-          links: new PaginationLinks({
-            next: view.next === undefined ? null : pageLink(base, q, view.next),
-            previous: view.previous === undefined ? null : pageLink(base, q, view.previous)
-          })
-        })
-        const response = new TransactionsResponse({
-          success: true,
-          message: "Transactions retrieved successfully",
-          data: { transactions: view.rows.map(mangled(own.desc_mangle)).map(transactionRecord), pagination }
-        })
-        return ok(Schema.encodeSync(TransactionsResponse)(response))
+        return toResponse(transactionsAnswer(ctx, url, yield* ctx.clock.now))
       })
     )
   )

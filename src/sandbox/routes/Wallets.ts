@@ -1,13 +1,18 @@
 /** GET /v1/wallet and GET /v1/wallet/summary. */
 import { HttpRouter } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { BalanceSummary, Last30Days, SummaryResponse, WalletsResponse, WalletSummary } from "../../api/Schemas.ts"
+import type { WalletsResponse } from "../../api/Schemas.ts"
+import { BalanceSummary, Last30Days, SummaryResponse, WalletSummary } from "../../api/Schemas.ts"
 import { toWire } from "../../domain/Money.ts"
 import { DAY } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
-import { ok } from "../Http.ts"
+import { answerOk, type Answer, jsonOf, ok, toResponse } from "../Http.ts"
 import type { SandboxState } from "../State.ts"
-import { walletRecord } from "../Views.ts"
+import { walletView } from "../Views.ts"
+
+/** GET /v1/wallet as a plain function, shared by the router and the fast path. */
+export const walletsAnswer = (ctx: SandboxContext): Answer =>
+  answerOk(jsonOf<typeof WalletsResponse.Encoded>({ wallets: Object.values(ctx.state.wallets).map(walletView) }))
 
 const summary = (state: SandboxState, now: number) => {
   const wallets = Object.values(state.wallets)
@@ -42,12 +47,7 @@ const summary = (state: SandboxState, now: number) => {
 
 export const walletRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
-    HttpRouter.get(
-      "/v1/wallet",
-      Effect.sync(() =>
-        ok(Schema.encodeSync(WalletsResponse)(new WalletsResponse({ wallets: Object.values(ctx.state.wallets).map(walletRecord) })))
-      )
-    ),
+    HttpRouter.get("/v1/wallet", Effect.sync(() => toResponse(walletsAnswer(ctx)))),
     HttpRouter.get(
       "/v1/wallet/summary",
       Effect.map(ctx.clock.now, (now) =>
