@@ -146,6 +146,8 @@ export const checkOnThreads = (input: DryRunInput) =>
       chunks === undefined ? Effect.fail(new Fallback({ why: "the file needs the streamed reader" })) : Effect.succeed(chunks)
     let finder: DuplicateFinder | undefined
     let index = 0
+    let firstChars = 0
+    const fileBytes = yield* fs.stat(input.file).pipe(Effect.map((s) => Number(s.size)), Effect.orElseSucceed(() => 0))
     yield* fs.stream(input.file, { chunkSize: 256 * 1024 }).pipe(
       Stream.mapError((e) => new Fallback({ why: e.message })),
       Stream.mapConcatEffect((bytes) => ready(splitter.push(bytes))),
@@ -154,12 +156,15 @@ export const checkOnThreads = (input: DryRunInput) =>
       Stream.mapEffect(
         (chunk) => {
           finder ??= new DuplicateFinder(input.allowRepeats, headerNames(chunk.header))
+          if (chunk.seq === 0) firstChars = chunk.text.length
           return pool.run({ ...chunk, fileName: input.fileName })
         },
         { concurrency: pool.size * 2 }
       ),
       Stream.runForEach((result): Effect.Effect<void, StoreError | Fallback> => {
         if (result._tag === "Misaligned" || finder === undefined) return Effect.fail(new Fallback({ why: "a chunk was not cut between rows" }))
+        // The first chunk tells the file's rows ahead: the tables are sized once, never regrown.
+        if (result.seq === 0 && firstChars > 0) finder.reserve(Math.ceil((fileBytes / firstChars) * result.count * 1.05))
         const group = merge(result, finder, index)
         index += result.count
         return Effect.map(crossBatch(group), (extras) => tally.add(group, extras))

@@ -21,6 +21,12 @@ export class DuplicateFinder {
     this.repeatColumn = [headers.phone, headers.amount, headers.operator].join("+")
   }
 
+  /** Room for `rows` rows with ids at once (see `LineTable.reserve`). */
+  reserve(rows: number): void {
+    this.ids.reserve(rows)
+    this.keys.reserve(rows)
+  }
+
   /** The line that first used this id (hashed), if any; every row with an id, valid or not, is noted. */
   idSeen(hi: number, lo: number, line: number): number | undefined {
     return this.ids.addOrGetHL(hi, lo, line)
