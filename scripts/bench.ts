@@ -16,14 +16,15 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { writeCsv } from "./bench/csv.ts"
-import { bareParse, barePhones, httpLoop } from "./bench/load.ts"
-import { counterAt, freePort, round, runMeasuredNode, sampleCounters, tempDir } from "./bench/measure.ts"
+import { httpLoop } from "./bench/load.ts"
+import { counterAt, freePort, round, sampleCounters, tempDir } from "./bench/measure.ts"
 import { runOrchestrator, type OrchestratorTimes } from "./bench/orchestrator.ts"
 import { spawnSandbox } from "./bench/sandbox.ts"
 import { DEFAULT_PG_URL, rowTimes, type RowTimes, shownUrl, sqliteRowTimes, storeUrl, unreachable, withSchema } from "./bench/postgres.ts"
 import { runWorkers, workerArgs } from "./bench/workers.ts"
 import { benchCost } from "./bench/cost.ts"
 import { benchStartup } from "./bench/startup.ts"
+import { benchValidate } from "./bench/validate.ts"
 import { benchSandboxSpeed } from "./bench/sandboxspeed.ts"
 import * as PostgresStateStore from "../src/store/PostgresStateStore.ts"
 import type { StoreError } from "../src/store/Model.ts"
@@ -350,44 +351,8 @@ const workersSection = async () => {
 
 const validateSection = async () => {
   const n = Number(flag("validate-rows") ?? (quick ? 100_000 : 1_000_000))
-  const dir = tempDir("validate")
-  const file = join(dir, "big.csv")
-  log(`validation: generating a ${n.toLocaleString("en")}-row CSV`)
-  const bytes = await writeCsv(file, { rows: n })
-  const sandbox = await spawnSandbox({ fund: FUND })
-  try {
-    log("payouts validate (the CLI, in a child process)")
-    const cli = await runMeasuredNode(
-      ["bin/payouts.js", "validate", file, "--base-url", sandbox.baseUrl, "--api-key", sandbox.key, "--api-secret", sandbox.secret, "--state", join(dir, "state.db"), "--out", join(dir, "out")],
-      root
-    )
-    if (cli.code !== 0) log(`validate exited ${cli.code}: ${cli.stderr.slice(-2000)}`)
-    log("bounds: bare papaparse, bare libphonenumber")
-    const parse = await bareParse(file)
-    const phones = await barePhones(file)
-    const rate = n / cli.seconds
-    const baseline = await runMeasuredNode(["bin/payouts.js", "--help"], root)
-    details.validate = {
-      rows: n,
-      bytes,
-      exitCode: cli.code,
-      seconds: round(cli.seconds),
-      cpuSeconds: round(cli.cpuSeconds),
-      maxRssMiB: round(cli.maxRssKiB / 1024),
-      baselineRssMiB: round(baseline.maxRssKiB / 1024),
-      bareParse: parse,
-      barePhones: phones
-    }
-    row({ section: "validate", figure: `payouts validate rows/s (${n.toLocaleString("en")} rows)`, value: rate, unit: "/s", bound: 100_000, boundLabel: "goal 100,000/s", target: ">= 1.0", met: rate >= 100_000 })
-    row({ section: "validate", figure: "  vs bare papaparse parse", value: rate, unit: "/s", bound: parse.perSecond, boundLabel: "papaparse rows/s", target: "", met: undefined })
-    row({ section: "validate", figure: "  vs bare libphonenumber validation", value: rate, unit: "/s", bound: phones.perSecond, boundLabel: "libphonenumber numbers/s", target: "", met: undefined })
-    row({ section: "validate", figure: "payouts validate rows per CPU-second (load-independent)", value: n / cli.cpuSeconds, unit: "/s", bound: 100_000, boundLabel: "goal 100,000/s", target: "", met: undefined })
-    row({ section: "validate", figure: "payouts validate peak RSS", value: cli.maxRssKiB / 1024, unit: "MiB", bound: 256, boundLabel: "goal 256 MB", target: "<= 1.0", met: cli.maxRssKiB / 1024 <= 256 })
-    row({ section: "validate", figure: "  the CLI's own baseline RSS (payouts --help)", value: baseline.maxRssKiB / 1024, unit: "MiB", bound: undefined, boundLabel: "", target: "", met: undefined })
-  } finally {
-    await sandbox.stop()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  log(`validation: payouts validate (the CLI) at 100,000 and ${n.toLocaleString("en")} rows against bare papaparse and libphonenumber`)
+  moduleRows("validate", await benchValidate({ rows: n }))
 }
 
 /** A section measured by its own module: its rows go in the table as they come. */
