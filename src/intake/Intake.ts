@@ -9,11 +9,10 @@ import { createHash, randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { basename } from "node:path"
 import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
-import type { Batch, RowInput } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
-import type { PendingColumns } from "./PendingColumns.ts"
-import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
+import type { RowInput } from "../store/Model.ts"
 import type { RowError } from "./RowError.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
@@ -44,23 +43,9 @@ export interface IntakeOptions {
 
 export { PendingColumns } from "./PendingColumns.ts"
 
-export type Intake =
-  | { readonly _tag: "Refused"; readonly batchId: BatchId; readonly errors: ReadonlyArray<RowError>; readonly rows: number }
-  | {
-      readonly _tag: "Loaded"
-      readonly batch: Batch
-      readonly resumed: boolean
-      /** Errors of the rows kept as `rejected` under --skip-invalid. */
-      readonly errors: ReadonlyArray<RowError>
-    }
-    | {
-      /** A dry run of a new file: checked, nothing stored. */
-      readonly _tag: "Checked"
-      readonly batchId: BatchId
-      readonly pending: PendingColumns
-      readonly rejected: number
-      readonly errors: ReadonlyArray<RowError>
-    }
+import type { Intake } from "./IntakeResult.ts"
+
+export type { Intake }
 
 /** Batch id: a hash of the file's bytes (the account scopes it in the store). */
 export const fileBatchId = (file: string) =>
