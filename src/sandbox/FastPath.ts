@@ -2,14 +2,15 @@
  * The hot routes (payout POST, status GET, wallet GET, transactions listing) served by a plain Node
  * request handler: no fiber, router, span or response pipeline per request, which cost more than the
  * sandbox's own work and made it the bottleneck of every bench. It takes a request only when none of
- * the gate's fault machinery applies to its endpoint (no rate limit, no gate fault, no commit hold)
- * and no data file is kept; anything else goes on to the Effect app. Both call the same route
+ * the gate's fault machinery applies to its endpoint (no rate limit, no gate fault but latency, no
+ * commit hold) and no data file is kept; latency it waits out itself, as the gate would; anything else goes on to the Effect app. Both call the same route
  * functions and gate checks, so a request gets the same answer, counters and state either way.
  */
 import type * as Http from "node:http"
 import type { SandboxContext } from "./Context.ts"
 import type { FaultEndpoint } from "./Faults.ts"
-import { countRequest, faultsApply, headerRefusal } from "./Gate.ts"
+import { Effect } from "effect"
+import { countRequest, faultsApply, headerRefusal, latencyMillis, onlyLatencyApplies } from "./Gate.ts"
 import type { Answer } from "./Http.ts"
 import { payoutAnswer } from "./routes/Payouts.ts"
 import { statusAnswer } from "./routes/Status.ts"
@@ -67,7 +68,9 @@ export const makeFastPath =
   (ctx: SandboxContext, saved: () => void) =>
   (request: Http.IncomingMessage, response: Http.ServerResponse): boolean => {
     const route = routeOf(request.method, pathOf(request))
-    if (route === undefined || faultsApply(ctx.faults.settings, route.endpoint)) return false
+    if (route === undefined) return false
+    const delayed = onlyLatencyApplies(ctx.faults.settings, route.endpoint)
+    if (!delayed && faultsApply(ctx.faults.settings, route.endpoint)) return false
     const send = (answer: Answer) => {
       saved()
       // The Date header tells the service's own (virtual) time, as the app's responses do.
@@ -85,8 +88,24 @@ export const makeFastPath =
       return true
     }
     countRequest(ctx.faults, route.endpoint)
+    // Latency drawn when the request arrives and waited before the route runs, as the gate does; a
+    // client gone meanwhile gets nothing done (the Effect server interrupts its handler alike).
+    // eslint-disable-next-line no-restricted-syntax -- a plain handler, no fiber: the seeded draw is synchronous
+    const wait = delayed ? Effect.runSync(latencyMillis(ctx.faults, route.endpoint)) : 0
+    let gone = false
+    response.once("close", () => {
+      gone = true
+    })
+    const answer = (body: string) => {
+      const run = () => {
+        if (!gone) send(route.handle(ctx, request, body, ctx.clock.unsafeNow()))
+      }
+      // eslint-disable-next-line no-restricted-globals -- a plain Node handler has no fiber to sleep in
+      if (wait > 0) setTimeout(run, wait)
+      else run()
+    }
     if (!route.readsBody) {
-      send(route.handle(ctx, request, "", ctx.clock.unsafeNow()))
+      answer("")
       return true
     }
     const chunks: Array<Buffer> = []
@@ -97,7 +116,7 @@ export const makeFastPath =
     const finish = (body: string) => {
       if (done) return
       done = true
-      send(route.handle(ctx, request, body, ctx.clock.unsafeNow()))
+      answer(body)
     }
     request.on("data", (chunk: Buffer) => {
       size += chunk.length

@@ -66,6 +66,19 @@ const GATE_KINDS = ["latency", "error_before", "error_after", "reset_after", "ho
 export const faultsApply = (settings: FaultSettings, endpoint: FaultEndpoint): boolean =>
   settings.rate !== undefined || GATE_KINDS.some((kind) => faultOf(settings, endpoint, kind) !== undefined)
 
+/** Whether latency is the only gate fault of the endpoint (the fast path can wait it out itself). */
+export const onlyLatencyApplies = (settings: FaultSettings, endpoint: FaultEndpoint): boolean =>
+  settings.rate === undefined &&
+  faultOf(settings, endpoint, "latency") !== undefined &&
+  GATE_KINDS.every((kind) => kind === "latency" || faultOf(settings, endpoint, kind) === undefined)
+
+/** The latency drawn for one request (ms), as the gate draws it: one draw of the sandbox's seeded random. */
+export const latencyMillis = (faults: FaultState, endpoint: FaultEndpoint): Effect.Effect<number> => {
+  const range = faultOf(faults.settings, endpoint, "latency")
+  if (range === undefined) return Effect.succeed(0)
+  return Effect.map(faults.random.next, (x) => Math.round(range.min + x * (range.max - range.min)))
+}
+
 /** The counters every /v1 request moves. */
 export const countRequest = (faults: FaultState, endpoint: FaultEndpoint | undefined): void => {
   count(faults.counters, "requests")
@@ -116,11 +129,8 @@ const tooMany = (faults: FaultState, endpoint: FaultEndpoint, seconds: number, r
 
 const serverError = () => envelopeA(500, "Internal server error", {})
 
-const latency = (faults: FaultState, endpoint: FaultEndpoint) => {
-  const range = faultOf(faults.settings, endpoint, "latency")
-  if (range === undefined) return Effect.void
-  return Effect.flatMap(faults.random.next, (x) => Effect.sleep(Math.round(range.min + x * (range.max - range.min))))
-}
+const latency = (faults: FaultState, endpoint: FaultEndpoint) =>
+  faultOf(faults.settings, endpoint, "latency") === undefined ? Effect.void : Effect.flatMap(latencyMillis(faults, endpoint), (ms) => Effect.sleep(ms))
 
 export const gate =
   (ctx: SandboxContext) =>

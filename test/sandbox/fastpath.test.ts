@@ -41,7 +41,8 @@ describe("fast path", () => {
   it.scopedLive("answers the hot routes exactly as the router and gate do", () =>
     Effect.gen(function* () {
       const fast = yield* sandbox()
-      const routed = yield* sandbox({ faults: "*.latency=0ms" })
+      // A gate fault that never fires sends every request through the Effect router and gate.
+      const routed = yield* sandbox({ faults: "*.error_before=0" })
       const a = yield* script(fast)
       const b = yield* script(routed)
       expect(a.replies).toEqual(b.replies)
@@ -49,6 +50,29 @@ describe("fast path", () => {
       expect(a.replies.map((r) => r.status)).toEqual([200, 422, 422, 422, 415, 200, 404, 200, 200, 422, 401, 406])
       yield* assertInvariants(fast)
       yield* assertInvariants(routed)
+    })
+  )
+  it.scopedLive("waits out a latency fault itself; a client gone during the wait creates nothing", () =>
+    Effect.gen(function* () {
+      const api = yield* sandbox({ faults: "wallet.latency=300ms-300ms,payout.latency=400ms-400ms" })
+      const started = Date.now()
+      expect((yield* api.get("/v1/wallet")).status).toBe(200)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290)
+      // Aborted 100 ms into its 400 ms: the route never runs, as the router's interrupted handler.
+      const aborted = yield* api.raw("/v1/payments/payout/mobile-money", {
+        method: "POST",
+        headers: { ...api.headers, "Content-Type": "application/json" },
+        body: JSON.stringify(payoutBody()),
+        signal: AbortSignal.timeout(100)
+      }).pipe(Effect.either)
+      expect(aborted._tag).toBe("Left")
+      // Sent after the aborted one with the same latency, its wait ends after the aborted one's:
+      // once it is answered, the aborted request's wait is over too. Only this payout exists.
+      const paid = yield* api.send("POST", "/v1/payments/payout/mobile-money", payoutBody())
+      expect(paid.status).toBe(200)
+      const payouts = Object.values(api.state.transactions).filter((t) => t.type === "payout")
+      expect(payouts.map((t) => t.reference)).toEqual([paid.json.reference])
+      yield* assertInvariants(api)
     })
   )
 })
