@@ -17,7 +17,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { writeCsv } from "./bench/csv.ts"
 import { httpLoop } from "./bench/load.ts"
-import { counterAt, freePort, round, sampleCounters, tempDir } from "./bench/measure.ts"
+import { counterAt, type Figure, freePort, round, sampleCounters, tempDir } from "./bench/measure.ts"
 import { runOrchestrator, type OrchestratorTimes } from "./bench/orchestrator.ts"
 import { spawnSandbox } from "./bench/sandbox.ts"
 import { DEFAULT_PG_URL, rowTimes, type RowTimes, shownUrl, sqliteRowTimes, storeUrl, unreachable, withSchema } from "./bench/postgres.ts"
@@ -44,16 +44,9 @@ const pgUrl = flag("pg-url") ?? process.env.PAYOUTS_TEST_DATABASE_URL ?? DEFAULT
 const scale = (n: number) => (quick ? Math.max(100, Math.round(n / 10)) : n)
 const FUND = { XAF: 100_000_000_000, XOF: 100_000_000_000 }
 
-interface Row {
+interface Row extends Figure {
   readonly section: string
-  readonly figure: string
-  readonly value: number
-  readonly unit: string
-  readonly bound: number | undefined
-  readonly boundLabel: string
-  readonly target: string
   readonly ratio: number | undefined
-  readonly met: boolean | undefined
 }
 
 const rows: Array<Row> = []

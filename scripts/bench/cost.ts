@@ -9,18 +9,10 @@
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { writeCsv } from "./csv.ts"
-import { freePort, runMeasuredNode, tempDir } from "./measure.ts"
+import { freePort, runMeasuredNode, tempDir, type Figure } from "./measure.ts"
 import { spawnSandbox } from "./sandbox.ts"
 
-export interface CostRow {
-  readonly figure: string
-  readonly value: number
-  readonly unit: string
-  readonly bound: number | undefined
-  readonly boundLabel: string
-  readonly target: string
-  readonly met: boolean | undefined
-}
+export type CostRow = Figure
 
 export interface CostPoint {
   readonly rows: number

@@ -98,3 +98,14 @@ export const runMeasuredNode = (args: ReadonlyArray<string>, cwd: string): Promi
   })
 
 export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
+
+/** One line of the bench's table: a figure, its bound and whether its target is met. */
+export interface Figure {
+  readonly figure: string
+  readonly value: number
+  readonly unit: string
+  readonly bound: number | undefined
+  readonly boundLabel: string
+  readonly target: string
+  readonly met: boolean | undefined
+}

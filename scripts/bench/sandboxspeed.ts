@@ -15,18 +15,10 @@ import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
 import type { SandboxOptions } from "../../src/sandbox/Sandbox.ts"
 import { httpLoop } from "./load.ts"
-import { round } from "./measure.ts"
+import { round, type Figure } from "./measure.ts"
 import { spawnSandbox } from "./sandbox.ts"
 
-export interface SpeedRow {
-  readonly figure: string
-  readonly value: number
-  readonly unit: string
-  readonly bound: number | undefined
-  readonly boundLabel: string
-  readonly target: string
-  readonly met: boolean | undefined
-}
+export type SpeedRow = Figure
 
 const TARGET = 3_000
 const CONCURRENCY = 32

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process"
 import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type ChildRun, round, runMeasuredNode, tempDir } from "./measure.ts"
+import { type ChildRun, round, runMeasuredNode, tempDir, type Figure } from "./measure.ts"
 import { spawnSandbox } from "./sandbox.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -21,15 +21,7 @@ const SHARE_OF_BARE = 0.3
 const MAX_SECONDS = 0.3
 const MAX_RSS_MIB = 90
 
-export interface StartupRow {
-  readonly figure: string
-  readonly value: number
-  readonly unit: string
-  readonly bound: number | undefined
-  readonly boundLabel: string
-  readonly target: string
-  readonly met: boolean | undefined
-}
+export type StartupRow = Figure
 
 /** Every package the product imports, through their indexes: what a start without bundling would load. */
 const BARE_IMPORT = [

@@ -15,18 +15,10 @@ import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { writeCsv } from "./csv.ts"
 import { bareParse, barePhones } from "./load.ts"
-import { type ChildRun, round, runMeasuredNode, tempDir } from "./measure.ts"
+import { type ChildRun, round, runMeasuredNode, tempDir, type Figure } from "./measure.ts"
 import { spawnSandbox } from "./sandbox.ts"
 
-export interface ValidateFigure {
-  readonly figure: string
-  readonly value: number
-  readonly unit: string
-  readonly bound: number | undefined
-  readonly boundLabel: string
-  readonly target: string
-  readonly met: boolean | undefined
-}
+export type ValidateFigure = Figure
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const GOAL_RATE = 100_000
