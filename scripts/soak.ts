@@ -54,9 +54,9 @@ export interface SoakOptions {
   /** Kill only at the moment of a payout's commit: every round is sure to kill (the short soak in CI). */
   readonly commitKillsOnly?: boolean
   /**
-   * Run the children through bin/payouts.js (tsx, transpiling at every start) instead of one esbuild
-   * bundle of the same sources made at the start of the soak. Slower starts make longer gaps between
-   * runs, which the run measures as listing lag and which so lengthen the reconcile grace.
+   * Run the children through bin/payouts.js (the `npm run build` bundle in dist/) instead of the
+   * soak's own esbuild bundle of the same sources, made at its start and not changed by edits (or a
+   * rebuild) while it runs.
    */
   readonly tsx?: boolean
   readonly log?: (line: string) => void
@@ -234,8 +234,8 @@ const sourceStamp = (): string => {
 }
 
 /**
- * The CLI (src/cli/main.ts, what bin/payouts.js runs through tsx) bundled once with esbuild, which tsx
- * ships: a child then loads in about half the time. Packages stay external, so the bundle lives under
+ * The CLI (src/cli/main.ts) bundled once with esbuild when the soak starts: edits to src/ or a rebuild
+ * of dist/ while it runs do not change what its children run. Packages stay external, so the bundle lives under
  * node_modules/.cache to resolve them from the project; it is removed when the soak ends.
  */
 const bundleCli = async (): Promise<{ readonly entry: string; readonly remove: () => void }> => {
