@@ -33,9 +33,13 @@ interface RawRow {
   readonly quoteProblem: string | undefined
 }
 
+/** papaparse in array mode gives a row as an array of strings. */
+const isCells = (value: unknown): value is Array<string> => Array.isArray(value) && value.every((cell) => typeof cell === "string")
+
 const rawRowOf = (results: Papa.ParseStepResult<unknown>): RawRow => {
   const data = results.data
-  const cells = Array.isArray(data) && Array.isArray(data[0]) ? (data[0] as Array<string>) : []
+  const first: unknown = Array.isArray(data) ? data[0] : undefined
+  const cells = isCells(first) ? first : []
   const problem = results.errors.find((error) => Object.hasOwn(QUOTE_PROBLEMS, error.code))
   return { cells, end: results.meta.cursor, quoteProblem: problem === undefined ? undefined : QUOTE_PROBLEMS[problem.code] }
 }

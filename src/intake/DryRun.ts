@@ -15,7 +15,7 @@ import { CsvChunkSplitter, type TextChunk } from "./CsvChunks.ts"
 import { headerNames } from "./CsvReader.ts"
 import { type CrossBatchSettings, type IntakeRow, makeCrossBatch } from "./CrossBatch.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
-import type { Intake } from "./IntakeResult.ts"
+import { Intake } from "./IntakeResult.ts"
 import { PendingColumns } from "./PendingColumns.ts"
 import type { RowError } from "./RowError.ts"
 import { validateCsvFile } from "./Validate.ts"
@@ -67,8 +67,8 @@ const makeTally = (batchId: BatchId, skipInvalid: boolean) => {
     },
     result: (): Intake =>
       errors.length > 0 && !skipInvalid
-        ? { _tag: "Refused", batchId, errors, rows }
-        : { _tag: "Checked", batchId, pending, rejected, errors }
+        ? Intake.Refused({ batchId, errors, rows })
+        : Intake.Checked({ batchId, pending, rejected, errors })
   }
 }
 
@@ -88,7 +88,7 @@ const streamed = (input: DryRunInput) =>
     if (Either.isLeft(checked)) {
       const error = checked.left
       if (error._tag === "StoreError") return yield* Effect.fail(error)
-      return { _tag: "Refused", batchId: input.batchId, errors: csvFileErrorRows(error), rows: tally.rows } satisfies Intake as Intake
+      return Intake.Refused({ batchId: input.batchId, errors: csvFileErrorRows(error), rows: tally.rows })
     }
     return tally.result()
   })

@@ -12,7 +12,7 @@ import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain
 import type { RowInput } from "../store/Model.ts"
 import type { RowError } from "./RowError.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { csvFileErrorRows, type CsvFileError } from "./Csv.ts"
+import { csvFileErrorRows } from "./Csv.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
@@ -43,9 +43,9 @@ export interface IntakeOptions {
 
 export { PendingColumns } from "./PendingColumns.ts"
 
-import type { Intake } from "./IntakeResult.ts"
+import { Intake } from "./IntakeResult.ts"
 
-export type { Intake }
+export { Intake }
 
 /** Batch id: a hash of the file's bytes (the account scopes it in the store). */
 export const fileBatchId = (file: string) =>
@@ -107,7 +107,7 @@ export const intake = (options: IntakeOptions) =>
     const batchId = yield* fileBatchId(options.file)
     const existing = yield* store.batch(accountId, batchId).getBatch()
     if (Option.isSome(existing) && existing.value.state !== "loading") {
-      return { _tag: "Loaded", batch: existing.value, resumed: true, errors: [] } satisfies Intake as Intake
+      return Intake.Loaded({ batch: existing.value, resumed: true, errors: [] })
     }
     const fileName = basename(options.file)
     const since = DateTime.subtractDuration(yield* DateTime.now, options.repeatWindow)
@@ -169,11 +169,11 @@ export const intake = (options: IntakeOptions) =>
       yield* store.batch(accountId, batchId).deleteBatch()
       const error = created.left
       if (error._tag === "StoreError") return yield* Effect.fail(error)
-      return { _tag: "Refused", batchId, errors: csvFileErrorRows(error as CsvFileError), rows } satisfies Intake as Intake
+      return Intake.Refused({ batchId, errors: csvFileErrorRows(error), rows })
     }
     if (errors.length > 0 && !options.skipInvalid) {
       yield* store.batch(accountId, batchId).deleteBatch()
-      return { _tag: "Refused", batchId, errors, rows } satisfies Intake as Intake
+      return Intake.Refused({ batchId, errors, rows })
     }
-    return { _tag: "Loaded", batch: created.right, resumed: false, errors } satisfies Intake as Intake
+    return Intake.Loaded({ batch: created.right, resumed: false, errors })
   })

@@ -68,11 +68,13 @@ export const checkOperator = (raw: string): Check<MobileOperator> => {
   return Either.left(`unknown operator ${shown(raw.trim())}: expected one of ${MOBILE_OPERATOR_CODES.join(", ")}`)
 }
 
+const WALLET_CURRENCY_SET: ReadonlySet<string> = new Set(WALLET_CURRENCIES)
+
 export const checkCurrency = (raw: string): Check<PayoutCurrency> => {
   const code = raw.trim().toUpperCase()
   if (code === "") return Either.left("currency is empty")
   if (isPayoutCurrency(code)) return Either.right(code)
-  if ((WALLET_CURRENCIES as ReadonlyArray<string>).includes(code)) {
+  if (WALLET_CURRENCY_SET.has(code)) {
     return Either.left(`no payout operator serves ${code}: payouts are in ${PAYOUT_CURRENCIES.join(" or ")}`)
   }
   if (isKnownCurrency(code)) return Either.left(`${code} is not a payout currency: payouts are in ${PAYOUT_CURRENCIES.join(" or ")}`)
