@@ -121,8 +121,10 @@ const parseRange = (text: string): Either.Either<Range, string> => {
 const parseJitter = (text: string): Either.Either<Range, string> =>
   text.includes("-") ? parseRange(text) : Either.map(parseDuration(text), (max) => ({ min: 0, max }))
 
-const oneOf = <A extends string>(choices: ReadonlyArray<A>, text: string): Either.Either<A, string> =>
-  (choices as ReadonlyArray<string>).includes(text) ? Either.right(text as A) : Either.left(`"${text}" is not one of ${choices.join(", ")}`)
+const oneOf = <A extends string>(choices: ReadonlyArray<A>, text: string): Either.Either<A, string> => {
+  const found = choices.find((choice) => choice === text)
+  return found === undefined ? Either.left(`"${text}" is not one of ${choices.join(", ")}`) : Either.right(found)
+}
 
 const parseMangle = (text: string): Either.Either<DescMangle, string> => {
   if (text === "strip" || text === "upper") return Either.right({ kind: text })
@@ -174,7 +176,8 @@ const applyItem = (settings: Mutable, item: string): string | undefined => {
   const dot = key.indexOf(".")
   const endpoint = dot < 0 ? "*" : key.slice(0, dot)
   const kind = dot < 0 ? key : key.slice(dot + 1)
-  if (!(FAULT_ENDPOINTS as ReadonlyArray<string>).includes(endpoint)) {
+  const named = FAULT_ENDPOINTS.find((known) => known === endpoint)
+  if (named === undefined) {
     return `"${item}": unknown endpoint "${endpoint}" (expected ${FAULT_ENDPOINTS.join(", ")})`
   }
   if (!KINDS.includes(kind)) return `"${item}": unknown fault kind "${kind}" (expected ${KINDS.join(", ")}, or seed)`
@@ -183,7 +186,7 @@ const applyItem = (settings: Mutable, item: string): string | undefined => {
   if (owner !== undefined && endpoint !== "*" && endpoint !== owner) {
     return `"${item}": ${kind} applies to the ${owner} endpoint only; write ${owner}.${kind}=...`
   }
-  const target: FaultEndpoint = owner ?? (endpoint as FaultEndpoint)
+  const target: FaultEndpoint = owner ?? named
   const set = (k: string, v: unknown) => {
     settings.endpoints[target] = { ...settings.endpoints[target], [k]: v }
   }
