@@ -27,17 +27,18 @@ export const TEST_CARDS = { success: "4242424242424242", declined: "400000000000
 
 export const testData = () => ({ payout: PAYOUT_NUMBERS, payin: PAYIN_NUMBERS, cards: TEST_CARDS })
 
+const PAYOUT_OUTCOMES: ReadonlyArray<PayoutOutcome> = ["success", "failure", "delayed", "cancelled"]
+const PAYIN_OUTCOMES: ReadonlyArray<PayinOutcome> = ["success", "insufficient_funds", "timeout", "cancelled"]
+
 const payoutOutcomes = new Map<string, PayoutOutcome>(
-  Object.values(PAYOUT_NUMBERS).flatMap((set) =>
-    Object.entries(set).map(([outcome, phone]) => [phone, outcome as PayoutOutcome] as const)
-  )
+  Object.values(PAYOUT_NUMBERS).flatMap((set) => PAYOUT_OUTCOMES.map((outcome) => [set[outcome], outcome] as const))
 )
 
 /** The outcome a payout test number selects; undefined for an ordinary number. */
 export const payoutOutcomeOf = (e164: string): PayoutOutcome | undefined => payoutOutcomes.get(e164)
 
 const payinOutcomes = new Map<string, PayinOutcome>(
-  Object.values(PAYIN_NUMBERS).flatMap((set) => Object.entries(set).map(([outcome, phone]) => [phone, outcome as PayinOutcome] as const))
+  Object.values(PAYIN_NUMBERS).flatMap((set) => PAYIN_OUTCOMES.map((outcome) => [set[outcome], outcome] as const))
 )
 
 /** The outcome a pay-in test number selects; undefined for an ordinary number. */
