@@ -6,8 +6,8 @@
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Context, Effect, Layer, Option, type Scope } from "effect"
-import type { JournalEntry } from "./Journal.ts"
-import { makeState, restoreTransaction, type SandboxState, type Txn, type WalletState } from "./State.ts"
+import { decodeEntry, decodeTransaction, decodeWallets } from "./Saved.ts"
+import { makeState, restoreTransaction, type SandboxState } from "./State.ts"
 
 /** Marks a change that touches no transaction (a clock advance), so the next save runs. */
 export const CLOCK_MOVED = "__clock__"
@@ -39,12 +39,13 @@ export const openStore = (filename: string): Effect.Effect<Store, unknown, Scope
         if (instance === undefined) return Option.none()
         const state = makeState(instance, now)
         state.seq = Number(meta.get("seq") ?? 0)
-        Object.assign(state.wallets, JSON.parse(meta.get("wallets") ?? "{}") as Record<string, WalletState>)
+        // Copied into mutable records: the state's figures change in place after a restore.
+        for (const [id, wallet] of Object.entries(yield* decodeWallets(meta.get("wallets") ?? "{}"))) state.wallets[id] = { ...wallet }
         for (const row of yield* sql<{ body: string }>`SELECT body FROM sandbox_transactions ORDER BY seq`) {
-          restoreTransaction(state, JSON.parse(row.body) as Txn)
+          restoreTransaction(state, { ...(yield* decodeTransaction(row.body)) })
         }
         for (const row of yield* sql<{ body: string }>`SELECT body FROM sandbox_journal ORDER BY seq`) {
-          state.journal.push(JSON.parse(row.body) as JournalEntry)
+          state.journal.push(yield* decodeEntry(row.body))
         }
         savedJournal = state.journal.length
         return Option.some({ state, lead: Number(meta.get("lead") ?? 0) })
