@@ -157,6 +157,10 @@ const parseValue = (kind: string, value: string): Either.Either<unknown, string>
       return parseMangle(value)
   }
   if (kind === "burst_len") return /^\d+$/.test(value) && Number(value) >= 1 ? Either.right(Number(value)) : Either.left(`"${value}" is not a whole number of at least 1`)
+  return parseRate(value)
+}
+
+const parseRate = (value: string): Either.Either<number, string> => {
   const rate = Number(value)
   return Number.isFinite(rate) && rate > 0 ? Either.right(rate) : Either.left(`"${value}" is not a positive rate`)
 }
@@ -201,10 +205,15 @@ const applyItem = (settings: Mutable, item: string): string | undefined => {
     set("commit_delay_rate", rate.right)
     return undefined
   }
+  if (kind === "rate") {
+    const rate = parseRate(value)
+    if (Either.isLeft(rate)) return `"${item}": ${rate.left}`
+    settings.rate = rate.right
+    return undefined
+  }
   const parsed = parseValue(kind, value)
   if (Either.isLeft(parsed)) return `"${item}": ${parsed.left}`
-  if (kind === "rate") settings.rate = parsed.right as number
-  else set(kind, parsed.right)
+  set(kind, parsed.right)
   return undefined
 }
 
@@ -219,6 +228,8 @@ export const parseFaults = (text: string): Either.Either<FaultSettings, string> 
   if (payout?.commit_delay_rate !== undefined && payout.commit_delay === undefined) {
     return Either.left("invalid --faults: payout.commit_delay_rate needs payout.commit_delay=DURATION (how long to hold)")
   }
+  // The one cast left: each value went through parseValue for its kind, so the builder's loose record
+  // holds exactly what EndpointFaults names (a schema of every kind would say the same again).
   return Either.right(settings as FaultSettings)
 }
 
