@@ -10,7 +10,8 @@ import { makeMirror } from "./Postgres/Mirror.ts"
 import { layerClient, nameOf, type PostgresOptions, schemaOf } from "./Postgres/Open.ts"
 import { storeClock } from "./Postgres/Queries.ts"
 import { makeRegisters } from "./Postgres/Registers.ts"
-import { makeRows } from "./Postgres/Rows.ts"
+import { postgresMatches } from "./Postgres/Matches.ts"
+import { makeRowReads } from "./RowReads.ts"
 import { type Access, makeAccess } from "./Postgres/Transaction.ts"
 import { fromDriver, StateStore } from "./StateStore.ts"
 import type { StoreDriver } from "./StoreDriver.ts"
@@ -23,7 +24,7 @@ const makeDriver = (db: Access, clock: "database" | "effect"): StoreDriver => {
   return {
     ...makeBatches(db, now),
     ...makeClaims(db, now),
-    ...makeRows(db),
+    ...makeRowReads(db.sql, db.read, postgresMatches(db.sql)),
     ...makeMirror(db),
     ...makeAccount(db),
     ...makeRegisters(db, now)

@@ -8,9 +8,10 @@ import { makeMirror } from "./Sqlite/Mirror.ts"
 import { runMigrations } from "./Sqlite/Migrations.ts"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
 import { makeRegisters } from "./Sqlite/Registers.ts"
-import { makeRowQueries } from "./Sqlite/RowQueries.ts"
+import { makeRowReads } from "./RowReads.ts"
+import { sqliteMatches } from "./Sqlite/Matches.ts"
 import { makeRows } from "./Sqlite/Rows.ts"
-import { makeWriteTransaction } from "./Sqlite/Transaction.ts"
+import { catchSql, makeWriteTransaction } from "./Sqlite/Transaction.ts"
 import { fromDriver, StateStore } from "./StateStore.ts"
 import type { StoreDriver } from "./StoreDriver.ts"
 
@@ -20,7 +21,7 @@ export type { SqliteOptions }
 const makeDriver = (sql: SqlClient.SqlClient, write: ReturnType<typeof makeWriteTransaction>): StoreDriver => ({
   ...makeBatches(sql, write),
   ...makeRows(sql, write),
-  ...makeRowQueries(sql),
+  ...makeRowReads(sql, catchSql, sqliteMatches(sql)),
   ...makeMirror(sql, write),
   ...makeAccount(sql, write),
   ...makeRegisters(sql, write)

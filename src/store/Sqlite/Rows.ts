@@ -1,4 +1,4 @@
-/** Claims and transitions of rows, for the SQLite adapter (the reads are in RowQueries.ts). */
+/** Claims and transitions of rows, for the SQLite adapter (the reads are in ../RowReads.ts). */
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Clock, Effect } from "effect"

@@ -1,36 +1,46 @@
-/** Row queries and the cross-batch checks, for the PostgreSQL adapter. */
+/**
+ * Reading rows, their events and the account's ids and repeats: the statements both adapters run
+ * word for word, each under its own guard (SQLite's error mapping; PostgreSQL's retried reads). Only
+ * the cross-batch lookup of ids and repeats is said in each dialect (`MatchQuery`).
+ */
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Chunk, DateTime, Effect, Option, Stream } from "effect"
-import type { Page, Row, StoreError } from "../Model.ts"
-import { IN_DOUBT_STATES } from "../RowState.ts"
-import type { StoreDriver } from "../StoreDriver.ts"
-import {
-  decodeEarliest,
-  decodeEvents,
-  decodeMatches,
-  decodePending,
-  decodeRows,
-  EVENT_COLUMNS,
-  ROW_COLUMNS,
-  textArray
-} from "./Queries.ts"
-import type { Access } from "./Transaction.ts"
+import type { Page, Row, RowMatch, StoreError } from "./Model.ts"
+import { IN_DOUBT_STATES } from "./RowState.ts"
+import { decodeEarliest, decodeEvents, decodePending, decodeRows, EVENT_COLUMNS, ROW_COLUMNS } from "./Sqlite/Queries.ts"
+import type { StoreDriver } from "./StoreDriver.ts"
 
 const PAGE = 1_000
 /** Narrow rows (three columns): bigger pages. */
 const PENDING_PAGE = 10_000
 
-export const makeRows = (db: Access) => {
-  const { sql } = db
+/** An adapter's guard of its statements: SqlErrors become StoreErrors (or are retried first). */
+export type ReadGuard = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, Exclude<E, SqlError> | StoreError, R>
 
+/**
+ * The rows of the account's other batches (not `excludeBatchId`, not rejected) whose `column` is one of
+ * `keys` (distinct, never empty), `extra` narrowing them further, ordered by batch and idx.
+ */
+export type MatchQuery = (
+  accountId: string,
+  column: "row_id" | "repeat_key",
+  keys: ReadonlyArray<string>,
+  excludeBatchId: string,
+  extra: Fragment
+) => Effect.Effect<ReadonlyArray<typeof RowMatch.Type>, SqlError>
+
+export const makeRowReads = (sql: SqlClient.SqlClient, read: ReadGuard, matchQuery: MatchQuery) => {
   const selectRows = (where: Fragment, limit = 2) =>
-    db.read(
+    read(
       sql`SELECT ${sql.literal(ROW_COLUMNS)} FROM rows WHERE ${where} ORDER BY idx LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeRows)
       )
     )
 
-  const firstRow = (where: Fragment) => Effect.map(selectRows(where, 1), (rows) => Option.fromNullable(rows[0]))
+  const firstRow = (where: Fragment) =>
+    Effect.map(selectRows(where, 1), (rows) => Option.fromNullable(rows[0]))
 
   const rowsInStates: StoreDriver["rowsInStates"] = (accountId, batchId, states, page: Page = {}) =>
     states.length === 0
@@ -54,7 +64,7 @@ export const makeRows = (db: Access) => {
 
   const streamPending: StoreDriver["streamPending"] = (accountId, batchId) =>
     Stream.paginateChunkEffect(-1, (afterIdx: number) =>
-      db.read(
+      read(
         sql`SELECT idx, currency, amount_minor FROM rows
           WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = 'validated' AND idx > ${afterIdx}
           ORDER BY idx LIMIT ${PENDING_PAGE}`.pipe(Effect.flatMap(decodePending))
@@ -73,30 +83,20 @@ export const makeRows = (db: Access) => {
     )
 
   const earliestIntent: StoreDriver["earliestIntent"] = (accountId, batchId) =>
-    db.read(
+    read(
       sql`SELECT MIN(intent_at) AS earliest FROM rows
         WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state IN ${sql.in(IN_DOUBT_STATES)}`.pipe(
         Effect.flatMap(decodeEarliest)
       )
     ).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.earliest)))
 
-  /** Rows of the account's other batches whose `column` is one of `keys`: one statement for any number. */
   const matches = (
     accountId: string,
     column: "row_id" | "repeat_key",
     keys: ReadonlyArray<string>,
     excludeBatchId: string,
     extra: Fragment
-  ) =>
-    keys.length === 0
-      ? Effect.succeed([])
-      : db.read(
-          sql`SELECT r.${sql.literal(column)} AS key, r.batch_id, b.file_name, r.idx, r.line, r.state
-            FROM rows r JOIN batches b ON b.account_id = r.account_id AND b.batch_id = r.batch_id
-            WHERE r.account_id = ${accountId} AND r.${sql.literal(column)} = ANY(${textArray(sql, [...new Set(keys)])})
-              AND r.batch_id <> ${excludeBatchId} AND r.state <> 'rejected' ${extra}
-            ORDER BY r.batch_id, r.idx`.pipe(Effect.flatMap(decodeMatches))
-        )
+  ) => (keys.length === 0 ? Effect.succeed([]) : read(matchQuery(accountId, column, [...new Set(keys)], excludeBatchId, extra)))
 
   const existingIds: StoreDriver["existingIds"] = (accountId, ids, excludeBatchId) =>
     matches(accountId, "row_id", ids, excludeBatchId, sql``).pipe(Effect.withSpan("StateStore.existingIds"))
@@ -113,7 +113,7 @@ export const makeRows = (db: Access) => {
   }
 
   const events: StoreDriver["events"] = (accountId, batchId, idx) =>
-    db.read(
+    read(
       sql`SELECT ${sql.literal(EVENT_COLUMNS)} FROM row_events
         WHERE account_id = ${accountId} AND batch_id = ${batchId} ${idx === undefined ? sql`` : sql`AND idx = ${idx}`}
         ORDER BY seq`.pipe(Effect.flatMap(decodeEvents))
