@@ -3,8 +3,8 @@
  * ("max") is needed to tell mobile from fixed-line numbers.
  */
 import { Either } from "effect"
-import { isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max"
-import { COUNTRY_NAMES, isCountry } from "./Operators.ts"
+import { parsePhoneNumberFromString } from "libphonenumber-js/max"
+import { type Country, COUNTRY_NAMES, isCountry } from "./Operators.ts"
 
 const MOBILE_TYPES = new Set(["MOBILE", "FIXED_LINE_OR_MOBILE"])
 
@@ -16,13 +16,12 @@ const countryName = (code: string | undefined): string =>
   code === undefined ? "another country" : isCountry(code) ? COUNTRY_NAMES[code] : code
 
 /** Right: the number in E.164; Left: the reason shown to the user. */
-export const normaliseMobile = (raw: string, country: string): Either.Either<string, string> => {
+export const normaliseMobile = (raw: string, country: Country): Either.Either<string, string> => {
   const text = raw.trim()
   if (text === "") return Either.left("phone number is empty")
   if (!PHONE_CHARACTERS.test(text)) {
     return Either.left(`"${text}" is not a phone number: only digits, spaces, + - . ( ) / are allowed`)
   }
-  if (!isSupportedCountry(country)) return Either.left(`"${country}" is not a country this tool pays in`)
   const parsed = parsePhoneNumberFromString(text, country)
   if (parsed === undefined) return Either.left(`"${text}" is not a phone number`)
   if (parsed.country !== undefined && parsed.country !== country) {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
+import type { Country } from "../../src/domain/Operators.ts"
 import { maskPhone, normaliseMobile } from "../../src/domain/Phone.ts"
 
-const ok = (raw: string, country: string) => Either.getOrUndefined(normaliseMobile(raw, country))
-const why = (raw: string, country: string) => Either.flip(normaliseMobile(raw, country)).pipe(Either.getOrUndefined)
+const ok = (raw: string, country: Country) => Either.getOrUndefined(normaliseMobile(raw, country))
+const why = (raw: string, country: Country) => Either.flip(normaliseMobile(raw, country)).pipe(Either.getOrUndefined)
 
 // Real numbering plans (libphonenumber-js 1.13.16 metadata): mobiles, fixed lines, and the forms people type.
-const MOBILES: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
+const MOBILES: ReadonlyArray<readonly [Country, string, ReadonlyArray<string>]> = [
   ["CM", "+237677123456", ["677123456", "6 77 12 34 56", "+237 6 77 12 34 56", "00237677123456", "237677123456", "677-12-34-56"]],
   ["CM", "+237650000000", ["650 00 00 00", "+237650000000"]],
   ["CI", "+2250701020304", ["0701020304", "07 01 02 03 04", "+225 07 01 02 03 04", "002250701020304", "2250701020304"]],
@@ -21,7 +22,7 @@ const MOBILES: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> =
   ["TG", "+22899123456", ["99 12 34 56"]]
 ]
 
-const FIXED_LINES: ReadonlyArray<readonly [string, string]> = [
+const FIXED_LINES: ReadonlyArray<readonly [Country, string]> = [
   ["CM", "+237 222 23 45 67"],
   ["CI", "27 21 23 45 67"],
   ["SN", "+221 33 821 23 45"],
