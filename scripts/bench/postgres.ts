@@ -61,6 +61,20 @@ export interface RowTimes {
 }
 
 /** Every row's timings in the store of `schema` (ms since epoch, the database clock), all batches together. */
+/** RowTimes from the three aggregate queries both stores answer alike. */
+const timesOf = (
+  times: { readonly rows: number; readonly first: number | null; readonly submitted: number | null; readonly final: number | null },
+  states: ReadonlyArray<{ readonly state: string; readonly n: number }>,
+  batches: ReadonlyArray<{ readonly batchId: string; readonly first: number; readonly submitted: number; readonly final: number }>
+): RowTimes => ({
+  batches: batches.map((b) => ({ batchId: b.batchId, firstIntentAt: b.first, lastSubmittedAt: b.submitted, lastFinalAt: b.final })),
+  rows: times.rows,
+  firstIntentAt: times.first ?? 0,
+  lastSubmittedAt: times.submitted ?? 0,
+  lastFinalAt: times.final ?? 0,
+  states: Object.fromEntries(states.map((x) => [x.state, x.n]))
+})
+
 export const rowTimes = (url: string, schema: string): Promise<RowTimes> =>
   onAdmin(url, (sql) =>
     Effect.gen(function* () {
@@ -71,14 +85,7 @@ export const rowTimes = (url: string, schema: string): Promise<RowTimes> =>
       const batches = yield* sql<{ batchId: string; first: number; submitted: number; final: number }>`
         SELECT batch_id AS "batchId", min(intent_at)::float8 AS first, max(submitted_at)::float8 AS submitted, max(final_at)::float8 AS final
         FROM ${sql(schema)}.rows GROUP BY batch_id ORDER BY 2`
-      return {
-        batches: batches.map((b) => ({ batchId: b.batchId, firstIntentAt: b.first, lastSubmittedAt: b.submitted, lastFinalAt: b.final })),
-        rows: times.rows,
-        firstIntentAt: times.first ?? 0,
-        lastSubmittedAt: times.submitted ?? 0,
-        lastFinalAt: times.final ?? 0,
-        states: Object.fromEntries(states.map((s) => [s.state, s.n]))
-      }
+      return timesOf(times, states, batches)
     })
   )
 
@@ -94,14 +101,7 @@ export const sqliteRowTimes = (filename: string): Promise<RowTimes> =>
         const batches = yield* sql<{ batchId: string; first: number; submitted: number; final: number }>`
           SELECT batch_id AS batchId, min(intent_at) AS first, max(submitted_at) AS submitted, max(final_at) AS final
           FROM rows GROUP BY batch_id ORDER BY 2`
-        return {
-          batches: batches.map((b) => ({ batchId: b.batchId, firstIntentAt: b.first, lastSubmittedAt: b.submitted, lastFinalAt: b.final })),
-          rows: times.rows,
-          firstIntentAt: times.first ?? 0,
-          lastSubmittedAt: times.submitted ?? 0,
-          lastFinalAt: times.final ?? 0,
-          states: Object.fromEntries(states.map((x) => [x.state, x.n]))
-        }
+        return timesOf(times, states, batches)
       })
     ).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
   )
