@@ -92,17 +92,19 @@ export const makeFastPath =
     // client gone meanwhile gets nothing done (the Effect server interrupts its handler alike).
     // eslint-disable-next-line no-restricted-syntax -- a plain handler, no fiber: the seeded draw is synchronous
     const wait = delayed ? Effect.runSync(latencyMillis(ctx.faults, route.endpoint)) : 0
-    let gone = false
-    response.once("close", () => {
-      gone = true
-    })
-    const answer = (body: string) => {
-      const run = () => {
-        if (!gone) send(route.handle(ctx, request, body, ctx.clock.unsafeNow()))
+    const respond = (body: string) => send(route.handle(ctx, request, body, ctx.clock.unsafeNow()))
+    let answer = respond
+    if (wait > 0) {
+      let gone = false
+      response.once("close", () => {
+        gone = true
+      })
+      answer = (body) => {
+        // eslint-disable-next-line no-restricted-globals -- a plain Node handler has no fiber to sleep in
+        setTimeout(() => {
+          if (!gone) respond(body)
+        }, wait)
       }
-      // eslint-disable-next-line no-restricted-globals -- a plain Node handler has no fiber to sleep in
-      if (wait > 0) setTimeout(run, wait)
-      else run()
     }
     if (!route.readsBody) {
       answer("")
