@@ -16,6 +16,13 @@ export const LEASE_TTL_MS = 3_000
 /** Short timings so a worker sees a whole lifecycle in seconds against a sandbox in real time. */
 const FAST = ["--poll-interval", "100ms", "--poll-max", "300ms", "--reconcile-grace", "1s", "--lease-ttl", `${LEASE_TTL_MS}ms`, "--request-timeout", "2s"]
 
+/**
+ * A row no rule of DESIGN 7 can settle (the stream's last ambiguous POST has no later witness; a resend
+ * unknown again) becomes an alarm after this, and the batch goes to attention/ for the soak's person
+ * (scripts/soak/person.ts), instead of waiting out the default two hours.
+ */
+export const RECONCILE_DEADLINE = "150s"
+
 export interface Worker {
   readonly name: string
   readonly proc: ChildProcess
@@ -40,9 +47,10 @@ export const makePool = (config: PoolConfig) => {
   const args = [
     "watch", config.dir,
     "--scan-every", "200ms", "--settle", "200ms", "--retry-every", "2s", "--concurrency", "4", "--rate", String(config.rate),
+    "--reconcile-deadline", RECONCILE_DEADLINE,
     ...FAST
   ]
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     PAYOUTS_BASE_URL: config.baseUrl,
     PAYOUTS_API_KEY: config.key,
@@ -69,6 +77,7 @@ export const makePool = (config: PoolConfig) => {
   }
   const live = () => workers.filter((w) => w.proc.exitCode === null && w.proc.signalCode === null)
   return {
+    env,
     start,
     live,
     all: () => workers as ReadonlyArray<Worker>,

@@ -10,6 +10,9 @@
  *   npm run soak -- --workers 4 --state postgres://postgres@127.0.0.1:5432/test [--batches 12] [--rows 200]
  *     [--seed S] [--rate 20] [--minutes M] [--keep]
  *
+ * Rows no rule can settle automatically go to attention/ at the workers' reconcile deadline, and the
+ * soak's person (scripts/soak/person.ts) settles them in the calm, as the README tells an operator to;
+ * their decisions are counted (`person_decisions`).
  * Exit 0 only if every batch is in done/, with 0 duplicates, 0 lost rows, every ledger status equal to
  * the sandbox's, and the sandbox's invariants hold. The request rate is reported, not judged.
  * Handed over from scripts/soak.ts (which passes its `soakFaults` and `prng`, so this module does not
@@ -23,6 +26,7 @@ import { join } from "node:path"
 import { runChaos } from "./chaos.ts"
 import { openSoakDb, shownUrl } from "./db.ts"
 import { dropBatch, planBatches } from "./drops.ts"
+import { settleAttention } from "./person.ts"
 import { makePool } from "./pool.ts"
 import { spawnSoakSandbox } from "./sandbox.ts"
 import { judge, placeOf } from "./verdict.ts"
@@ -95,7 +99,14 @@ export const main = async (argv: ReadonlyArray<string>, from: FromSoak): Promise
     for (let i = 0; i < count; i++) pool.start()
     const deadline = started + minutes * 60_000
     const pending = [...batches].sort((a, b) => a.at - b.at)
-    const settled = () => batches.every((b) => ["done", "attention", "rejected"].includes(placeOf(dir, b.name)))
+    // Finished when every batch is done or rejected, or in attention/ with nothing the person can do.
+    const personLeft = new Map<string, string>()
+    const settled = () =>
+      batches.every((b) => {
+        const place = placeOf(dir, b.name)
+        return place === "done" || place === "rejected" || (place === "attention" && personLeft.has(b.name))
+      })
+    const person = { decisions: 0, nextAt: 0 }
     let finished = false
     // The last 40% of the time is calm, as the single-worker soak's final runs are: under a takeover
     // every few seconds, rows in doubt never get the two listing syncs half a grace apart (up to a
@@ -113,6 +124,17 @@ export const main = async (argv: ReadonlyArray<string>, from: FromSoak): Promise
       if (!calm && Date.now() > calmAt) {
         calm = true
         log(`${(now / 1000).toFixed(1)}s chaos over: the workers finish in calm`)
+      }
+      // The person acts in the calm only (as the soak's checks do), one pass every few seconds.
+      if (calm && Date.now() >= person.nextAt) {
+        const pass = await settleAttention({ dir, env: pool.env, payouts: sandbox.payouts, log })
+        person.decisions += pass.decisions
+        person.nextAt = Date.now() + 3_000
+        personLeft.clear()
+        for (const why of pass.left) {
+          personLeft.set(why.split(/[: ]/)[0], why)
+          log(`person left: ${why}`)
+        }
       }
       if (pending.length === 0 && settled()) finished = true
       else if (Date.now() > deadline) {
@@ -162,6 +184,7 @@ export const main = async (argv: ReadonlyArray<string>, from: FromSoak): Promise
         `kills=${counts.kills}`,
         `stops=${counts.stops}`,
         `cuts=${counts.cuts}(${counts.cutConnections}_conns)`,
+        `person_decisions=${person.decisions}`,
         `worker_exits=${Object.entries(exits).map(([k, v]) => `${k}:${v}`).join(",")}`,
         `seed=${seed}`,
         `duration=${((Date.now() - started) / 1000).toFixed(0)}s`,
