@@ -1,7 +1,8 @@
 /**
  * Plain aligned tables for people; `--json` is the format for scripts.
  */
-import { fromWire, formatAmount } from "../domain/Money.ts"
+import { fromWire } from "../domain/Money.ts"
+import { DEFAULT_LOCALE, type Format, formatFor } from "../output/Format.ts"
 
 export interface Column<A> {
   readonly header: string
@@ -26,8 +27,11 @@ export const renderRecord = (pairs: ReadonlyArray<readonly [string, string]>): s
   return pairs.map(([label, value]) => `${`${label}:`.padEnd(width + 1)}  ${clean(value)}`).join("\n")
 }
 
-/** A wire amount (major units) as a decimal with the currency's digits: 1250.5 USD -> "1250.50". */
-export const amount = (value: number, currency: string): string => formatAmount(fromWire(value, currency), currency)
+/** Separators of en-US where a caller has not read the user's locale (output/Format.ts userFormat). */
+export const defaultFormat: Format = formatFor(DEFAULT_LOCALE)
+
+/** A wire amount (major units) with the currency's digits and separators: 1250.5 USD -> "1,250.50". */
+export const amount = (value: number, currency: string, format: Format = defaultFormat): string => format.minor(fromWire(value, currency), currency)
 
 export const column = <A>(header: string, value: (row: A) => string, align: "left" | "right" = "left"): Column<A> => ({
   header,

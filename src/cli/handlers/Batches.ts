@@ -1,7 +1,8 @@
 /** `payouts batches`: the account's batches in the state store, with their state and counts. */
 import { Console, DateTime, Effect, Option } from "effect"
 import { describeHalt } from "../../run/Safeguards.ts"
-import { PENDING_STATES, UNPAID_OUTCOME_STATES } from "../../store/RowState.ts"
+import { userFormat } from "../../output/Format.ts"
+import { PENDING_STATES } from "../../store/RowState.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { batchesCommand } from "../commands/Batches.ts"
 import { accountOf } from "../Jobs.ts"
@@ -41,7 +42,11 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
         created_at: DateTime.formatIso(b.createdAt),
         rows: b.total,
         completed: c.completed,
-        failed: sum(UNPAID_OUTCOME_STATES),
+        // Apart, as the run's end and the report count them: a cancelled payout is not a failed one.
+        failed: c.failed,
+        cancelled: c.cancelled,
+        expired: c.expired,
+        refunded: c.refunded,
         pending: sum(PENDING_STATES),
         unknown: c.unknown,
         waiting: c.validated,
@@ -60,7 +65,15 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
     if (json) return yield* printJson(views)
     if (views.length === 0) return yield* Console.log("No batches in this account's state store.")
     type View = (typeof views)[number]
-    const col = (header: string, value: (v: View) => unknown, align: "left" | "right" = "right"): Column<View> => ({ header, value: (v) => String(value(v)), align })
+    const f = yield* userFormat
+    const col = (header: string, value: (v: View) => unknown, align: "left" | "right" = "right"): Column<View> => ({
+      header,
+      value: (v) => {
+        const x = value(v)
+        return typeof x === "number" ? f.count(x) : String(x)
+      },
+      align
+    })
     yield* Console.log(
       renderTable(
         [
@@ -68,10 +81,13 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
           col("file", (v) => v.file, "left"),
           col("state", (v) => v.state, "left"),
           col("approved by", (v) => ("approved_by" in v ? v.approved_by : "-"), "left"),
-          col("created", (v) => v.created_at.slice(0, 19), "left"),
+          col("created", (v) => f.time(v.created_at), "left"),
           col("rows", (v) => v.rows),
           col("completed", (v) => v.completed),
           col("failed", (v) => v.failed),
+          col("cancelled", (v) => v.cancelled),
+          col("expired", (v) => v.expired),
+          col("refunded", (v) => v.refunded),
           col("pending", (v) => v.pending),
           col("unknown", (v) => v.unknown),
           col("waiting", (v) => v.waiting),

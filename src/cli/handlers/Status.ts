@@ -1,6 +1,7 @@
 import { Console, Effect } from "effect"
 import { PaymentClient } from "../../api/Client.ts"
 import type { statusCommand } from "../commands/Status.ts"
+import { userFormat } from "../../output/Format.ts"
 import { withClient } from "../Connect.ts"
 import { UsageError } from "../Errors.ts"
 import type { Parsed } from "../Lazy.ts"
@@ -12,5 +13,5 @@ export const status = ({ connection, json, reference }: Parsed<typeof statusComm
     if (reference.trim() === "") return yield* new UsageError({ reason: "REFERENCE is empty" })
     const client = yield* PaymentClient
     const record = yield* client.status(reference.trim())
-    yield* json ? printJson(statusJson(record)) : Console.log(statusView(record))
+    yield* json ? printJson(statusJson(record)) : Console.log(statusView(record, yield* userFormat))
   }).pipe(withClient(connection))
