@@ -105,6 +105,19 @@ export const RowMatch = Schema.Struct({
 })
 export type RowMatch = typeof RowMatch.Type
 
+/**
+ * A `payouts retry` batch's link to the batch it pays again (DESIGN 7: the retry generation). One
+ * child per parent: a second retry of the same parent finds this link rather than making another.
+ */
+export const RetryLink = Schema.Struct({
+  parentBatchId: BatchId,
+  childBatchId: BatchId,
+  /** 1 for a retry of a batch that is not itself a retry, 2 for a retry of that retry, ... */
+  generation: Schema.Int,
+  createdAt: Millis
+})
+export type RetryLink = typeof RetryLink.Type
+
 export interface NewBatch {
   readonly accountId: AccountId
   readonly batchId: BatchId

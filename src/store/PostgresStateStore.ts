@@ -10,6 +10,7 @@ import { makeMirror } from "./Postgres/Mirror.ts"
 import { layerClient, nameOf, type PostgresOptions, schemaOf } from "./Postgres/Open.ts"
 import { storeClock } from "./Postgres/Queries.ts"
 import { makeRegisters } from "./Postgres/Registers.ts"
+import { makeRetries } from "./Postgres/Retries.ts"
 import { postgresMatches } from "./Postgres/Matches.ts"
 import { makeRowReads } from "./RowReads.ts"
 import { type Access, makeAccess } from "./Postgres/Transaction.ts"
@@ -27,7 +28,8 @@ const makeDriver = (db: Access, clock: "database" | "effect"): StoreDriver => {
     ...makeRowReads(db.sql, db.read, postgresMatches(db.sql)),
     ...makeMirror(db),
     ...makeAccount(db),
-    ...makeRegisters(db, now)
+    ...makeRegisters(db, now),
+    ...makeRetries(db, now)
   }
 }
 

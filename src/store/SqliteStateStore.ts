@@ -8,6 +8,7 @@ import { makeMirror } from "./Sqlite/Mirror.ts"
 import { runMigrations } from "./Sqlite/Migrations.ts"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
 import { makeRegisters } from "./Sqlite/Registers.ts"
+import { makeRetries } from "./Sqlite/Retries.ts"
 import { makeRowReads } from "./RowReads.ts"
 import { sqliteMatches } from "./Sqlite/Matches.ts"
 import { makeRows } from "./Sqlite/Rows.ts"
@@ -24,7 +25,8 @@ const makeDriver = (sql: SqlClient.SqlClient, write: ReturnType<typeof makeWrite
   ...makeRowReads(sql, catchSql, sqliteMatches(sql)),
   ...makeMirror(sql, write),
   ...makeAccount(sql, write),
-  ...makeRegisters(sql, write)
+  ...makeRegisters(sql, write),
+  ...makeRetries(sql, write)
 })
 
 /** The store over any SqlClient on a SQLite database; migrates it first. */

@@ -65,6 +65,8 @@ type AccountOperation = Extract<
   | "sentTotalsSince"
   | "phonePayoutsSince"
   | "registers"
+  | "linkRetry"
+  | "retryLinks"
 >
 
 /** The operations on one batch of one account. */
@@ -153,7 +155,9 @@ const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({
   sentTotalsSince: (since) => d.sentTotalsSince(a, since),
   phonePayoutsSince: (phones, since) => d.phonePayoutsSince(a, phones, since),
   modifyRegister: (name, change) => d.modifyRegister(a, name, change),
-  registers: (prefix) => d.registers(a, prefix)
+  registers: (prefix) => d.registers(a, prefix),
+  linkRetry: (link) => d.linkRetry(a, link),
+  retryLinks: () => d.retryLinks(a)
 })
 
 /** The port over an adapter's flat operations. */

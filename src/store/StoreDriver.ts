@@ -11,6 +11,7 @@ import type {
   Fence,
   NewBatch,
   Page,
+  RetryLink,
   Row,
   RowEvent,
   RowInput,
@@ -242,6 +243,15 @@ export interface StoreDriver {
   ) => Effect.Effect<A, StoreError>
   /** The account's registers whose name starts with `prefix`, with the store's clock when read. */
   readonly registers: (accountId: AccountId, prefix: string) => Effect.Effect<RegisterRead, StoreError>
+
+  /**
+   * Links a retry batch to its parent, once per parent and once per child, atomically across every
+   * process sharing the store. Answers the link in force: the one given when it was free, else the
+   * parent's existing link (or the child's, when the child is already another batch's retry).
+   */
+  readonly linkRetry: (accountId: AccountId, link: Omit<RetryLink, "createdAt">) => Effect.Effect<RetryLink, StoreError>
+  /** Every retry link of the account, oldest first (few: one per `payouts retry`). */
+  readonly retryLinks: (accountId: AccountId) => Effect.Effect<ReadonlyArray<RetryLink>, StoreError>
 
   /** The account's halt in force, if any (DESIGN 11: no new payout leaves while it holds). */
   readonly activeHalt: (accountId: AccountId) => Effect.Effect<Option.Option<Halt>, StoreError>

@@ -152,10 +152,24 @@ const claimNonce: ReadonlyArray<string> = [
   `CREATE INDEX rows_by_claim_nonce ON rows (account_id, batch_id, claim_nonce) WHERE claim_nonce IS NOT NULL`
 ]
 
+/** Issue 16: `payouts retry` links a batch to the one it pays again; one child per parent. */
+const retries: ReadonlyArray<string> = [
+  `CREATE TABLE retries (
+    account_id ${KEY} NOT NULL,
+    child_batch_id ${KEY} NOT NULL,
+    parent_batch_id ${KEY} NOT NULL,
+    generation integer NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (account_id, child_batch_id),
+    UNIQUE (account_id, parent_batch_id)
+  )`
+]
+
 export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<string>]> = [
   [1, "store", store],
   [2, "registers", registers],
-  [3, "claim_nonce", claimNonce]
+  [3, "claim_nonce", claimNonce],
+  [4, "retries", retries]
 ]
 
 export const MIGRATIONS_TABLE = "store_migrations"

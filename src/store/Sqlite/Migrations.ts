@@ -154,12 +154,27 @@ const registers = Effect.gen(function* () {
   )`
 })
 
+/** Issue 16: `payouts retry` links a batch to the one it pays again; one child per parent. */
+const retries = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE retries (
+    account_id TEXT NOT NULL,
+    child_batch_id TEXT NOT NULL,
+    parent_batch_id TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, child_batch_id),
+    UNIQUE (account_id, parent_batch_id)
+  )`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_mirror": mirror,
   "0003_fence": fence,
   "0004_approvals_halts": approvalsAndHalts,
-  "0005_registers": registers
+  "0005_registers": registers,
+  "0006_retries": retries
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"
