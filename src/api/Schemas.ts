@@ -6,10 +6,17 @@
  * domain converts them to integer minor units. Numbers sent as strings are tolerated on decode
  * because the real service's serialiser is not specified.
  */
-import { Schema } from "effect"
+import { Schema, SchemaAST } from "effect"
 import { Reference } from "../domain/Ids.ts"
 
-export const WireNumber = Schema.Union(Schema.Number, Schema.NumberFromString)
+// Described as a number (what the spec says is sent); the string form is only a decoding tolerance.
+export const WireNumber = Schema.Union(Schema.Number, Schema.NumberFromString).annotations({ jsonSchema: { type: "number" } })
+
+/**
+ * Names a class's encoded side in the OpenAPI description: a class with a defaulted field has an
+ * encoded side of its own, which JSON Schema generation would otherwise inline without a name.
+ */
+const describedAs = (name: string) => [undefined, undefined, { [SchemaAST.JSONIdentifierAnnotationId]: name }] as const
 const Timestamp = Schema.String
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))
 
@@ -66,7 +73,7 @@ export class Pagination extends Schema.Class<Pagination>("Pagination")({
   current_page: Schema.Int,
   total_pages: Schema.Int,
   links: Schema.optionalWith(PaginationLinks, { default: () => new PaginationLinks({}) })
-}) {}
+}, describedAs("Pagination")) {}
 
 export class Customer extends Schema.Class<Customer>("Customer")({
   name: Schema.String,
@@ -74,7 +81,9 @@ export class Customer extends Schema.Class<Customer>("Customer")({
   email: Schema.String
 }) {}
 
-const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  jsonSchema: { type: "object", description: "Free-form metadata." }
+})
 
 export class StatusRecord extends Schema.Class<StatusRecord>("StatusRecord")({
   reference: Reference,
@@ -90,7 +99,7 @@ export class StatusRecord extends Schema.Class<StatusRecord>("StatusRecord")({
   updated_at: Timestamp,
   payment_details: Schema.optional(Schema.NullOr(Details)),
   customer: Schema.optional(Schema.NullOr(Customer))
-}) {}
+}, describedAs("StatusRecord")) {}
 
 export class BalanceSummary extends Schema.Class<BalanceSummary>("BalanceSummary")({
   currency: Schema.String,
@@ -207,7 +216,7 @@ export class EnvelopeA extends Schema.Class<EnvelopeA>("EnvelopeA")({
   errors: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) }), {
     default: () => ({})
   })
-}) {}
+}, describedAs("EnvelopeA")) {}
 
 /** Envelope B: both pay-ins. Its `status` may read `success` even on failure. */
 export class EnvelopeB extends Schema.Class<EnvelopeB>("EnvelopeB")({

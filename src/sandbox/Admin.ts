@@ -1,6 +1,7 @@
 /** Admin endpoints under /__sandbox (never under /v1): test data, funding, clock, faults, invariants. */
-import { HttpRouter, type HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Random } from "effect"
+import { openApiJson } from "../api/OpenApi.ts"
 import { isKnownCurrency, minorDigits, toWire } from "../domain/Money.ts"
 import { iso } from "./Clock.ts"
 import { makeFaultState, type SandboxContext } from "./Context.ts"
@@ -82,8 +83,16 @@ const refundRoute = (ctx: SandboxContext) =>
     })
   )
 
+/** The v1 interface's OpenAPI description, its server the address this request reached. */
+const openApiRoute = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+  HttpServerResponse.text(openApiJson({ url: `http://${request.headers.host ?? "127.0.0.1"}/v1`, description: "This sandbox." }), {
+    contentType: "application/json"
+  })
+)
+
 export const adminRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
+    HttpRouter.get("/__sandbox/openapi.json", openApiRoute),
     HttpRouter.get("/__sandbox/test-data", Effect.sync(() => ok(testData()))),
     HttpRouter.post("/__sandbox/fund", fundRoute(ctx)),
     HttpRouter.post(

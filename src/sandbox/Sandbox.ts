@@ -69,6 +69,12 @@ export interface SandboxInfo {
   readonly secret: string
 }
 
+/** A route the sandbox serves, as its router declares it (`/v1/payment/status/:reference`). */
+export interface ServedRoute {
+  readonly method: string
+  readonly path: string
+}
+
 export class SandboxStartError extends Data.TaggedError("SandboxStartError")<{ readonly message: string; readonly cause?: unknown }> {}
 
 export const parseFund = (text: string): Either.Either<Record<string, number>, string> => {
@@ -112,7 +118,7 @@ const checkOptions = (options: SandboxOptions): Either.Either<Checked, SandboxSt
 /** Starts the sandbox and also hands back its state (tests inspect it and plant bugs in it). */
 export const launchSandbox = (
   options: SandboxOptions = {}
-): Effect.Effect<SandboxInfo & { readonly state: SandboxState }, SandboxStartError, Scope.Scope> =>
+): Effect.Effect<SandboxInfo & { readonly state: SandboxState; readonly routes: ReadonlyArray<ServedRoute> }, SandboxStartError, Scope.Scope> =>
   Effect.gen(function* () {
     const { faults: faultSettings, funding } = yield* checkOptions(options)
     const store = options.dataFile === undefined ? undefined : yield* openDataFile(options.dataFile)
@@ -203,7 +209,8 @@ export const launchSandbox = (
     yield* runProcessor(processDue)
     const address = server.address
     const origin = address._tag === "TcpAddress" ? `http://${hostForUrl(address.hostname)}:${address.port}` : `http://unix:${address.path}`
-    return { baseUrl: `${origin}/v1`, origin, key: ctx.settings.key, secret: ctx.settings.secret, state }
+    const routes = Array.from(router.routes, ({ method, path }) => ({ method, path }))
+    return { baseUrl: `${origin}/v1`, origin, key: ctx.settings.key, secret: ctx.settings.secret, state, routes }
   })
 
 const openDataFile = (file: string) =>
