@@ -1,14 +1,14 @@
 /**
  * `<name>.report.html`: what people look at after a run. The figures come from the summary (counts,
- * totals, stuck rows) and one streamed pass over the rows (operators, time to final status, failures,
- * the rows rejected or skipped and why).
+ * totals, stuck rows) and one streamed pass over the rows (operators, time to final status, failures
+ * with their references, the amount to pay again per currency, the rows rejected or skipped and why).
  */
 import { DateTime, Effect, Schema, Stream } from "effect"
 import { basename, dirname, join } from "node:path"
-import { formatAmount } from "../domain/Money.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import type { Row } from "../store/Model.ts"
 import { DROPPED_STATES, PAID_OUT_STATES, SETTLED_FAILURE_STATES, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
+import { type Format, userFormat } from "./Format.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { writeTextAtomic } from "./AtomicFile.ts"
 import type { OutputPaths } from "./AtomicFile.ts"
@@ -26,15 +26,17 @@ export type { FailedRow, OperatorStats, ReportData, UnpaidRow }
 
 const MAX_FAILED_LISTED = 500
 
-const amountOf = (row: Row): string => {
+const amountOf = (row: Row, format: Format): string => {
+  // A rejected row's amount is shown as the file wrote it: it may not be a number at all.
   const written = amountAsWritten(row)
   if (written !== undefined) return `${written} ${row.currency}`.trim()
-  return row.amountMinor === null ? "" : `${formatAmount(row.amountMinor, row.currency)} ${row.currency}`
+  return row.amountMinor === null ? "" : `${format.minor(row.amountMinor, row.currency)} ${row.currency}`
 }
 
-const collect = (rows: Stream.Stream<Row, unknown>) =>
+const collect = (rows: Stream.Stream<Row, unknown>, format: Format) =>
   Effect.gen(function* () {
-    const operators = new Map<string, { sent: number; completed: number; failed: number }>()
+    const operators = new Map<string, { sent: number; completed: number; failed: number; cancelled: number; expired: number }>()
+    const repay: Record<string, { rows: number; minor: number }> = {}
     const times: Array<number> = []
     const failed: Array<FailedRow> = []
     let failedTotal = 0
@@ -44,15 +46,19 @@ const collect = (rows: Stream.Stream<Row, unknown>) =>
       Effect.sync(() => {
         const sent = row.attempts > 0 || row.reference !== null
         if (sent) {
-          const op = operators.get(row.operator) ?? { sent: 0, completed: 0, failed: 0 }
+          const op = operators.get(row.operator) ?? { sent: 0, completed: 0, failed: 0, cancelled: 0, expired: 0 }
           op.sent += 1
           if (PAID_OUT_STATES.includes(row.state)) op.completed += 1
-          if (SETTLED_FAILURE_STATES.includes(row.state)) op.failed += 1
+          if (row.state === "failed" || row.state === "cancelled" || row.state === "expired") op[row.state] += 1
           operators.set(row.operator, op)
         }
         const from = row.submittedAt ?? row.intentAt
         if (row.finalAt !== null && from !== null && sent) {
           times.push(Math.max(0, (DateTime.toEpochMillis(row.finalAt) - DateTime.toEpochMillis(from)) / 1000))
+        }
+        if (SETTLED_FAILURE_STATES.includes(row.state) && row.amountMinor !== null) {
+          const due = repay[row.currency] ?? { rows: 0, minor: 0 }
+          repay[row.currency] = { rows: due.rows + 1, minor: due.minor + row.amountMinor }
         }
         if (row.state === "unknown" || UNPAID_OUTCOME_STATES.includes(row.state)) {
           failedTotal += 1
@@ -60,8 +66,9 @@ const collect = (rows: Stream.Stream<Row, unknown>) =>
             failed.push({
               line: row.line,
               id: row.rowId ?? "",
+              reference: row.reference ?? "",
               operator: row.operator,
-              amount: amountOf(row),
+              amount: amountOf(row, format),
               phone: maskPhone(row.phone),
               status: row.state,
               error: row.error ?? ""
@@ -71,7 +78,7 @@ const collect = (rows: Stream.Stream<Row, unknown>) =>
         if (DROPPED_STATES.includes(row.state)) {
           unpaidTotal += 1
           if (unpaid.length < MAX_FAILED_LISTED) {
-            unpaid.push({ line: row.line, id: row.rowId ?? "", operator: row.operator, amount: amountOf(row), status: row.state, reason: row.error ?? "" })
+            unpaid.push({ line: row.line, id: row.rowId ?? "", operator: row.operator, amount: amountOf(row, format), status: row.state, reason: row.error ?? "" })
           }
         }
       })
@@ -82,7 +89,8 @@ const collect = (rows: Stream.Stream<Row, unknown>) =>
       failed,
       failedTotal,
       unpaid,
-      unpaidTotal
+      unpaidTotal,
+      repay
     }
   })
 
@@ -100,6 +108,7 @@ export const writeReport = (path: string, accountId: AccountId, batchId: BatchId
     const feesEstimated = Object.fromEntries(
       Object.entries(estimates.totals ?? {}).flatMap(([c, t]) => (t.fees_estimated === undefined ? [] : [[c, t.fees_estimated]]))
     )
-    const data = yield* collect(store.batch(accountId, batchId).streamRows())
-    yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, ...data }))
+    const format = yield* userFormat
+    const data = yield* collect(store.batch(accountId, batchId).streamRows(), format)
+    yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, format, ...data }))
   }).pipe(Effect.withSpan("Report.write"))

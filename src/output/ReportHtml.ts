@@ -20,7 +20,7 @@ const COLORS: Readonly<Record<string, string>> = {
   validated: "#c9d6e3"
 }
 
-const bars = (items: ReadonlyArray<{ label: string; value: number; color: string; attrs: string }>, unit = "") => {
+const bars = (items: ReadonlyArray<{ label: string; value: number; color: string; attrs: string }>, shown: (n: number) => string, unit = "") => {
   const max = Math.max(1, ...items.map((i) => i.value))
   const height = items.length * 30 + 10
   const rows = items.map((item, i) => {
@@ -28,7 +28,7 @@ const bars = (items: ReadonlyArray<{ label: string; value: number; color: string
     const y = i * 30 + 5
     return `<g ${item.attrs}><text x="0" y="${y + 17}" class="lbl">${esc(item.label)}</text>` +
       `<rect x="130" y="${y}" width="${Math.max(width, 1)}" height="22" rx="3" fill="${item.color}"></rect>` +
-      `<text x="${138 + width}" y="${y + 17}" class="val">${esc(item.value)}${unit}</text></g>`
+      `<text x="${138 + width}" y="${y + 17}" class="val">${esc(shown(item.value))}${unit}</text></g>`
   })
   return `<svg class="chart" viewBox="0 0 520 ${height}" width="520" height="${height}" role="img">${rows.join("")}</svg>`
 }
@@ -59,6 +59,7 @@ th{font-weight:600;color:#4a5a6a;font-size:13px}td.none{color:#8a96a3;font-style
 
 export const renderReport = (data: ReportData): string => {
   const s = data.summary
+  const f = data.format
   const counts = Object.entries(s.counts).filter(([, n]) => n > 0).sort(([, a], [, b]) => b - a)
   const total = s.total_rows ?? counts.reduce((a, [, n]) => a + n, 0)
   const sorted = [...data.timesToFinal].sort((a, b) => a - b)
@@ -69,43 +70,53 @@ export const renderReport = (data: ReportData): string => {
     attrs: `data-bin="${esc(label)}"`
   }))
   const cards = [["rows", total], ...counts.slice(0, 5)].map(
-    ([label, n]) => `<div class="card" data-card="${esc(label)}"><span>${esc(label)}</span><b class="big">${esc(n)}</b></div>`
+    ([label, n]) => `<div class="card" data-card="${esc(label)}"><span>${esc(label)}</span><b class="big">${esc(f.count(Number(n)))}</b></div>`
   )
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Payout report ${esc(s.batch_id)}</title><style>${CSS}</style></head><body>
 <header><h1>Payout report: ${esc(s.file.split(/[\\/]/).pop() ?? s.file)}</h1>
-<p>batch <span data-field="batch_id">${esc(s.batch_id)}</span> &middot; <span data-field="outcome">${esc(s.outcome)}</span> &middot; ${esc(s.started_at ?? "")} to ${esc(s.finished_at ?? "")} &middot; exit ${esc(s.exit_code)}</p></header>
+<p>batch <span data-field="batch_id">${esc(s.batch_id)}</span> &middot; <span data-field="outcome">${esc(s.outcome)}</span> &middot; <span data-field="started_at">${esc(s.started_at === undefined ? "" : f.time(s.started_at))}</span> to <span data-field="finished_at">${esc(s.finished_at === undefined ? "" : f.time(s.finished_at))}</span> &middot; exit ${esc(s.exit_code)}</p></header>
 ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: ${esc(s.paused)}</p>`}
 <main>
 <section class="wide"><div class="cards">${cards.join("")}</div></section>
 <section><h2>Totals per currency (rows sent)</h2>${table(
     ["currency", "rows", "amount", "completed", "fees", "fees estimated"],
-    Object.entries(s.totals).map(([c, t]) => [c, t.rows, t.amount, t.completed_amount, t.fees, data.feesEstimated[c] ?? ""]),
+    Object.entries(s.totals).map(([c, t]) => [c, f.count(t.rows), f.decimal(t.amount), f.decimal(t.completed_amount), f.decimal(t.fees), f.decimal(data.feesEstimated[c] ?? "")]),
     `data-table="totals"`
   )}</section>
-<section><h2>Status breakdown</h2>${bars(counts.map(([status, n]) => ({ label: status, value: n, color: COLORS[status] ?? "#888", attrs: `data-status="${esc(status)}" data-count="${n}"` })))}</section>
+<section><h2>Status breakdown</h2>${bars(counts.map(([status, n]) => ({ label: status, value: n, color: COLORS[status] ?? "#888", attrs: `data-status="${esc(status)}" data-count="${n}"` })), f.count)}</section>
 <section><h2>Success rate per operator</h2>${bars(
     data.operators.map((o) => {
-      const settled = o.completed + o.failed
+      const settled = o.completed + o.failed + o.cancelled + o.expired
       const rate = settled === 0 ? 0 : Math.round((o.completed / settled) * 100)
       return { label: o.operator, value: rate, color: rate >= 90 ? "#2e9d5b" : rate >= 50 ? "#e0b03c" : "#d64545", attrs: `data-operator="${esc(o.operator)}" data-rate="${rate}"` }
     }),
+    String,
     "%"
-  )}${table(["operator", "sent", "completed", "failed"], data.operators.map((o) => [o.operator, o.sent, o.completed, o.failed]), `data-table="operators"`)}</section>
-<section><h2>Time to final status</h2><p>median <b data-field="median">${seconds(quantile(sorted, 0.5))}</b> &middot; 90th percentile <b>${seconds(quantile(sorted, 0.9))}</b> &middot; ${sorted.length} rows</p>${bars(histogram)}</section>
-<section class="wide"><h2>Failed rows (${data.failedTotal}${data.failedTotal > data.failed.length ? `, first ${data.failed.length} shown` : ""})</h2>${table(
-    ["line", "id", "operator", "amount", "phone", "status", "error"],
-    data.failed.map((r) => [r.line, r.id, r.operator, r.amount, r.phone, r.status, r.error]),
+  )}${table(
+    ["operator", "sent", "completed", "failed", "cancelled", "expired"],
+    data.operators.map((o) => [o.operator, f.count(o.sent), f.count(o.completed), f.count(o.failed), f.count(o.cancelled), f.count(o.expired)]),
+    `data-table="operators"`
+  )}</section>
+<section><h2>Time to final status</h2><p>median <b data-field="median">${seconds(quantile(sorted, 0.5))}</b> &middot; 90th percentile <b>${seconds(quantile(sorted, 0.9))}</b> &middot; ${f.count(sorted.length)} rows</p>${bars(histogram, f.count)}</section>
+<section class="wide"><h2>To pay again: failed, cancelled and expired rows, per currency</h2>${table(
+    ["currency", "rows", "amount"],
+    Object.entries(data.repay).sort(([a], [b]) => a.localeCompare(b)).map(([c, r]) => [c, f.count(r.rows), `${f.minor(r.minor, c)} ${c}`]),
+    `data-table="repay"`
+  )}</section>
+<section class="wide"><h2>Failed rows (${f.count(data.failedTotal)}${data.failedTotal > data.failed.length ? `, first ${f.count(data.failed.length)} shown` : ""})</h2>${table(
+    ["line", "id", "reference", "operator", "amount", "phone", "status", "reason"],
+    data.failed.map((r) => [r.line, r.id, r.reference, r.operator, r.amount, r.phone, r.status, r.error]),
     `data-table="failed"`
   )}</section>
-<section class="wide"><h2>Rows not paid: rejected or skipped (${data.unpaidTotal}${data.unpaidTotal > data.unpaid.length ? `, first ${data.unpaid.length} shown` : ""})</h2>${table(
+<section class="wide"><h2>Rows not paid: rejected or skipped (${f.count(data.unpaidTotal)}${data.unpaidTotal > data.unpaid.length ? `, first ${f.count(data.unpaid.length)} shown` : ""})</h2>${table(
     ["line", "id", "operator", "amount", "status", "reason"],
     data.unpaid.map((r) => [r.line, r.id, r.operator, r.amount, r.status, r.reason]),
     `data-table="unpaid"`
   )}</section>
-<section class="wide"><h2>Stuck rows (${s.stuck.length})</h2>${table(
+<section class="wide"><h2>Stuck rows (${f.count(s.stuck.length)})</h2>${table(
     ["line", "id", "operator", "status", "reference", "since"],
-    s.stuck.map((r) => [r.line, r.id ?? "", r.operator, r.status, r.reference ?? "", r.since]),
+    s.stuck.map((r) => [r.line, r.id ?? "", r.operator, r.status, r.reference ?? "", f.time(r.since)]),
     `data-table="stuck"`
   )}</section>
 </main></body></html>

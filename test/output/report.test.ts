@@ -4,7 +4,9 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { type Browser, chromium } from "playwright-core"
-import { ordinaryPhone, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { formatFor, numberLocale } from "../../src/output/Format.ts"
+import { cli, FAST } from "../cli/binarySupport.ts"
+import { ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 
 const CHROMIUM = "/usr/bin/chromium"
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -52,8 +54,9 @@ describe("the HTML report", () => {
         }))
       )
       expect(seen.statuses).toEqual(summary.counts)
+      const f = formatFor(yield* numberLocale)
       expect(seen.totals).toEqual(
-        Object.entries(summary.totals).map(([c, t]: [string, any]) => [c, String(t.rows), t.amount, t.completed_amount, t.fees, t.fees_estimated])
+        Object.entries(summary.totals).map(([c, t]: [string, any]) => [c, String(t.rows), f.decimal(t.amount), f.decimal(t.completed_amount), f.decimal(t.fees), f.decimal(t.fees_estimated)])
       )
       // 13 rows sent, each estimated at max(2%, 50 XAF): the estimate beside the fees charged.
       expect(summary.totals.XAF.fees_estimated).toBe("1057")
@@ -67,5 +70,68 @@ describe("the HTML report", () => {
       yield* Effect.promise(() => page.screenshot({ path: join(out, "payout-report.png"), fullPage: true }))
       expect(existsSync(join(out, "payout-report.png"))).toBe(true)
     })
+  )
+
+  it.scopedLive(
+    "through the real CLI: the user's separators, readable times, each failed row's reference and reason, the amount to pay again per currency, the rejected and skipped rows",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ fund: { XAF: 50_000_000, XOF: 100_000 } })
+        const dir = tempDir()
+        const file = writeCsv(dir, "finance.csv", [
+          { id: "A1", amount: "1234567", phone: ordinaryPhone(1) },
+          { id: "A2", amount: "250000", phone: ordinaryPhone(2) },
+          { id: "F1", amount: "1500000", phone: TEST.failure },
+          { id: "C1", amount: "2000000", operator: "carrier2_cm", phone: TEST.cancelled },
+          { id: "R1", amount: "12.5", phone: ordinaryPhone(3) },
+          { id: "X1", amount: "30000", currency: "XOF", operator: "carrier1_ci", phone: "+2250700000001" },
+          { id: "X2", amount: "90000", currency: "XOF", operator: "carrier1_ci", phone: "+2250700000001" }
+        ])
+        // French separators: a narrow no-break space between thousands, a comma before decimals.
+        const env = { LC_ALL: "", LC_NUMERIC: "", LANG: "fr_FR.UTF-8" }
+        const done = yield* cli(sandbox, join(dir, "state.db"), ["run", file, ...FAST, "--skip-invalid", "--on-insufficient", "partial"], env)
+        expect(done.code, done.stderr).toBe(1)
+        const ledger = readLedger(join(dir, "finance.ledger.csv"))
+        const byId = Object.fromEntries(ledger.map((r) => [r.id, r]))
+        expect([byId.F1.status, byId.C1.status, byId.R1.status, byId.X2.status]).toEqual(["failed", "cancelled", "rejected", "skipped"])
+        const summary = JSON.parse(readFileSync(join(dir, "finance.summary.json"), "utf8"))
+        expect(summary.totals.XAF.amount).toBe("4984567")
+
+        const b = yield* browser
+        const page = yield* Effect.acquireRelease(Effect.promise(() => b.newPage({ viewport: { width: 1200, height: 900 } })), (p) => Effect.promise(() => p.close()))
+        yield* Effect.promise(() => page.goto(pathToFileURL(join(dir, "finance.report.html")).href))
+        const rowsOf = (name: string) =>
+          page.evaluate(
+            (n) => Array.from(document.querySelectorAll(`[data-table=${n}] tbody tr`)).map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? "")),
+            name
+          )
+        const head = (name: string) => page.evaluate((n) => Array.from(document.querySelectorAll(`[data-table=${n}] thead th`)).map((th) => th.textContent), name)
+        const failed = yield* Effect.promise(() => rowsOf("failed"))
+        const failedHead = yield* Effect.promise(() => head("failed"))
+        const cell = (row: ReadonlyArray<string>, column: string) => row[failedHead.indexOf(column)]
+        const failedById = Object.fromEntries(failed.map((r) => [cell(r, "id"), r]))
+        expect(Object.keys(failedById).sort()).toEqual(["C1", "F1"])
+        for (const id of ["F1", "C1"]) {
+          expect(cell(failedById[id], "reference")).toBe(byId[id].reference)
+          expect(cell(failedById[id], "reference")).not.toBe("")
+          expect(cell(failedById[id], "reason")).toBe(byId[id].error)
+          expect(cell(failedById[id], "reason")).not.toBe("")
+        }
+        expect(cell(failedById.F1, "amount")).toBe("1\u202f500\u202f000 XAF")
+        // Failed 1,500,000 + cancelled 2,000,000 XAF; nothing of XOF failed.
+        expect(yield* Effect.promise(() => rowsOf("repay"))).toEqual([["XAF", "2", "3\u202f500\u202f000 XAF"]])
+        const unpaid = yield* Effect.promise(() => rowsOf("unpaid"))
+        expect(unpaid.map((r) => [r[1], r[4]]).sort()).toEqual([["R1", "rejected"], ["X2", "skipped"]])
+        expect(unpaid.find((r) => r[1] === "R1")?.[5]).toContain("whole number")
+        const totals = yield* Effect.promise(() => rowsOf("totals"))
+        expect(totals.find((r) => r[0] === "XAF")?.[2]).toBe("4\u202f984\u202f567")
+        const operators = yield* Effect.promise(() => rowsOf("operators"))
+        expect(yield* Effect.promise(() => head("operators"))).toEqual(["operator", "sent", "completed", "failed", "cancelled", "expired"])
+        expect(operators.find((r) => r[0] === "carrier2_cm")?.slice(3)).toEqual(["0", "1", "0"])
+        const times = yield* Effect.promise(() =>
+          page.evaluate(() => [document.querySelector("[data-field=started_at]")?.textContent, document.querySelector("[data-field=finished_at]")?.textContent])
+        )
+        for (const t of times) expect(t).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
+      })
   )
 })
