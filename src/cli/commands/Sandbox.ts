@@ -5,16 +5,16 @@ import { durationOption } from "../Duration.ts"
 const DEFAULT_FUND = "XAF=10000000,XOF=10000000"
 
 const options = Options.all({
-  port: Options.integer("port").pipe(Options.withPseudoName("N"), Options.withDescription("Port to listen on (0 picks a free one)."), Options.withDefault(4010)),
-  host: Options.text("host").pipe(Options.withPseudoName("HOST"), Options.withDescription("Interface to listen on."), Options.withDefault("127.0.0.1")),
+  port: Options.integer("port").pipe(Options.withPseudoName("N"), Options.withDescription("Port to listen on (0 picks a free one). Default: 4010."), Options.withDefault(4010)),
+  host: Options.text("host").pipe(Options.withPseudoName("HOST"), Options.withDescription("Interface to listen on. Default: 127.0.0.1."), Options.withDefault("127.0.0.1")),
   timeScale: Options.float("time-scale").pipe(
     Options.withPseudoName("X"),
-    Options.withDescription("Sandbox seconds per real second (60 = one sandbox minute per second)."),
+    Options.withDescription("Sandbox seconds per real second (60 = one sandbox minute per second). Default: 1."),
     Options.withDefault(1)
   ),
   fund: Options.text("fund").pipe(
     Options.withPseudoName("CUR=AMOUNT,..."),
-    Options.withDescription("Opening balances in major units, CURRENCY=AMOUNT,..."),
+    Options.withDescription(`Opening balances in major units, CURRENCY=AMOUNT,... Default: ${DEFAULT_FUND}.`),
     Options.withDefault(DEFAULT_FUND)
   ),
   key: Options.text("key").pipe(Options.withPseudoName("KEY"), Options.withDescription("API key the sandbox accepts (default: generated)."), Options.optional),
@@ -43,6 +43,10 @@ const options = Options.all({
   ),
   webhookSecret: Options.redacted("webhook-secret").pipe(
     Options.withDescription("Sign webhooks with HMAC-SHA256 (X-Sandbox-Signature). The real service specifies no signature."),
+    Options.optional
+  ),
+  openapi: Options.file("openapi").pipe(
+    Options.withDescription("Write the OpenAPI 3.1 description of the v1 interface to FILE (its server: --host and --port) and exit; no server starts."),
     Options.optional
   )
 })

@@ -1,9 +1,13 @@
 /** `payouts sandbox`: the sandbox server, started in this process (the command tree loads this on use). */
-import { Console, Duration, Effect, Either, Option, Redacted } from "effect"
+import type { FileSystem } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
+import { Console, Duration, Effect, Either, Option, Redacted, Stream } from "effect"
+import { openApiJson } from "../../api/OpenApi.ts"
+import { writeFileAtomic } from "../../output/AtomicFile.ts"
 import type { sandboxCommand } from "../commands/Sandbox.ts"
 import { UsageError } from "../Errors.ts"
 import type { Parsed } from "../Lazy.ts"
-import { parseFaults, parseFund, startSandbox } from "../../sandbox/Sandbox.ts"
+import { parseFaults, parseFund, type SandboxStartError, startSandbox } from "../../sandbox/Sandbox.ts"
 
 type Args = Parsed<typeof sandboxCommand>["args"]
 
@@ -25,7 +29,27 @@ const check = (args: Args) =>
     return fund
   })
 
-export const sandbox = ({ args }: Parsed<typeof sandboxCommand>) =>
+/** The description's server: where `payouts sandbox` with the same --host and --port listens. */
+const localServer = (args: Args) => ({
+  url: "http://{host}:{port}/v1",
+  description: "The local sandbox (payouts sandbox); point the variables at another sandbox or use the service's own base URL.",
+  variables: {
+    host: { default: args.host.includes(":") ? `[${args.host}]` : args.host, description: "The sandbox's --host." },
+    port: { default: String(args.port), description: "The sandbox's --port." }
+  }
+})
+
+const writeOpenApi = (args: Args, file: string) =>
+  Effect.gen(function* () {
+    yield* check(args)
+    yield* writeFileAtomic(file, Stream.make(openApiJson(localServer(args))))
+    yield* Console.log(`OpenAPI description of the v1 interface written to ${file}`)
+  })
+
+export const sandbox = ({ args }: Parsed<typeof sandboxCommand>): Effect.Effect<void, UsageError | PlatformError | SandboxStartError, FileSystem.FileSystem> =>
+  Option.isSome(args.openapi) ? writeOpenApi(args, args.openapi.value) : serve(args)
+
+const serve = (args: Args) =>
   Effect.gen(function* () {
     const fund = yield* check(args)
     const sandbox = yield* startSandbox({
