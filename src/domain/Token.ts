@@ -32,6 +32,8 @@ export type TokenKey =
     readonly operator: string
     /** 0 for the first row with this content in the file, 1 for the second, ... */
     readonly occurrence: number
+    /** The `payouts retry` generation (absent or 0: a batch that is no retry, whose tokens never change). */
+    readonly generation?: number
   }
 
 const base32 = (digest: Buffer): string => {
@@ -53,7 +55,9 @@ const base32 = (digest: Buffer): string => {
 const material = (account: string, key: TokenKey): string =>
   key._tag === "Id"
     ? `v2|${account}|id|${key.id.trim()}|g${key.generation}`
-    : `v2|${account}|content|${key.phone}|${key.amountMinor}|${key.currency.toUpperCase()}|${key.operator.toLowerCase()}|${key.occurrence}`
+    : `v2|${account}|content|${key.phone}|${key.amountMinor}|${key.currency.toUpperCase()}|${key.operator.toLowerCase()}|${key.occurrence}${
+      (key.generation ?? 0) > 0 ? `|g${key.generation}` : ""
+    }`
 
 const brand = (digest: Buffer): Token => Token.make(base32(digest))
 

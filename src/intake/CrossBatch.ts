@@ -9,8 +9,11 @@ import { Effect } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { formatAmount } from "../domain/Money.ts"
 import type { PayoutCurrency } from "../domain/Operators.ts"
+import type { RowMatch } from "../store/Model.ts"
+import { SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type GuardSettings, guardsActive, makeIntakeGuards } from "./Guards.ts"
+import { type RetryLineage, retryLineage } from "./RetryLineage.ts"
 import type { RowError } from "./RowError.ts"
 
 /** What the cross-batch checks read of a row valid on its own (a `ValidRow` is one). */
@@ -50,12 +53,24 @@ export interface CrossBatchSettings {
   readonly guards: GuardSettings
 }
 
+/**
+ * The matches that still refuse a row of a `payouts retry` batch (all of them for any other batch).
+ * A retry batch may use again the ids of its ancestors' rows that ended failed, cancelled or expired
+ * (proven unpaid), and repeat their content; a match in any other batch, or an ancestor's row in any
+ * other state, still refuses the row, so a file reusing such an id outside a retry is refused.
+ */
+const refusing = (hits: ReadonlyArray<RowMatch>, lineage: RetryLineage, column: "row_id" | "repeat_key") =>
+  lineage.ancestors.size === 0
+    ? hits
+    : hits.filter((m) => !(lineage.ancestors.has(m.batchId) && (column === "repeat_key" || SETTLED_FAILURE_STATES.includes(m.state))))
+
 /** For each row of a group, the errors the other batches and the guards add to it (often none). */
 export const makeCrossBatch = (settings: CrossBatchSettings) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const { accountId, batchId } = settings
     const guards = yield* makeIntakeGuards(accountId, settings.guards)
+    const lineage = yield* retryLineage(accountId, batchId)
     return Effect.fn("Intake.crossBatch")(function* (group: ReadonlyArray<IntakeRow>) {
       const ids: Array<string> = []
       const keys: Array<string> = []
@@ -66,8 +81,8 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
       }
       const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
       const keyHits = keys.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(keys, settings.since)
-      const byId = new Map(idHits.map((m) => [m.key, m]))
-      const byKey = new Map(keyHits.map((m) => [m.key, m]))
+      const byId = new Map(refusing(idHits, lineage, "row_id").map((m) => [m.key, m]))
+      const byKey = new Map(refusing(keyHits, lineage, "repeat_key").map((m) => [m.key, m]))
       // Most rows get nothing: they share one empty array (a million rows, a million arrays less).
       const extras: Array<ReadonlyArray<RowError>> = group.map((row) => {
         if (row._tag !== "ValidRow" || (byId.size === 0 && byKey.size === 0)) return NONE

@@ -14,6 +14,7 @@ import type { RowError } from "./RowError.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows } from "./Csv.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
+import { retryLineage } from "./RetryLineage.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
 import { type CheckedRow, validateCsvFile } from "./Validate.ts"
@@ -130,13 +131,15 @@ export const intake = (options: IntakeOptions) =>
     // Occurrences of each content among the file's rows without ids, in file order (the token's index).
     const seenContent = new Map<string, number>()
     const tokenScope = options.tokenScope ?? accountId
+    // A `payouts retry` batch's tokens are its generation's: never those of the payouts that failed.
+    const { generation } = yield* retryLineage(accountId, batchId)
     const tokenOf = (row: CheckedRow, valid: boolean): Token => {
       if (!valid || row._tag !== "ValidRow") return rejectedRowToken(batchId, row.index)
-      if (row.id !== undefined) return mintToken(tokenScope, { _tag: "Id", id: row.id, generation: 0 })
+      if (row.id !== undefined) return mintToken(tokenScope, { _tag: "Id", id: row.id, generation })
       const key = contentKeyOf(row.phone, row.amountMinor, row.currency, row.operator)
       const occurrence = seenContent.get(key) ?? 0
       seenContent.set(key, occurrence + 1)
-      return mintToken(tokenScope, { _tag: "Content", phone: row.phone, amountMinor: row.amountMinor, currency: row.currency, operator: row.operator, occurrence })
+      return mintToken(tokenScope, { _tag: "Content", phone: row.phone, amountMinor: row.amountMinor, currency: row.currency, operator: row.operator, occurrence, generation })
     }
 
     const crossBatch = yield* makeCrossBatch({ accountId, batchId, allowRepeats: options.allowRepeats, since, guards: options.guards ?? NO_GUARDS })

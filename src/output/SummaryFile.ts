@@ -69,6 +69,8 @@ export const Summary = Schema.Struct({
   /** `payouts ledger`: the batch's state when its outputs were written again. */
   batch_state: Schema.optional(Schema.String),
   approval: Schema.optional(Approval),
+  /** A `payouts retry` batch: the batch whose failed rows it pays again. */
+  parent: Schema.optional(Schema.String),
   exit_code: Schema.Number
 })
 export type Summary = typeof Summary.Type

@@ -6,6 +6,7 @@ import { SystemError } from "@effect/platform/Error"
 import { Duration, Effect, Option, Ref, Schedule } from "effect"
 import type { Semaphore } from "effect/Effect"
 import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
+import { retryLineage } from "../intake/RetryLineage.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
 import { reportPath, writeReport } from "../output/Report.ts"
 import type { Summary } from "../output/SummaryFile.ts"
@@ -74,6 +75,7 @@ export const makeConclusion = (input: ConclusionInput) =>
           }))
         )
         const adopted = yield* Ref.get(input.prescanAdopted)
+        const { parent } = yield* retryLineage(accountId, batchId)
         const summary = yield* makeSummary({
           batchId,
           file: request.file,
@@ -88,6 +90,7 @@ export const makeConclusion = (input: ConclusionInput) =>
             report: reportPath(paths),
             ...(accountAlarm === undefined ? {} : { account_alarm: accountAlarm }),
             ...(adopted > 0 ? { already_paid_adopted: adopted } : {}),
+            ...(parent === undefined ? {} : { parent }),
             ...guarded.extra
           }
         })

@@ -26,6 +26,10 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
     const store = yield* StateStore
     const account = yield* accountOf(connection)
     const batches = yield* store.account(account).listBatches()
+    // A `payouts retry` batch names the batch it pays again; a retried batch, its retry.
+    const links = yield* store.account(account).retryLinks()
+    const parentOf = new Map(links.map((l) => [l.childBatchId, l.parentBatchId]))
+    const childOf = new Map(links.map((l) => [l.parentBatchId, l.childBatchId]))
     // An account halt stops every batch at once: said first, on stderr with --json (stdout stays the list).
     const halt = yield* store.account(account).activeHalt()
     if (Option.isSome(halt)) {
@@ -52,6 +56,8 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
         waiting: c.validated,
         skipped: c.skipped,
         rejected: c.rejected,
+        parent: parentOf.get(b.batchId) ?? null,
+        retried_as: childOf.get(b.batchId) ?? null,
         ...(b.pauseReason === null ? {} : { pause_reason: b.pauseReason }),
         ...(b.approvedBy === null
           ? {}
@@ -92,7 +98,8 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
           col("unknown", (v) => v.unknown),
           col("waiting", (v) => v.waiting),
           col("skipped", (v) => v.skipped),
-          col("rejected", (v) => v.rejected)
+          col("rejected", (v) => v.rejected),
+          col("retry of", (v) => v.parent ?? "-", "left")
         ],
         views
       )

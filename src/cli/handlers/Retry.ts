@@ -1,0 +1,42 @@
+/**
+ * `payouts retry BATCH`: builds the child batch (src/run/RetryBatch.ts) beside the current directory,
+ * in `--out`, or in a job folder's inbox, then pays it through `payouts run` (or leaves it to the
+ * watcher). Loaded when the command runs.
+ */
+import { Console, Effect, Option } from "effect"
+import { join } from "node:path"
+import type { RetryRefused } from "../../run/RetryBatch.ts"
+import { makeRetryBatch } from "../../run/RetryBatch.ts"
+import type { retryCommand } from "../commands/Retry.ts"
+import { UsageError } from "../Errors.ts"
+import { accountOf, findBatch } from "../Jobs.ts"
+import type { Parsed } from "../Lazy.ts"
+import { storeFor } from "../StoreLocation.ts"
+import { openStore } from "../StoreOpen.ts"
+import { run } from "./Run.ts"
+
+export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
+  Effect.gen(function* () {
+    if (args.sandbox) {
+      return yield* new UsageError({ reason: "--sandbox starts a fresh sandbox, where batch " + batch + " never ran: retry against the service that ran it" })
+    }
+    const dir = Option.getOrElse(jobs, () => Option.getOrElse(args.out, () => "."))
+    const store = yield* storeFor(args.state, Option.isSome(jobs) ? jobs.value : join(dir, "retry.csv"))
+    const account = yield* accountOf(args.connection)
+    const made = yield* Effect.gen(function* () {
+      const parent = yield* findBatch(account, batch)
+      return yield* makeRetryBatch(account, parent, dir)
+    }).pipe(
+      Effect.catchTag("RetryRefused", (e: RetryRefused) => new UsageError({ reason: e.reason })),
+      Effect.provide(openStore(store))
+    )
+    yield* Console.error(
+      `Retry of batch ${made.parent} (retry generation ${made.generation}): ${made.rows} row(s) in ${made.file}, batch ${made.child}.`
+    )
+    if (Option.isSome(jobs)) {
+      return yield* Console.error(
+        `Left in the job folder: the watcher validates and preflights it, puts it up for approval when it runs with --require-approval (payouts approve ${made.child} --jobs ${jobs.value} --by NAME), then pays it.`
+      )
+    }
+    return yield* run({ args, file: made.file })
+  })

@@ -1,0 +1,115 @@
+/**
+ * `payouts retry BATCH`: the child batch that pays again what a finished batch proved unpaid. Its
+ * rows are the parent's failed, cancelled and expired rows (never completed, refunded, unknown,
+ * abandoned or alarmed ones), written as an ordinary CSV so that it is validated, preflighted, approved
+ * and paid like any other file. The store links it to its parent once: its retry generation goes into
+ * its tokens (RetryLineage.ts) and its rows may use their ids again (CrossBatch.ts); a second retry of
+ * the same parent finds the same child (resumed, never paid twice) or is refused.
+ */
+import { FileSystem } from "@effect/platform"
+import { Data, Effect, Stream } from "effect"
+import { join } from "node:path"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
+import { formatAmount } from "../domain/Money.ts"
+import { CSV_COLUMNS, META_PREFIX } from "../intake/CsvHeader.ts"
+import { fileBatchId } from "../intake/Intake.ts"
+import { retryLineage } from "../intake/RetryLineage.ts"
+import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
+import { quoteCsv } from "../output/CsvCells.ts"
+import { writeTextAtomic } from "../output/AtomicFile.ts"
+import type { Batch, Row } from "../store/Model.ts"
+import { type RowState, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
+import { StateStore } from "../store/StateStore.ts"
+
+/** The payout detail each child row carries: the batch it retries (also what makes its file its own). */
+export const RETRY_OF_DETAIL = "retry_of"
+
+/** Rows that may still end failed: a retry waits for them, or it would leave them out for good. */
+const NOT_YET_FINAL: ReadonlyArray<RowState> = ["validated", "submitting", "submitted", "pending", "processing"]
+
+export class RetryRefused extends Data.TaggedError("RetryRefused")<{ readonly reason: string }> {}
+
+export interface RetryBatch {
+  readonly parent: BatchId
+  readonly child: BatchId
+  readonly generation: number
+  /** Where the child's CSV is. */
+  readonly file: string
+  readonly rows: number
+}
+
+/** The parent's rows proven unpaid: a final failure the service reported, no alarm on them. */
+export const isRetryable = (row: Row): boolean => SETTLED_FAILURE_STATES.includes(row.state) && row.alarm === null
+
+/** The child's CSV: the named columns, then each payout detail, then the parent it retries. */
+export const retryCsv = (parent: BatchId, rows: ReadonlyArray<Row>): string => {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.details)))].filter((k) => k !== AMOUNT_AS_WRITTEN && k !== RETRY_OF_DETAIL).sort()
+  const header = [...CSV_COLUMNS, ...[...keys, RETRY_OF_DETAIL].map((k) => `${META_PREFIX}${k}`)]
+  const line = (r: Row) => [
+    r.rowId ?? "",
+    formatAmount(r.amountMinor ?? 0, r.currency),
+    r.currency,
+    r.operator,
+    r.phone,
+    r.name,
+    r.email,
+    r.description,
+    ...keys.map((k) => r.details[k] ?? ""),
+    parent
+  ]
+  // Cells quoted only where CSV needs it, never altered: the child must pay exactly what the parent meant to.
+  return [header, ...rows.map(line)].map((cells) => cells.map(quoteCsv).join(",")).join("\n") + "\n"
+}
+
+const stemOf = (fileName: string) => fileName.replace(/\.csv$/i, "")
+
+/**
+ * Builds (or finds again) the child of `parent` as a CSV in `dir`. Refused while rows of the parent
+ * may still fail, when it has nothing to retry, and when it was already retried as another batch.
+ */
+export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: AccountId, parent: Batch, dir: string) {
+  const store = yield* StateStore
+  const fs = yield* FileSystem.FileSystem
+  const batch = store.batch(accountId, parent.batchId)
+  const counts = yield* batch.countByState()
+  const open = NOT_YET_FINAL.reduce((n, s) => n + counts[s], 0)
+  if (open > 0) {
+    return yield* new RetryRefused({
+      reason: `batch ${parent.batchId} still has ${open} row(s) not final (waiting, sending or pending): run it to its end first (payouts run ${parent.fileName})`
+    })
+  }
+  const rows = yield* Stream.runCollect(batch.streamRowsInStates(SETTLED_FAILURE_STATES)).pipe(Effect.map((c) => [...c].filter(isRetryable)))
+  if (rows.length === 0) {
+    const left = counts.unknown + counts.abandoned
+    return yield* new RetryRefused({
+      reason: `batch ${parent.batchId} has no failed, cancelled or expired row to pay again${left > 0 ? ` (${left} unknown or abandoned row(s) are for payouts resolve, never retried)` : ""}`
+    })
+  }
+  const generation = (yield* retryLineage(accountId, parent.batchId)).generation + 1
+  const file = join(dir, `${stemOf(parent.fileName)}.retry${generation}.csv`)
+  // Written hidden first (the watcher never takes a hidden file), linked, then given its name.
+  const staged = join(dir, `.${stemOf(parent.fileName)}.retry${generation}.csv.staged`)
+  yield* fs.makeDirectory(dir, { recursive: true })
+  yield* writeTextAtomic(staged, retryCsv(parent.batchId, rows))
+  const child = yield* fileBatchId(staged)
+  const link = yield* store.account(accountId).linkRetry({ parentBatchId: parent.batchId, childBatchId: child, generation }).pipe(
+    Effect.onError(() => fs.remove(staged).pipe(Effect.ignore))
+  )
+  if (link.childBatchId !== child || link.parentBatchId !== parent.batchId) {
+    yield* fs.remove(staged).pipe(Effect.ignore)
+    return yield* new RetryRefused({
+      reason: link.parentBatchId === parent.batchId
+        ? `batch ${parent.batchId} was already retried as batch ${link.childBatchId} (retry generation ${link.generation}); what failed there is retried with: payouts retry ${link.childBatchId}`
+        : `this retry's file is already the retry of batch ${link.parentBatchId}`
+    })
+  }
+  if (yield* fs.exists(file)) {
+    yield* fs.remove(staged).pipe(Effect.ignore)
+    if ((yield* fileBatchId(file)) !== child) {
+      return yield* new RetryRefused({ reason: `${file} exists and is not this retry's file: move it away and run payouts retry again` })
+    }
+  } else {
+    yield* fs.rename(staged, file)
+  }
+  return { parent: parent.batchId, child, generation, file, rows: rows.length } satisfies RetryBatch
+})
