@@ -6,10 +6,35 @@
  */
 import { Context, Effect } from "effect"
 
+/** Where a run stands: the figures only; src/cli/Notices.ts draws them (a bar, or a plain line). */
+export interface ProgressFigures {
+  /** Submitting while rows are left to send; then tracking the sent rows to a final status. */
+  readonly phase: "submitting" | "tracking"
+  /** Rows sent of the rows to send (submitting), or sent rows final of the rows sent (tracking). */
+  readonly done: number
+  readonly of: number
+  /** The phase's rows per second, over the last seconds; 0 when nothing moved. */
+  readonly rate: number
+  /** What the phase has left at that rate; undefined when the rate is 0 or nothing is left. */
+  readonly etaMs: number | undefined
+  readonly elapsedMs: number
+  readonly completed: number
+  readonly failed: number
+  readonly cancelled: number
+  readonly expired: number
+  readonly refunded: number
+  /** Sent and answered, no final status yet. */
+  readonly pending: number
+  readonly unknown: number
+  readonly skipped: number
+}
+
 export type Notice =
   | { readonly _tag: "Message"; readonly text: string }
-  /** A periodic figure of the run; `final` when the run stops reporting (a live line ends there). */
-  | { readonly _tag: "Progress"; readonly text: string; readonly final?: boolean }
+  /** A periodic figure of the run. */
+  | { readonly _tag: "Progress"; readonly figures: ProgressFigures }
+  /** The run stopped reporting: a live line ends there. */
+  | { readonly _tag: "ProgressEnd" }
 
 export interface NoticeSink {
   readonly emit: (notice: Notice) => Effect.Effect<void>
@@ -22,5 +47,7 @@ export class Notices extends Context.Reference<Notices>()("run/Notices", {
 /** A message for the person running the batch (one line, or a few). */
 export const say = (text: string): Effect.Effect<void> => Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Message", text }))
 
-export const progress = (text: string, final = false): Effect.Effect<void> =>
-  Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Progress", text, final }))
+export const progress = (figures: ProgressFigures): Effect.Effect<void> =>
+  Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Progress", figures }))
+
+export const progressEnd: Effect.Effect<void> = Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "ProgressEnd" }))
