@@ -60,6 +60,13 @@ module.exports = {
       to: { path: "^src/jobs/" }
     },
     {
+      name: "notify-stays-low",
+      comment: "src/notify (--notify) is told what happened; it never reaches into the pipeline, the jobs, the CLI or the store.",
+      severity: "error",
+      from: { path: "^src/notify/" },
+      to: { path: "^src/(intake|run|output|jobs|cli|sandbox|store)/" }
+    },
+    {
       name: "src-not-from-tests-or-scripts",
       comment: "Fixtures and helpers live under test/ and scripts/ and never leak into src.",
       severity: "error",

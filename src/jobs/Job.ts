@@ -22,6 +22,7 @@ import { isDeadLocalOwner } from "../run/Lease.ts"
 import { type ApprovalFile, type ApprovalPolicy, approvalOf, approverRefusal, currentWhat, whatDiffers, writeApproval } from "./Approval.ts"
 import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
+import { notify } from "../notify/Notifier.ts"
 import { type FeeRule, scanFile } from "./Scan.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
@@ -104,6 +105,8 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
       yield* writeSummary(outputOf(csv, ".summary.json"), dry.summary)
       const moved = yield* moveBatch(csv, folder.processing, folder.rejected)
       yield* pointSummaryAt(moved)
+      // A dry run tells nothing itself (`--notify`): the watcher says the file was rejected.
+      yield* notify("batch.rejected", dry.summary)
       return JobOutcome.Rejected({ file: moved, exitCode: dry.exitCode, outcome: outcomeOf(dry) })
     }
     const plan = yield* scanFile(csv, settings.feePercent)
@@ -124,6 +127,7 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
       ...(again === undefined ? {} : { note: again.note })
     })
     const moved = yield* moveBatch(csv, folder.processing, folder.awaiting)
+    yield* notify("batch.awaiting_approval", dry.summary)
     return JobOutcome.Awaiting({ file: moved, batchId, ...(again === undefined ? {} : { note: again.note }) })
   })
 

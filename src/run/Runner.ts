@@ -12,6 +12,8 @@ import { checkWritable } from "../output/OutputCheck.ts"
 import { makeSummary, writeErrors, writeSummaryFile } from "../output/Outputs.ts"
 import type { Fence } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { notify } from "../notify/Notifier.ts"
+import type { EventType } from "../notify/Payload.ts"
 import { dryRunOutcome } from "./BalanceCheck.ts"
 import { EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_REFUSED } from "./ExitCode.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
@@ -123,7 +125,24 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         return yield* run.pipe(Effect.provide(runLayer({ accountId, batchId, settings, fence, wakeups })))
       })
     )
-  })
+  },
+  // `--notify`: a real run's end is told (queued, never waited for); a dry run tells nothing.
+  (run, request) => (request.dryRun ? run : Effect.tap(run, notifyEnd))
+)
+
+/** The notification a run's end calls for: none when it is left to run again (incomplete, a failure of the service or the machine). */
+const eventOf = (result: RunResult): EventType | undefined => {
+  if (result.outcome._tag === "Attention") return "batch.alarm"
+  if (typeof result.summary.paused === "string") return "batch.paused"
+  if (result.outcome._tag === "Finished") return "batch.done"
+  if (result.outcome._tag === "Refused" && (result.outcome.cause === "invalid-file" || result.outcome.cause === "balance")) return "batch.rejected"
+  return undefined
+}
+
+const notifyEnd = (result: RunResult) => {
+  const event = eventOf(result)
+  return event === undefined ? Effect.void : notify(event, result.summary)
+}
 
 /**
  * One run's services, built for it and closed with it: its context, safeguards, row writer, tracker,
