@@ -137,8 +137,8 @@ describe("OpenAPI description of the v1 interface", () => {
       expect(check(responseSchema(doc, "get", "/payment/status/{reference}", 200), walletAnswer)).not.toBe("valid")
 
       yield* advance(api, 120)
-      yield* deliveriesDone(api, 1)
-      const [hook] = yield* webhooks(hooks, 1)
+      yield* deliveriesDone(api, 1, 60_000)
+      const [hook] = yield* webhooks(hooks, 1, 60_000)
       expect(check(doc.webhooks.transactionOutcome.post.requestBody.content["application/json"].schema, hook.body)).toBe("valid")
     })
   )
