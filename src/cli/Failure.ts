@@ -2,7 +2,8 @@
  * Turns whatever ended a command into one line on stderr and an exit code. Exit codes of the
  * operations commands: 0 done, 1 the service refused or answered oddly, 2 configuration,
  * credentials or usage, 3 the service could not be reached or is busy (try again), 4 an internal
- * failure (the state store, a file we could not write, a bug), named.
+ * failure (the state store, a file we could not write, a bug), named. Bad usage (an unknown option,
+ * a missing argument) is 2, like a bad setting.
  */
 import { ValidationError as CliValidationError } from "@effect/cli"
 import { SystemError } from "@effect/platform/Error"
@@ -11,6 +12,7 @@ import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import * as Api from "../api/Errors.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
 import { InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
+import { usageMessage } from "./help/Doc.ts"
 
 export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
 
@@ -84,14 +86,20 @@ export const describe = (error: unknown): Described => {
  */
 export class Exiting extends Data.TaggedError("Exiting")<{ readonly code: number }> {}
 
-/** Reports a failure once. @effect/cli has already printed its own usage errors. */
-export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, Exiting, R> =>
+/**
+ * Reports a failure once, as one `payouts:` line. An argument error (unknown option, missing
+ * argument) is a usage error, exit 2, pointing at the help of `command` when it is known.
+ */
+export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: string): Effect.Effect<A, Exiting, R> =>
   Effect.catchAllCause(program, (cause) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
     return Option.match(Cause.failureOption(cause), {
       onSome: (error) => {
         if (error instanceof Exiting) return Effect.fail(error)
-        if (CliValidationError.isValidationError(error)) return Effect.fail(new Exiting({ code: ExitCode.configuration }))
+        if (CliValidationError.isValidationError(error)) {
+          const help = command === undefined ? "payouts --help" : `payouts ${command} --help`
+          return Effect.zipRight(Console.error(`payouts: ${usageMessage(error.error)} (see ${help})`), Effect.fail(new Exiting({ code: ExitCode.configuration })))
+        }
         const { code, message } = describe(error)
         return Effect.zipRight(Console.error(`payouts: ${message}`), Effect.fail(new Exiting({ code })))
       },

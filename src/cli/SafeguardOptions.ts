@@ -1,4 +1,4 @@
-/** The safeguards' flags, shared by `payouts run` and `payouts watch`. */
+/** The safeguards' flags: the guards (also `payouts validate`'s) and the stop rules of `run` and `watch`. */
 import { Options } from "@effect/cli"
 import { Duration, Effect, Either, Option } from "effect"
 import type { GuardSettings } from "../intake/Guards.ts"
@@ -7,18 +7,21 @@ import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { durationOption } from "./Duration.ts"
 import { UsageError } from "./Errors.ts"
 import type { OptionValue } from "./Output.ts"
+import { withDefault } from "./help/Defaults.ts"
 import { textSetting } from "./Settings.ts"
-
-const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
-  options.pipe(Options.withDescription(description), Options.withDefault(value))
 
 const PER_CURRENCY = "CUR:AMOUNT,..."
 
-export const safeguardOptions = Options.all({
+/** What the run watches while it pays (not `validate`'s business). */
+export const stopRuleOptions = Options.all({
   stopMinSettled: withDefault(Options.integer("stop-min-settled"), DEFAULT_SAFEGUARDS.stopMinSettled, "Stop rule: judge the failure ratio once this many rows are settled."),
   stopFailureRatio: withDefault(Options.text("stop-failure-ratio"), "50%", "Stop rule: pause the batch when more than this share of settled rows failed."),
   breakerFailures: withDefault(Options.integer("breaker-failures"), DEFAULT_SAFEGUARDS.breakerFailures, "Hold an operator's rows after this many consecutive failures (0: off)."),
-  stuckAfter: withDefault(durationOption("stuck-after"), Duration.millis(DEFAULT_SAFEGUARDS.stuckAfterMs), "List sent rows without a final status after this long as stuck."),
+  stuckAfter: withDefault(durationOption("stuck-after"), Duration.millis(DEFAULT_SAFEGUARDS.stuckAfterMs), "List sent rows without a final status after this long as stuck.")
+})
+
+/** Limits checked against the file before anything is paid (so `validate` applies them too). */
+export const guardOptions = Options.all({
   maxPayout: textSetting("max-payout", "PAYOUTS_MAX_PAYOUT", "Guard: refuse any single payout above this, per currency, e.g. XAF:500000,XOF:250000 (default: off).", PER_CURRENCY),
   maxBatchTotal: textSetting("max-batch-total", "PAYOUTS_MAX_BATCH_TOTAL", "Guard: refuse the rows that bring a batch above this total, per currency (default: off).", PER_CURRENCY),
   dailyCap: textSetting("daily-cap", "PAYOUTS_DAILY_CAP", "Guard: refuse the rows that bring the account's payouts of the last 24 hours, every batch, above this, per currency (default: off).", PER_CURRENCY),
@@ -73,7 +76,7 @@ const phoneLimit = (value: Option.Option<string>) =>
         : Effect.fail(new UsageError({ reason: `--phone-daily-limit (PAYOUTS_PHONE_DAILY_LIMIT): "${text}" is not a whole number of payouts (at least 1)` }))
   })
 
-export const guardSettings = (args: OptionValue<typeof safeguardOptions>): Effect.Effect<GuardSettings, UsageError> =>
+export const guardSettings = (args: OptionValue<typeof guardOptions>): Effect.Effect<GuardSettings, UsageError> =>
   Effect.all({
     maxPayout: perCurrency("max-payout", "PAYOUTS_MAX_PAYOUT", args.maxPayout),
     maxBatchTotal: perCurrency("max-batch-total", "PAYOUTS_MAX_BATCH_TOTAL", args.maxBatchTotal),
@@ -82,10 +85,10 @@ export const guardSettings = (args: OptionValue<typeof safeguardOptions>): Effec
   })
 
 /** The run's safeguards, the guards among them (intake and the pre-POST check read them from here). */
-export const safeguardSettings = (args: OptionValue<typeof safeguardOptions>) =>
+export const safeguardSettings = (args: OptionValue<typeof stopRuleOptions>, guardArgs: OptionValue<typeof guardOptions>) =>
   Effect.gen(function* () {
     const stopFailureRatio = yield* ratio(args.stopFailureRatio)
-    const guards = yield* guardSettings(args)
+    const guards = yield* guardSettings(guardArgs)
     return {
       stopMinSettled: args.stopMinSettled,
       stopFailureRatio,

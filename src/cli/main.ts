@@ -5,7 +5,8 @@
  */
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect } from "effect"
+import type { Console } from "effect"
+import { Context, Effect, HashMap } from "effect"
 import { approveCommand, rejectCommand } from "./commands/Approve.ts"
 import { batchesCommand } from "./commands/Batches.ts"
 import { haltCommand } from "./commands/Halt.ts"
@@ -13,7 +14,6 @@ import { ledgerCommand } from "./commands/Ledger.ts"
 import { reconcileCommand } from "./commands/Reconcile.ts"
 import { resolveCommand } from "./commands/Resolve.ts"
 import { resumeCommand } from "./commands/Resume.ts"
-import { retryCommand } from "./commands/Retry.ts"
 import { runCommand, validateCommand } from "./commands/Run.ts"
 import { sandboxCommand } from "./commands/Sandbox.ts"
 import { statusCommand } from "./commands/Status.ts"
@@ -23,11 +23,14 @@ import { walletCommand } from "./commands/Wallet.ts"
 import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown } from "./Failure.ts"
+import { answerHelp } from "./help/Help.ts"
 import { lazy } from "./Lazy.ts"
 import { NoticesLive } from "./Notices.ts"
 
+const PROGRAM = { name: "payouts", version: "0.1.0", description: "Pay many people through the mobile-money payout API, exactly once." }
+
 const payouts = Command.make("payouts").pipe(
-  Command.withDescription("Pay many people through the mobile-money payout API, exactly once."),
+  Command.withDescription(PROGRAM.description),
   Command.withSubcommands([
     Command.withHandler(runCommand, lazy("run", () => import("./handlers/Run.ts"), (m) => m.run)),
     Command.withHandler(validateCommand, lazy("validate", () => import("./handlers/Run.ts"), (m) => m.validate)),
@@ -40,7 +43,6 @@ const payouts = Command.make("payouts").pipe(
     Command.withHandler(approveCommand, lazy("approve", () => import("./handlers/Approve.ts"), (m) => m.approve)),
     Command.withHandler(rejectCommand, lazy("reject", () => import("./handlers/Approve.ts"), (m) => m.reject)),
     Command.withHandler(resumeCommand, lazy("resume", () => import("./handlers/Resume.ts"), (m) => m.resume)),
-    Command.withHandler(retryCommand, lazy("retry", () => import("./handlers/Retry.ts"), (m) => m.retry)),
     Command.withHandler(batchesCommand, lazy("batches", () => import("./handlers/Batches.ts"), (m) => m.batches)),
     Command.withHandler(reconcileCommand, lazy("reconcile", () => import("./handlers/Reconcile.ts"), (m) => m.reconcile)),
     Command.withHandler(resolveCommand, lazy("resolve", () => import("./handlers/Resolve.ts"), (m) => m.resolve)),
@@ -50,10 +52,31 @@ const payouts = Command.make("payouts").pipe(
   ])
 )
 
-const cli = Command.run(payouts, { name: "payouts", version: "0.1.0" })
+/**
+ * @effect/cli prints its argument errors itself, as a multi-line document; `report` says them as one
+ * `payouts:` line instead. So its console drops errors while it parses, and each command's handler
+ * runs with the real one.
+ */
+class HandlerConsole extends Context.Tag("cli/HandlerConsole")<HandlerConsole, Console.Console>() {}
 
-cli(process.argv).pipe(
-  report,
+const cli = Command.run(
+  payouts.pipe(Command.transformHandler((handler) => Effect.flatMap(HandlerConsole, (console) => Effect.withConsole(handler, console)))),
+  PROGRAM
+)
+
+const argv = process.argv.slice(2)
+
+Effect.console.pipe(
+  Effect.flatMap((console) =>
+    Effect.flatMap(answerHelp(payouts, PROGRAM, argv), (answered) =>
+      answered
+        ? Effect.void
+        : cli(process.argv).pipe(
+          Effect.withConsole({ ...console, error: () => Effect.void }),
+          Effect.provideService(HandlerConsole, console)
+        ))
+  ),
+  (program) => report(program, argv.find((arg) => HashMap.has(Command.getSubcommands(payouts), arg))),
   Effect.provide(NoticesLive),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown })

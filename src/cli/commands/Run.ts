@@ -7,27 +7,43 @@ import { Duration } from "effect"
 import { formatFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { durationOption } from "../Duration.ts"
-import { safeguardOptions } from "../SafeguardOptions.ts"
+import { withDefault } from "../help/Defaults.ts"
+import { guardOptions, stopRuleOptions } from "../SafeguardOptions.ts"
 import { connectionOptions, redirectOptions, stateOption } from "../Settings.ts"
 
 /** The flags' defaults are the run's defaults (run/RunContext.ts), shared with the tests and the bench. */
 const DEFAULTS = DEFAULT_RUN_SETTINGS
 
-const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
-  options.pipe(Options.withDescription(description), Options.withDefault(value))
+/** How often a run rewrites its ledger and reports progress, and how long it retries its outputs. */
+export const RUN_PACING = { ledgerEvery: Duration.seconds(15), progressEvery: Duration.seconds(5), outputRetry: Duration.minutes(2) }
 
-export const batchOptions = Options.all({
+/** What `validate` uses: the file's checks and the balance preflight (also taken by `run` and `watch`). */
+const checkFields = {
   connection: connectionOptions,
-  redirects: redirectOptions,
   state: stateOption,
   sandbox: Options.boolean("sandbox").pipe(
     Options.withDescription("Start the embedded sandbox in this process, funded, and run against it (a rehearsal).")
   ),
-  timeScale: withDefault(Options.float("time-scale"), 600, "With --sandbox: sandbox seconds per real second."),
+  timeScale: withDefault(Options.float("time-scale").pipe(Options.withPseudoName("X")), 600, "With --sandbox: sandbox seconds per real second."),
   out: Options.directory("out").pipe(Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
   json: Options.boolean("json").pipe(Options.withDescription("Print the summary as JSON on stdout.")),
+  rate: Options.float("rate").pipe(Options.withPseudoName("PER_SECOND"), Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."), Options.optional),
+  requestTimeout: withDefault(durationOption("request-timeout"), Duration.millis(DEFAULTS.requestTimeoutMs), "Timeout of each request to the service."),
+  skipInvalid: Options.boolean("skip-invalid").pipe(Options.withDescription("Pay the valid rows of a file with invalid rows (they are rejected in the ledger).")),
+  allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
+  repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused."),
+  onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), DEFAULTS.onInsufficient, "abort: refuse the batch; partial: pay rows in file order while they fit."),
+  feeEstimate: withDefault(Options.text("fee-estimate").pipe(Options.withPseudoName("P%[,min=M]")), formatFeeEstimate(DEFAULTS.feePercent), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout."),
+  guards: guardOptions
+}
+
+export const checkOptions = Options.all(checkFields)
+
+/** What only paying needs: sending, following, reconciling, writing the ledger as it goes. */
+export const batchOptions = Options.all({
+  ...checkFields,
+  redirects: redirectOptions,
   concurrency: withDefault(Options.integer("concurrency"), DEFAULTS.concurrency, "Payout requests in flight at once."),
-  rate: Options.float("rate").pipe(Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."), Options.optional),
   pollInterval: withDefault(durationOption("poll-interval"), Duration.millis(DEFAULTS.pollIntervalMs), "First status poll after submission; doubles each time."),
   pollMax: withDefault(durationOption("poll-max"), Duration.millis(DEFAULTS.pollMaxMs), "Longest interval between two status polls."),
   trackTimeout: withDefault(durationOption("track-timeout"), Duration.millis(DEFAULTS.trackTimeoutMs), "Stop following a payout after this long (it stays pending; exit 3)."),
@@ -35,18 +51,12 @@ export const batchOptions = Options.all({
   reconcileDeadline: withDefault(durationOption("reconcile-deadline"), Duration.millis(DEFAULTS.reconcileDeadlineMs), "An ambiguous row still unproven after this long becomes an alarm for a person."),
   resendUnknown: withDefault(Options.choice("resend-unknown", ["after", "never"]), DEFAULTS.resendUnknown, "after: resend once when the listing proves the payout absent; never: leave every unproven row to a person."),
   leaseTtl: withDefault(durationOption("lease-ttl"), Duration.millis(DEFAULTS.leaseTtlMs), "How long the batch lease lasts without renewal (part of the reconcile grace floor)."),
-  requestTimeout: withDefault(durationOption("request-timeout"), Duration.millis(DEFAULTS.requestTimeoutMs), "Timeout of each request to the service."),
-  listen: Options.text("listen").pipe(Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), Options.optional),
-  skipInvalid: Options.boolean("skip-invalid").pipe(Options.withDescription("Pay the valid rows of a file with invalid rows (they are rejected in the ledger).")),
-  allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
-  repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused."),
-  onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), DEFAULTS.onInsufficient, "abort: refuse the batch; partial: pay rows in file order while they fit."),
-  feeEstimate: withDefault(Options.text("fee-estimate"), formatFeeEstimate(DEFAULTS.feePercent), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout."),
-  ledgerEvery: withDefault(durationOption("ledger-every"), Duration.seconds(15), "How often the ledger is rewritten while the run goes on."),
-  progressEvery: withDefault(durationOption("progress-every"), Duration.seconds(5), "How often progress is reported."),
-  outputRetry: withDefault(durationOption("output-retry"), Duration.minutes(2), "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH)."),
+  listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), Options.optional),
+  ledgerEvery: withDefault(durationOption("ledger-every"), RUN_PACING.ledgerEvery, "How often the ledger is rewritten while the run goes on."),
+  progressEvery: withDefault(durationOption("progress-every"), RUN_PACING.progressEvery, "How often progress is reported."),
+  outputRetry: withDefault(durationOption("output-retry"), RUN_PACING.outputRetry, "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH)."),
   yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service).")),
-  safeguards: safeguardOptions
+  stopRules: stopRuleOptions
 })
 
 const fileArg = Args.file({ name: "FILE", exists: "yes" }).pipe(Args.withDescription("The payout CSV."))
@@ -55,6 +65,6 @@ export const runCommand = Command.make("run", { file: fileArg, args: batchOption
   Command.withDescription("Pay every row of a CSV exactly once, follow each payout to its final status, write the ledger.")
 )
 
-export const validateCommand = Command.make("validate", { file: fileArg, args: batchOptions }).pipe(
+export const validateCommand = Command.make("validate", { file: fileArg, args: checkOptions }).pipe(
   Command.withDescription("Dry run: parse, validate and check the balance; pays nothing. Exit 0 when the file would be paid whole, 2 when refused.")
 )

@@ -21,8 +21,8 @@ const filterOptions = Options.all({
     Options.map((text) => text.trim().toUpperCase()),
     Options.optional
   ),
-  type: Options.choice("type", TransactionType.literals).pipe(Options.optional),
-  status: Options.choice("status", TransactionStatus.literals).pipe(Options.optional),
+  type: Options.choice("type", TransactionType.literals).pipe(Options.withDescription("Only transactions of this type."), Options.optional),
+  status: Options.choice("status", TransactionStatus.literals).pipe(Options.withDescription("Only transactions in this status."), Options.optional),
   from: day("from").pipe(
     Options.withDescription("From this UTC day, YYYY-MM-DD (history goes back 90 days)."),
     Options.optional

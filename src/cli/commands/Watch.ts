@@ -5,10 +5,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration } from "effect"
 import { durationOption } from "../Duration.ts"
+import { withDefault } from "../help/Defaults.ts"
 import { batchOptions } from "./Run.ts"
-
-const withDefault = <A>(options: Options.Options<A>, value: A, description: string) =>
-  options.pipe(Options.withDescription(description), Options.withDefault(value))
 
 const watchOptions = Options.all({
   batch: batchOptions,
@@ -41,6 +39,6 @@ const watchOptions = Options.all({
   healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.")
 })
 
-export const watchCommand = Command.make("watch", { dir: Args.directory({ name: "DIR" }).pipe(Args.withDefault("jobs")), args: watchOptions }).pipe(
+export const watchCommand = Command.make("watch", { dir: Args.directory({ name: "DIR" }).pipe(Args.withDescription("The job folder (created if missing). Default: jobs."), Args.withDefault("jobs")), args: watchOptions }).pipe(
   Command.withDescription("Watch a job folder: pay each complete *.csv dropped in it once, move it to done/ or rejected/ with its outputs.")
 )

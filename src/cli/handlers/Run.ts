@@ -9,16 +9,16 @@ import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
 import { parseFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
-import type { batchOptions, runCommand } from "../commands/Run.ts"
+import { type batchOptions, type checkOptions, RUN_PACING, type runCommand, type validateCommand } from "../commands/Run.ts"
 import { shareRequestBudget } from "../SharedBudget.ts"
 import { openStore } from "../StoreOpen.ts"
 import { type ClientOptions, clientLayer } from "../Connect.ts"
 import { confirmBeforePaying } from "../Confirm.ts"
 import { announceStore, storeFor } from "../StoreLocation.ts"
-import { UsageError } from "../Errors.ts"
+import { type InvalidSetting, UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { Parsed } from "../Lazy.ts"
-import { safeguardSettings } from "../SafeguardOptions.ts"
+import { guardSettings, safeguardSettings } from "../SafeguardOptions.ts"
 import { type OptionValue, printJson } from "../Output.ts"
 import { type Connection, resolveConnection, resolveRedirects } from "../Settings.ts"
 import type { AccountId } from "../../domain/Ids.ts"
@@ -52,17 +52,39 @@ export const embeddedSandbox = (timeScale: number) =>
     return { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) } satisfies Connection
   })
 
+type CheckOptions = OptionValue<typeof checkOptions>
+
+/**
+ * A RunRequest from what `validate` takes (the file's checks and the preflight); how a run paces and
+ * follows its payouts keeps the run's defaults, as a dry run never gets that far.
+ */
+const checkRequest = (args: CheckOptions, accountId: AccountId) =>
+  Effect.gen(function* () {
+    const feePercent = yield* parsePercent(args.feeEstimate)
+    const guards = yield* guardSettings(args.guards)
+    const request: Omit<RunRequest, "file" | "dryRun" | "listen"> = {
+      accountId,
+      outDir: Option.getOrUndefined(args.out),
+      settings: { ...DEFAULTS, requestTimeoutMs: Duration.toMillis(args.requestTimeout), feePercent, onInsufficient: args.onInsufficient, safeguards: { guards } },
+      skipInvalid: args.skipInvalid,
+      allowRepeats: args.allowRepeats,
+      repeatWindow: args.repeatWindow,
+      ...RUN_PACING
+    }
+    return request
+  })
+
 /** RunSettings and the rest of a RunRequest from the batch options (shared with `payouts watch`). */
 export const batchRequest = (args: BatchOptions, accountId: AccountId) =>
   Effect.gen(function* () {
     if (args.concurrency < 1) return yield* new UsageError({ reason: "--concurrency must be at least 1" })
     const redirects = yield* resolveRedirects(args.redirects)
-    const feePercent = yield* parsePercent(args.feeEstimate)
-    const safeguards = yield* safeguardSettings(args.safeguards)
+    const checks = yield* checkRequest(args, accountId)
+    const safeguards = yield* safeguardSettings(args.stopRules, args.guards)
     const request: Omit<RunRequest, "file" | "dryRun" | "listen"> = {
-      accountId,
-      outDir: Option.getOrUndefined(args.out),
+      ...checks,
       settings: {
+        ...checks.settings,
         concurrency: args.concurrency,
         pollIntervalMs: Duration.toMillis(args.pollInterval),
         pollMaxMs: Duration.toMillis(args.pollMax),
@@ -71,17 +93,11 @@ export const batchRequest = (args: BatchOptions, accountId: AccountId) =>
         reconcileDeadlineMs: Duration.toMillis(args.reconcileDeadline),
         resendUnknown: args.resendUnknown,
         leaseTtlMs: Duration.toMillis(args.leaseTtl),
-        requestTimeoutMs: Duration.toMillis(args.requestTimeout),
-        feePercent,
-        onInsufficient: args.onInsufficient,
         callbackUrl: Option.getOrUndefined(redirects.callbackUrl),
         returnUrl: Option.getOrElse(redirects.returnUrl, () => DEFAULTS.returnUrl),
         cancelUrl: Option.getOrElse(redirects.cancelUrl, () => DEFAULTS.cancelUrl),
         safeguards
       },
-      skipInvalid: args.skipInvalid,
-      allowRepeats: args.allowRepeats,
-      repeatWindow: args.repeatWindow,
       ledgerEvery: args.ledgerEvery,
       progressEvery: args.progressEvery,
       outputRetry: args.outputRetry
@@ -90,23 +106,32 @@ export const batchRequest = (args: BatchOptions, accountId: AccountId) =>
   })
 
 /** The client for a batch run: the request timeout and the shared rate ceiling from the options. */
-export const batchClient = (args: Pick<BatchOptions, "requestTimeout" | "rate">): ClientOptions => ({
+export const batchClient = (args: Pick<CheckOptions, "requestTimeout" | "rate">): ClientOptions => ({
   requestTimeout: args.requestTimeout,
   ratePerSecond: Option.getOrUndefined(args.rate)
 })
 
-const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
+/** How `run` and `validate` differ: `run` pays (it may listen for webhooks and ask first), `validate` only checks. */
+interface Plan {
+  readonly dryRun: boolean
+  readonly listen: Option.Option<string>
+  readonly yes: boolean
+  readonly request: (accountId: AccountId) => Effect.Effect<Omit<RunRequest, "file" | "dryRun" | "listen">, UsageError | InvalidSetting>
+}
+
+const runWith = (file: string, args: CheckOptions, plan: Plan) =>
   Effect.gen(function* () {
+    const { dryRun } = plan
     yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
     const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
-    const listen = Option.isSome(args.listen) ? Option.some(yield* parseListen(args.listen.value)) : Option.none()
+    const listen = Option.isSome(plan.listen) ? Option.some(yield* parseListen(plan.listen.value)) : Option.none()
     const client = clientLayer(connection, batchClient(args))
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
     const account = yield* Effect.provide(resolveAccountScope(connection.baseUrl), client)
     const store = yield* storeFor(args.state, file)
-    const confirm = confirmBeforePaying({ connection, file, yes: args.yes, sandbox: args.sandbox, dryRun })
+    const confirm = confirmBeforePaying({ connection, file, yes: plan.yes, sandbox: args.sandbox, dryRun })
     const request: RunRequest = {
-      ...(yield* batchRequest(args, account.accountId)),
+      ...(yield* plan.request(account.accountId)),
       tokenScope: account.tokenScope,
       file,
       listen: Option.getOrUndefined(listen),
@@ -128,9 +153,9 @@ const runWith = (file: string, args: BatchOptions, dryRun: boolean) =>
     if (result.exitCode !== EXIT_OK) return yield* new Exiting({ code: result.exitCode })
   }).pipe(Effect.scoped)
 
-/** `payouts run FILE` and `payouts validate FILE` (a dry run) take the same options. */
-type BatchArgs = Parsed<typeof runCommand>
+export const run = ({ args, file }: Parsed<typeof runCommand>) =>
+  runWith(file, args, { dryRun: false, listen: args.listen, yes: args.yes, request: (accountId) => batchRequest(args, accountId) })
 
-export const run = ({ args, file }: BatchArgs) => runWith(file, args, false)
-
-export const validate = ({ args, file }: BatchArgs) => runWith(file, args, true)
+/** A dry run: only the file's checks and the balance preflight; it never pays, listens or asks. */
+export const validate = ({ args, file }: Parsed<typeof validateCommand>) =>
+  runWith(file, args, { dryRun: true, listen: Option.none(), yes: false, request: (accountId) => checkRequest(args, accountId) })

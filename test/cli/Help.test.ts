@@ -1,0 +1,136 @@
+/**
+ * `payouts --help` and every `payouts COMMAND --help` through the real binary: wrapped at 80 columns
+ * in a pipe, without colour there, in colour under a pseudo-terminal unless NO_COLOR is set, each
+ * command with only its own options and their defaults; argument errors as one `payouts:` line.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))
+
+interface Ran {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const spawned = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>) =>
+  Effect.async<Ran>((resume) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("close", (code) => resume(Effect.succeed({ code: code ?? -1, stdout, stderr })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/** `payouts ARGS` with stdout a pipe; NO_COLOR unset unless given. */
+const piped = (args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>> = {}) =>
+  spawned(process.execPath, [BIN, ...args], { NO_COLOR: undefined, ...env })
+
+const shellQuote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
+
+/** `payouts ARGS` with stdout a pseudo-terminal of `columns` (util-linux `script`), as a person sees it. */
+const underTerminal = (args: ReadonlyArray<string>, columns: number, env: Readonly<Record<string, string | undefined>> = {}) =>
+  spawned(
+    "script",
+    ["-qec", `stty cols ${columns} rows 50; ${[process.execPath, BIN, ...args].map(shellQuote).join(" ")}`, "/dev/null"],
+    { NO_COLOR: undefined, TERM: "xterm", ...env }
+  )
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g
+const widest = (text: string) => Math.max(...text.split("\n").map((line) => line.replace(/\r$/, "").length))
+
+const COMMANDS = ["run", "validate", "watch", "approve", "reject", "batches", "summary", "ledger", "resume", "resolve", "reconcile", "halt", "workers", "wallet", "transactions", "status", "sandbox"]
+
+describe("payouts --help", () => {
+  it.live("the program's help and every command's fit 80 columns in a pipe, with no escape sequence", () =>
+    Effect.gen(function* () {
+      const top = yield* piped(["--help"])
+      expect(top.code).toBe(0)
+      expect(top.stdout).toContain("Usage: payouts COMMAND")
+      for (const command of COMMANDS) expect(top.stdout).toMatch(new RegExp(`^  ${command} `, "m"))
+      expect(top.stdout).not.toContain("--wizard")
+      expect(top.stdout).toContain("--completions")
+      expect(top.stdout).toContain("--version")
+      const helps = yield* Effect.forEach(COMMANDS, (command) => Effect.map(piped([command, "--help"]), (ran) => ({ command, ...ran })), { concurrency: 2 })
+      for (const { command, code, stdout } of [{ command: "", ...top }, ...helps]) {
+        expect(code, command).toBe(0)
+        expect(widest(stdout), `payouts ${command} --help`).toBeLessThanOrEqual(80)
+        expect(stdout.match(ANSI), `payouts ${command} --help`).toBeNull()
+        expect(stdout, command).not.toContain("A user-defined piece of text")
+        expect(stdout, command).not.toContain("This setting is optional")
+      }
+      const run = helps.find((h) => h.command === "run")!.stdout
+      expect(run).toMatch(/^Usage: payouts run \[OPTIONS\] FILE$/m)
+      expect(run).toMatch(/--concurrency N\n\s+Payout requests in flight at once\. Default: 8\./)
+      expect(run).toMatch(/--poll-interval DURATION\n\s+First status poll after submission; doubles each time\. Default: 5s\./)
+    }), 120_000)
+
+  it.live("no arguments at all shows the program's help", () =>
+    Effect.gen(function* () {
+      const ran = yield* piped([])
+      expect(ran.code).toBe(0)
+      expect(ran.stdout).toContain("Usage: payouts COMMAND")
+    }), 30_000)
+
+  it.live("validate lists only what validation and the preflight use", () =>
+    Effect.gen(function* () {
+      const { stdout } = yield* piped(["validate", "--help"])
+      for (const own of ["--fee-estimate", "--on-insufficient", "--skip-invalid", "--max-payout", "--sandbox", "--state"]) expect(stdout).toContain(own)
+      for (const runOnly of ["--listen", "--concurrency", "--ledger-every", "--poll-interval", "--yes", "--stop-failure-ratio", "--callback-url"]) {
+        expect(stdout).not.toContain(runOnly)
+      }
+    }), 30_000)
+
+  it.live("under a terminal: colour and the terminal's width; none with NO_COLOR", () =>
+    Effect.gen(function* () {
+      const coloured = yield* underTerminal(["run", "--help"], 100)
+      expect(coloured.code).toBe(0)
+      expect(coloured.stdout).toContain("\x1b[1m")
+      const plain = coloured.stdout.replace(ANSI, "")
+      expect(widest(plain)).toBeLessThanOrEqual(100)
+      // Wider than a pipe's 80: a long description uses the room the terminal gives.
+      expect(widest(plain)).toBeGreaterThan(80)
+      const narrow = yield* underTerminal(["--help"], 60)
+      expect(widest(narrow.stdout.replace(ANSI, ""))).toBeLessThanOrEqual(60)
+      const noColour = yield* underTerminal(["run", "--help"], 100, { NO_COLOR: "1" })
+      expect(noColour.code).toBe(0)
+      expect(noColour.stdout.match(ANSI)).toBeNull()
+      expect(noColour.stdout).toContain("Usage: payouts run")
+    }), 60_000)
+
+  it.live("an unknown option, a missing argument, an unknown command: one payouts: line, exit 2", () =>
+    Effect.gen(function* () {
+      for (const args of [["run", "--bogus"], ["batches", "--bogus"], ["validate"], ["bogus"]]) {
+        const ran = yield* piped(args)
+        expect(ran.code, args.join(" ")).toBe(2)
+        expect(ran.stdout, args.join(" ")).toBe("")
+        const lines = ran.stderr.split("\n").filter((line) => line !== "")
+        expect(lines, args.join(" ")).toHaveLength(1)
+        expect(lines[0]).toMatch(/^payouts: /)
+        expect(ran.stderr.match(ANSI)).toBeNull()
+      }
+      const unknown = yield* piped(["batches", "--bogus"])
+      expect(unknown.stderr).toContain("--bogus")
+      expect(unknown.stderr).toContain("payouts batches --help")
+      const missing = yield* piped(["validate"])
+      expect(missing.stderr).toContain("FILE")
+    }), 60_000)
+
+  it.live("--version and --completions still answer", () =>
+    Effect.gen(function* () {
+      const version = yield* piped(["--version"])
+      expect(version.code).toBe(0)
+      expect(version.stdout.trim()).toBe("0.1.0")
+      const completions = yield* piped(["--completions", "bash"])
+      expect(completions.code).toBe(0)
+      expect(completions.stdout).toContain("payouts")
+      expect(completions.stdout).toContain("validate")
+    }), 30_000)
+})
