@@ -2,7 +2,9 @@
  * The look before paying real money (issue 12, item 12): on a terminal, against a service that is not
  * the embedded sandbox, `payouts run` shows the account (the service's host and a fingerprint of the
  * key, never the key) and what it is about to pay, and goes on only on "yes". `--yes` skips the
- * question; nothing is asked when stdin is not a terminal (scripts, cron, `watch`).
+ * question; nothing is asked when stdin is not a terminal (scripts, cron, `watch`). A profile marked
+ * `live` makes the question mandatory: without a terminal to ask on, and without `--yes`, the run is
+ * refused before the first payout (exit 2), never paid unasked.
  */
 import { Console, Effect, Redacted } from "effect"
 import { createHash } from "node:crypto"
@@ -36,9 +38,16 @@ export interface ConfirmSetup {
   readonly dryRun: boolean
 }
 
+const refusedUnasked = (profile: string) => () =>
+  Console.error(
+    `payouts: profile "${profile}" is marked live: paying needs a "yes" typed on a terminal, and there is none here; pass --yes to pay without asking`
+  ).pipe(Effect.as(false))
+
 /** The question to ask before the first payout, or undefined when none is to be asked. */
-export const confirmBeforePaying = (setup: ConfirmSetup): ((overview: string) => Effect.Effect<boolean>) | undefined => {
-  if (setup.yes || setup.sandbox || setup.dryRun || process.stdin.isTTY !== true) return undefined
+export const confirmBeforePaying = (setup: ConfirmSetup, terminal: boolean = process.stdin.isTTY === true): ((overview: string) => Effect.Effect<boolean>) | undefined => {
+  if (setup.yes || setup.sandbox || setup.dryRun) return undefined
+  const live = setup.connection.live === true
+  if (!terminal) return live ? refusedUnasked(setup.connection.profile ?? "") : undefined
   return (overview) =>
     Effect.gen(function* () {
       const host = URL.canParse(setup.connection.baseUrl) ? new URL(setup.connection.baseUrl).host : setup.connection.baseUrl
@@ -46,6 +55,7 @@ export const confirmBeforePaying = (setup: ConfirmSetup): ((overview: string) =>
         [
           "About to pay real money:",
           `  service ${host}, key ${keyFingerprint(setup.connection.apiKey)}`,
+          ...(setup.connection.profile === undefined ? [] : [`  profile ${setup.connection.profile}${live ? " (live)" : ""}`]),
           `  file    ${setup.file}`,
           ...overview.split("\n").map((line) => `  ${line.trim()}`)
         ].join("\n")

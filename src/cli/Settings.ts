@@ -6,7 +6,8 @@
  */
 import { Options } from "@effect/cli"
 import { Config, Effect, Option, Redacted } from "effect"
-import { InvalidSetting, MissingSetting } from "./Errors.ts"
+import { InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
+import { ActiveProfile } from "./config/Profile.ts"
 import type { OptionValue } from "./Output.ts"
 
 const nonEmpty = <A>(value: Option.Option<A>, isEmpty: (a: A) => boolean) => Option.filter(value, (a) => !isEmpty(a))
@@ -63,9 +64,23 @@ export interface Connection {
   readonly baseUrl: string
   readonly apiKey: Redacted.Redacted
   readonly apiSecret: Redacted.Redacted
+  /** The profile the settings came from, if any, and whether it is marked live (Confirm.ts). */
+  readonly profile?: string
+  readonly live?: boolean
 }
 
+/**
+ * Read before parsing (config/Profile.ts), declared here so the parser accepts it and `--help` shows
+ * it: no fallback, since PAYOUTS_PROFILE has already been read there.
+ */
+export const profileOption = Options.text("profile").pipe(
+  Options.withPseudoName("NAME"),
+  Options.withDescription(described("PAYOUTS_PROFILE", "Take settings from this profile of the config file ($XDG_CONFIG_HOME/payouts/config.json or config.toml); a flag or the environment still wins.")),
+  Options.optional
+)
+
 export const connectionOptions = Options.all({
+  profile: profileOption,
   baseUrl: textSetting("base-url", "PAYOUTS_BASE_URL", "Base URL of the payment API, ending in /v1."),
   apiKey: secretSetting("api-key", "PAYOUTS_API_KEY", "API key (prefer the environment: flags show in ps).", "KEY"),
   apiSecret: secretSetting("api-secret", "PAYOUTS_API_SECRET", "API secret (prefer the environment).", "SECRET")
@@ -73,12 +88,34 @@ export const connectionOptions = Options.all({
 
 export type ConnectionOptions = OptionValue<typeof connectionOptions>
 
-export const resolveConnection = (raw: ConnectionOptions): Effect.Effect<Connection, MissingSetting | InvalidSetting> =>
+/** A secret the profile reads from a variable that is not set: said plainly, not as a bare "missing". */
+const requiredSecret = (value: Option.Option<Redacted.Redacted>, variable: string, flag: string, key: string): Effect.Effect<Redacted.Redacted, MissingSetting | UsageError> =>
+  Effect.flatMap(ActiveProfile, (profile): Effect.Effect<Redacted.Redacted, MissingSetting | UsageError> => {
+    const named = Option.flatMap(profile, (p) => Option.fromNullable(p.secretVariables.get(key)))
+    if (Option.isNone(value) && Option.isSome(profile) && Option.isSome(named)) {
+      return Effect.fail(
+        new UsageError({
+          reason: `Missing setting: profile "${profile.value.name}" reads ${key} from ${named.value}, which is not set (or set ${variable}, or pass --${flag})`
+        })
+      )
+    }
+    return required(value, variable, flag)
+  })
+
+export const resolveConnection = (raw: ConnectionOptions): Effect.Effect<Connection, MissingSetting | InvalidSetting | UsageError> =>
   Effect.all({
     baseUrl: required(raw.baseUrl, "PAYOUTS_BASE_URL", "base-url").pipe(Effect.flatMap(checkBaseUrl)),
-    apiKey: required(raw.apiKey, "PAYOUTS_API_KEY", "api-key"),
-    apiSecret: required(raw.apiSecret, "PAYOUTS_API_SECRET", "api-secret")
-  })
+    apiKey: requiredSecret(raw.apiKey, "PAYOUTS_API_KEY", "api-key", "api_key"),
+    apiSecret: requiredSecret(raw.apiSecret, "PAYOUTS_API_SECRET", "api-secret", "api_secret"),
+    profile: ActiveProfile
+  }).pipe(
+    Effect.map(({ profile, ...connection }) =>
+      Option.match(profile, {
+        onNone: () => connection,
+        onSome: (p) => ({ ...connection, profile: p.name, live: p.live })
+      })
+    )
+  )
 
 // ---- Settings used by the batch commands ----------------------------------------------------
 

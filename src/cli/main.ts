@@ -9,6 +9,7 @@ import type { Console } from "effect"
 import { Context, Effect, HashMap } from "effect"
 import { approveCommand, rejectCommand } from "./commands/Approve.ts"
 import { batchesCommand } from "./commands/Batches.ts"
+import { configCommand } from "./commands/Config.ts"
 import { haltCommand } from "./commands/Halt.ts"
 import { ledgerCommand } from "./commands/Ledger.ts"
 import { reconcileCommand } from "./commands/Reconcile.ts"
@@ -24,6 +25,7 @@ import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown } from "./Failure.ts"
 import { answerHelp } from "./help/Help.ts"
+import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
 import { NoticesLive } from "./Notices.ts"
 
@@ -48,7 +50,8 @@ const payouts = Command.make("payouts").pipe(
     Command.withHandler(resolveCommand, lazy("resolve", () => import("./handlers/Resolve.ts"), (m) => m.resolve)),
     Command.withHandler(haltCommand, lazy("halt", () => import("./handlers/Halt.ts"), (m) => m.halt)),
     Command.withHandler(ledgerCommand, lazy("ledger", () => import("./handlers/Ledger.ts"), (m) => m.ledger)),
-    Command.withHandler(workersCommand, lazy("workers", () => import("./handlers/Workers.ts"), (m) => m.workers))
+    Command.withHandler(workersCommand, lazy("workers", () => import("./handlers/Workers.ts"), (m) => m.workers)),
+    Command.withHandler(configCommand, lazy("config", () => import("./handlers/Config.ts"), (m) => m.config))
   ])
 )
 
@@ -76,6 +79,7 @@ Effect.console.pipe(
           Effect.provideService(HandlerConsole, console)
         ))
   ),
+  Effect.provide(profileLayer(process.argv)),
   (program) => report(program, argv.find((arg) => HashMap.has(Command.getSubcommands(payouts), arg))),
   Effect.provide(NoticesLive),
   Effect.provide(NodeContext.layer),
