@@ -103,4 +103,22 @@ describe("RequestGate", () => {
       const gate = yield* RequestGate
       expect(yield* gate.currentRate).toBe(3)
     }).pipe(Effect.provide(RequestGate.layer({ ratePerSecond: 3 }))))
+
+  it.live("callers that slept through their slots (a stopped or starved process) take new ones instead of going at once", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 10 })
+      yield* gate.take
+      // Three callers wait for the slots 100, 200 and 300 ms from now ...
+      const fiber = yield* Effect.forEach([1, 2, 3], () => Effect.zipRight(gate.take, Clock.currentTimeMillis), { concurrency: "unbounded" }).pipe(Effect.fork)
+      yield* Effect.sleep("30 millis")
+      // ... and the process cannot run for 700 ms (as under SIGSTOP): every slot passes unused.
+      const end = yield* Effect.sync(() => {
+        const until = Date.now() + 700
+        while (Date.now() < until) { /* the event loop is held */ }
+        return Date.now()
+      })
+      const times = yield* Fiber.join(fiber)
+      // Going at once would put three requests in one instant; new slots keep them an interval apart.
+      expect(Math.max(...times) - end).toBeGreaterThanOrEqual(190)
+    }))
 })

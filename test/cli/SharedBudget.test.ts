@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, TestClock, TestServices } from "effect"
-import { makeRequestGate } from "../../src/api/RequestGate.ts"
-import { sharedGateOf } from "../../src/cli/SharedBudget.ts"
-import { ACCOUNT, scopedStore } from "../store/fixtures.ts"
+import { Clock, Effect, Fiber, Redacted, TestClock, TestServices } from "effect"
+import { makeRequestGate, RequestGate } from "../../src/api/RequestGate.ts"
+import { rememberAccount, shareKnownAccountBudget, sharedGateOf } from "../../src/cli/SharedBudget.ts"
+import { AccountId } from "../../src/domain/Ids.ts"
+import { StateStore } from "../../src/store/StateStore.ts"
+import { ACCOUNT, ADAPTERS, scopedStore, scopedStoreOn } from "../store/fixtures.ts"
 
 /** Moves the test clock in small steps, letting the store's real I/O finish between steps, until `done`. */
 const driveUntil = (done: Effect.Effect<boolean>) =>
@@ -53,6 +55,34 @@ describe("the account's shared request budget", () => {
       expect((yield* Fiber.join(fb)) - start).toBeGreaterThanOrEqual(3_000)
       // The cut is the account's: the other worker's rate is halved too.
       expect(yield* b.currentRate).toBe(5)
+    })
+  )
+
+  it.scoped.each(ADAPTERS.map((a) => [a.name, a] as const))("a starting worker's account lookup is inside the budget of the account its key led to before (%s)", ([, adapter]) =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStoreOn(adapter)
+      const connection = { baseUrl: "http://127.0.0.1:9/v1", apiKey: Redacted.make("the-key") }
+      const running = yield* makeRequestGate({ ratePerSecond: 20 })
+      yield* running.share(sharedGateOf(store.account(ACCOUNT)))
+      const starting = yield* makeRequestGate({ ratePerSecond: 20 })
+      const withStore = <A, E>(effect: Effect.Effect<A, E, StateStore | RequestGate>) =>
+        effect.pipe(Effect.provideService(StateStore, store), Effect.provideService(RequestGate, RequestGate.make(starting)))
+      // Never looked up with this key: nothing to share yet (the first lookup ever goes alone).
+      yield* withStore(shareKnownAccountBudget(connection))
+      expect((yield* store.account(ACCOUNT).registers("account-of/")).registers).toEqual([])
+      yield* withStore(rememberAccount(connection, ACCOUNT))
+      yield* withStore(shareKnownAccountBudget(connection))
+      const start = yield* Clock.currentTimeMillis
+      const fa = yield* Effect.fork(takers(running, 10))
+      const fb = yield* Effect.fork(takers(starting, 10))
+      yield* driveUntil(Effect.map(Effect.all([fa.poll, fb.poll]), ([x, y]) => x._tag === "Some" && y._tag === "Some"))
+      const times = [...(yield* Fiber.join(fa)), ...(yield* Fiber.join(fb))].map((t) => t - start).sort((x, y) => x - y)
+      // One budget: 20 requests of the two gates together are spaced as one gate's (19 intervals of 50 ms).
+      expect(times[19] - times[0]).toBeGreaterThanOrEqual(19 * 50)
+      // The key itself is never stored: the register is named by a hash.
+      const hints = yield* store.account(AccountId.make("(account hints)")).registers("")
+      expect(hints.registers.map((r) => r.value)).toEqual([ACCOUNT])
+      expect(JSON.stringify(hints)).not.toContain("the-key")
     })
   )
 })
