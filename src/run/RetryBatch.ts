@@ -7,8 +7,8 @@
  * the same parent finds the same child (resumed, never paid twice) or is refused.
  */
 import { FileSystem } from "@effect/platform"
-import { Data, Effect, Stream } from "effect"
-import { join } from "node:path"
+import { Data, Effect, Option, Stream } from "effect"
+import { basename, join } from "node:path"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { formatAmount } from "../domain/Money.ts"
 import { CSV_COLUMNS, META_PREFIX } from "../intake/CsvHeader.ts"
@@ -17,7 +17,7 @@ import { retryLineage } from "../intake/RetryLineage.ts"
 import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
 import { quoteCsv } from "../output/CsvCells.ts"
 import { writeTextAtomic } from "../output/AtomicFile.ts"
-import type { Batch, Row } from "../store/Model.ts"
+import type { Batch, BatchState, Row } from "../store/Model.ts"
 import { type RowState, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 
@@ -36,6 +36,17 @@ export interface RetryBatch {
   /** Where the child's CSV is. */
   readonly file: string
   readonly rows: number
+  /** The child's state when an earlier `payouts retry` of the same parent already loaded it. */
+  readonly existing: Option.Option<BatchState>
+  /** Whether the file was put in place (left out when the child ran to its end, or waits in the job folder). */
+  readonly placed: boolean
+}
+
+export interface RetryPlacement {
+  /** `run`: paid now by `payouts run`; `jobs`: left in a job folder's inbox for the watcher. */
+  readonly mode: "run" | "jobs"
+  /** Folders where a copy of the child counts as already placed (awaiting approval, processing). */
+  readonly elsewhere?: ReadonlyArray<string>
 }
 
 /** The parent's rows proven unpaid: a final failure the service reported, no alarm on them. */
@@ -67,7 +78,7 @@ const stemOf = (fileName: string) => fileName.replace(/\.csv$/i, "")
  * Builds (or finds again) the child of `parent` as a CSV in `dir`. Refused while rows of the parent
  * may still fail, when it has nothing to retry, and when it was already retried as another batch.
  */
-export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: AccountId, parent: Batch, dir: string) {
+export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: AccountId, parent: Batch, dir: string, place: RetryPlacement) {
   const store = yield* StateStore
   const fs = yield* FileSystem.FileSystem
   const batch = store.batch(accountId, parent.batchId)
@@ -103,13 +114,21 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
         : `this retry's file is already the retry of batch ${link.parentBatchId}`
     })
   }
-  if (yield* fs.exists(file)) {
+  const existing = Option.map(yield* store.batch(accountId, child).getBatch(), (b) => b.state)
+  const isChild = (path: string) => Effect.flatMap(fs.exists(path), (found) => (found ? Effect.map(fileBatchId(path), (id) => id === child) : Effect.succeed(false)))
+  // The file is put in place only for what will run it next: a run resumes an unfinished child; a job
+  // folder gets it once (never while a copy waits for approval or runs, never once it ran).
+  const elsewhere = yield* Effect.filter(place.elsewhere ?? [], (d) => isChild(join(d, basename(file))))
+  const wanted = Option.match(existing, { onNone: () => elsewhere.length === 0, onSome: (state) => place.mode === "run" && state !== "done" })
+  if (!wanted) {
     yield* fs.remove(staged).pipe(Effect.ignore)
-    if ((yield* fileBatchId(file)) !== child) {
+  } else if (yield* fs.exists(file)) {
+    yield* fs.remove(staged).pipe(Effect.ignore)
+    if (!(yield* isChild(file))) {
       return yield* new RetryRefused({ reason: `${file} exists and is not this retry's file: move it away and run payouts retry again` })
     }
   } else {
     yield* fs.rename(staged, file)
   }
-  return { parent: parent.batchId, child, generation, file, rows: rows.length } satisfies RetryBatch
+  return { parent: parent.batchId, child, generation, file, rows: rows.length, existing, placed: wanted } satisfies RetryBatch
 })

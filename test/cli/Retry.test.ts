@@ -6,16 +6,17 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
 import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { FAST as JOB_FAST } from "../jobs/cli.ts"
 import { cli, FAST } from "./binarySupport.ts"
 
 const FAILS = PAYOUT_NUMBERS.CM.failure
 const CANCELS = PAYOUT_NUMBERS.CM.cancelled
 
-const payoutsTo = (payouts: ReadonlyArray<{ phone?: string; phoneNumber?: string; description: string }>, phone: string) =>
+const payoutsTo = <P extends { readonly phone?: string; readonly phoneNumber?: string }>(payouts: ReadonlyArray<P>, phone: string) =>
   payouts.filter((p) => (p.phoneNumber ?? p.phone) === phone || (p.phoneNumber ?? p.phone) === phone.slice(1))
 
 describe("payouts retry (the binary)", () => {
@@ -64,8 +65,8 @@ describe("payouts retry (the binary)", () => {
 
         // The same retry again finds the same child, already done: nothing is paid.
         const again = yield* cli(sandbox, state, ["retry", parent.batch_id, "--out", out, ...FAST, "--json"])
-        expect(again.stderr).toContain(`batch ${child.batch_id}`)
-        expect(JSON.parse(again.stdout).batch_id).toBe(child.batch_id)
+        expect(again.code, again.stderr).toBe(0)
+        expect(again.stderr).toContain(`was already retried as batch ${child.batch_id}, which ran to its end: nothing is paid again`)
         expect(yield* admin(sandbox).payouts).toHaveLength(8)
 
         const listed = yield* cli(sandbox, state, ["batches", "--json"])
@@ -89,6 +90,55 @@ describe("payouts retry (the binary)", () => {
         expect(editedRun.code).toBe(2)
         expect(editedRun.stderr).toContain(`id "S-2" was already used`)
         expect(yield* admin(sandbox).payouts).toHaveLength(8)
+      }),
+    180_000
+  )
+
+  it.scopedLive(
+    "with --jobs the retry file goes through the folder workflow: put up for approval, paid only once approved",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const dir = tempDir("payouts-retry-jobs-")
+        const state = join(dir, "state.db")
+        const root = join(dir, "jobs")
+        mkdirSync(root, { recursive: true })
+        const file = writeCsv(dir, "payroll.csv", [
+          { id: "P-1", amount: "1500", phone: ordinaryPhone(11) },
+          { id: "P-2", amount: "2500", phone: FAILS }
+        ])
+        const first = yield* cli(sandbox, state, ["run", file, ...FAST, "--json"])
+        expect(first.code, first.stderr).toBe(1)
+        const parent = JSON.parse(first.stdout)
+        expect(yield* admin(sandbox).payouts).toHaveLength(2)
+
+        const dropped = yield* cli(sandbox, state, ["retry", parent.batch_id, "--jobs", root])
+        expect(dropped.code, dropped.stderr).toBe(0)
+        expect(dropped.stderr).toContain("Left in the job folder")
+        expect(readdirSync(root)).toContain("payroll.retry1.csv")
+
+        const watch = ["watch", root, "--once", "--require-approval", ...JOB_FAST]
+        const putUp = yield* cli(sandbox, state, watch)
+        expect(putUp.code, putUp.stderr).toBe(0)
+        const awaiting = join(root, "awaiting-approval")
+        const request = JSON.parse(readFileSync(join(awaiting, "payroll.retry1.approval.json"), "utf8"))
+        expect(request.currencies.XAF).toMatchObject({ rows: 1, amount: "2500" })
+        expect(yield* admin(sandbox).payouts).toHaveLength(2)
+        // Retried again while its child waits for approval: no second copy in the folder.
+        const twice = yield* cli(sandbox, state, ["retry", parent.batch_id, "--jobs", root])
+        expect(twice.code, twice.stderr).toBe(0)
+        expect(twice.stderr).toContain(`was already retried as batch ${request.batch_id}: its file waits in the job folder`)
+        expect(readdirSync(root).filter((n) => n.endsWith(".csv"))).toEqual([])
+
+        const approved = yield* cli(sandbox, state, ["approve", request.batch_id, "--jobs", root, "--by", "fin-ana"])
+        expect(approved.code, approved.stderr).toBe(0)
+        const paid = yield* cli(sandbox, state, watch)
+        expect(paid.code, paid.stderr).toBe(0)
+        const payouts = yield* admin(sandbox).payouts
+        expect(payouts).toHaveLength(3)
+        expect(payoutsTo(payouts, FAILS).map((p) => p.amount)).toEqual([2500, 2500])
+        const summary = JSON.parse(readFileSync(join(root, "done", "payroll.retry1.summary.json"), "utf8"))
+        expect([summary.parent, summary.batch_id, summary.counts.failed]).toEqual([parent.batch_id, request.batch_id, 1])
       }),
     180_000
   )

@@ -5,8 +5,8 @@
  */
 import { Console, Effect, Option } from "effect"
 import { join } from "node:path"
-import type { RetryRefused } from "../../run/RetryBatch.ts"
-import { makeRetryBatch } from "../../run/RetryBatch.ts"
+import { jobFolder } from "../../jobs/JobFolder.ts"
+import { makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
 import type { retryCommand } from "../commands/Retry.ts"
 import { UsageError } from "../Errors.ts"
 import { accountOf, findBatch } from "../Jobs.ts"
@@ -23,19 +23,36 @@ export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
     const dir = Option.getOrElse(jobs, () => Option.getOrElse(args.out, () => "."))
     const store = yield* storeFor(args.state, Option.isSome(jobs) ? jobs.value : join(dir, "retry.csv"))
     const account = yield* accountOf(args.connection)
+    const folder = Option.map(jobs, jobFolder)
+    const place = Option.match(folder, {
+      onNone: (): RetryPlacement => ({ mode: "run" }),
+      onSome: (f): RetryPlacement => ({ mode: "jobs", elsewhere: [f.awaiting, f.processing] })
+    })
     const made = yield* Effect.gen(function* () {
       const parent = yield* findBatch(account, batch)
-      return yield* makeRetryBatch(account, parent, dir)
+      return yield* makeRetryBatch(account, parent, dir, place)
     }).pipe(
       Effect.catchTag("RetryRefused", (e: RetryRefused) => new UsageError({ reason: e.reason })),
       Effect.provide(openStore(store))
     )
-    yield* Console.error(
-      `Retry of batch ${made.parent} (retry generation ${made.generation}): ${made.rows} row(s) in ${made.file}, batch ${made.child}.`
-    )
-    if (Option.isSome(jobs)) {
+    const already = `Batch ${made.parent} was already retried as batch ${made.child}`
+    if (Option.isSome(made.existing) && made.existing.value === "done") {
       return yield* Console.error(
-        `Left in the job folder: the watcher validates and preflights it, puts it up for approval when it runs with --require-approval (payouts approve ${made.child} --jobs ${jobs.value} --by NAME), then pays it.`
+        `${already}, which ran to its end: nothing is paid again. Its outputs again: payouts ledger ${made.child}; what failed there: payouts retry ${made.child}.`
+      )
+    }
+    if (!made.placed) {
+      const where = Option.isSome(made.existing) ? `its run is under way or paused (${made.existing.value}; payouts batches)` : "its file waits in the job folder (awaiting approval or processing)"
+      return yield* Console.error(`${already}: ${where}. Nothing new was written.`)
+    }
+    yield* Console.error(
+      Option.isSome(made.existing)
+        ? `${already} (${made.existing.value}): resuming it from ${made.file}; no row is paid twice.`
+        : `Retry of batch ${made.parent} (retry generation ${made.generation}): ${made.rows} row(s) in ${made.file}, batch ${made.child}.`
+    )
+    if (Option.isSome(folder)) {
+      return yield* Console.error(
+        `Left in the job folder: the watcher validates and preflights it, puts it up for approval when it runs with --require-approval (payouts approve ${made.child} --jobs ${folder.value.root} --by NAME), then pays it.`
       )
     }
     return yield* run({ args, file: made.file })
