@@ -92,6 +92,8 @@ export const makeNotifier = (settings: NotifierSettings) =>
       pending.changes.pipe(
         Stream.takeUntil((k) => k === 0),
         Stream.runDrain,
+        // A finalizer runs uninterruptibly, and a timeout must be able to interrupt what it bounds.
+        Effect.interruptible,
         Effect.timeoutOption(settings.flushWithin),
         Effect.flatMap((flushed) =>
           Option.isSome(flushed)
