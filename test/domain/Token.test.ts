@@ -82,4 +82,14 @@ describe("row tokens", () => {
     expect(mintToken(ACCOUNT, { ...content, occurrence: 0 })).not.toBe(mintToken(ACCOUNT, { ...content, occurrence: 1 }))
     expect(mintToken(ACCOUNT, { ...content, occurrence: 0 })).toBe(mintToken(ACCOUNT, { ...content, currency: "xaf", occurrence: 0 }))
   })
+
+  it("take the `payouts retry` generation, with or without an id; generation 0 keeps the tokens runs already sent", () => {
+    const content = { _tag: "Content", phone: "+237677510000", amountMinor: 1000, currency: "XAF", operator: "carrier1_cm", occurrence: 0 } as const
+    const byContent = [0, 1, 2].map((generation) => mintToken(ACCOUNT, { ...content, generation }))
+    expect(new Set(byContent).size).toBe(3)
+    expect(byContent[0]).toBe(mintToken(ACCOUNT, content))
+    const byId = [0, 1, 2].map((generation) => mintToken(ACCOUNT, { _tag: "Id", id: "S-2", generation }))
+    expect(new Set(byId).size).toBe(3)
+    for (const token of [...byContent, ...byId]) expect(token).toMatch(TOKEN_PATTERN)
+  })
 })

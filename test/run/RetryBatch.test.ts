@@ -1,0 +1,107 @@
+/**
+ * The child batch of `payouts retry` (issue 16, item 5) over a real SQLite store: only rows proven
+ * unpaid (failed, cancelled, expired, no alarm) go in; a batch with rows still in flight is refused;
+ * one child per parent; a retry of the retry is generation 2, and its intake mints tokens of its own.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { BatchId } from "../../src/domain/Ids.ts"
+import { retryLineage } from "../../src/intake/RetryLineage.ts"
+import { makeRetryBatch } from "../../src/run/RetryBatch.ts"
+import type { RowState } from "../../src/store/RowState.ts"
+import type { Batch } from "../../src/store/Model.ts"
+import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import { ACCOUNT, newBatch, rowInputs, scopedStore, tempDir } from "../store/fixtures.ts"
+
+const PARENT = BatchId.make("parent0000000001")
+
+/** Rows 0..8 moved to these states (through the states a run goes through), row 2 also alarmed. */
+const ENDS: ReadonlyArray<ReadonlyArray<RowState>> = [
+  ["completed"],
+  ["failed"],
+  ["failed"],
+  ["cancelled"],
+  ["expired"],
+  ["submitting", "unknown"],
+  ["submitting", "unknown", "abandoned"],
+  ["completed", "refunded"],
+  ["skipped"]
+]
+
+/** A retry of `parent` written in `dir`, against this store. */
+const retryIn = (store: StateStoreShape, parent: Batch, dir: string) =>
+  makeRetryBatch(ACCOUNT, parent, dir, { mode: "run" }).pipe(Effect.provideService(StateStore, store))
+
+const setUp = Effect.gen(function* () {
+  const { store } = yield* scopedStore
+  yield* store.createBatch(newBatch(PARENT), rowInputs(ENDS.length))
+  const batch = store.batch(ACCOUNT, PARENT)
+  for (const [idx, path] of ENDS.entries()) {
+    for (const to of path) expect(yield* batch.recordTransition({ idx, to, source: "poll" })).toBe(true)
+  }
+  yield* batch.setRowAlarm(2, "two payouts carry its token", ["TXN-A", "TXN-B"])
+  return { store, parent: Option.getOrThrow(yield* batch.getBatch()) }
+})
+
+describe("the child batch of payouts retry", () => {
+  it.scoped("holds the failed, cancelled and expired rows without alarm, and nothing else", () =>
+    Effect.gen(function* () {
+      const { parent, store } = yield* setUp
+      const dir = yield* tempDir
+      const made = yield* retryIn(store, parent, dir)
+      expect([made.generation, made.rows, made.placed, Option.isNone(made.existing)]).toEqual([1, 3, true, true])
+      expect(made.file).toBe(join(dir, `${PARENT}.retry1.csv`))
+      const [header, ...lines] = readFileSync(made.file, "utf8").trim().split("\n")
+      expect(header).toBe("id,amount,currency,operator,phone,name,email,description,meta.shop,meta.retry_of")
+      expect(lines.map((l) => l.split(",")[0])).toEqual(["id-1", "id-3", "id-4"])
+      expect(lines[0]).toBe(`id-1,5000,XAF,MTN_MOMO_CMR,+237670000001,Seller 1,seller1@example.com,Payout id-1,shop-1,${PARENT}`)
+
+      // Again: the same child (the file is the same bytes), never a second one.
+      const again = yield* retryIn(store, parent, dir)
+      expect(again.child).toBe(made.child)
+      expect(yield* store.account(ACCOUNT).retryLinks()).toHaveLength(1)
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scoped("is refused while a row of the parent may still fail, and when nothing is left to retry", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const busy = BatchId.make("busy000000000001")
+      yield* store.createBatch(newBatch(busy), rowInputs(2))
+      yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 0, to: "failed", source: "poll" })
+      yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 1, to: "pending", source: "poll" })
+      const dir = yield* tempDir
+      const batch = Option.getOrThrow(yield* store.batch(ACCOUNT, busy).getBatch())
+      const refused = yield* Effect.flip(retryIn(store, batch, dir))
+      expect(refused.reason).toContain("still has 1 row(s) not final")
+
+      yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 1, to: "completed", source: "poll" })
+      const clean = BatchId.make("clean00000000001")
+      yield* store.createBatch(newBatch(clean), rowInputs(1))
+      yield* store.batch(ACCOUNT, clean).recordTransition({ idx: 0, to: "submitting", source: "claim" })
+      yield* store.batch(ACCOUNT, clean).recordTransition({ idx: 0, to: "unknown", source: "response" })
+      const nothing = yield* Effect.flip(retryIn(store, Option.getOrThrow(yield* store.batch(ACCOUNT, clean).getBatch()), dir))
+      expect(nothing.reason).toContain("no failed, cancelled or expired row to pay again (1 unknown or abandoned row(s) are for payouts resolve")
+      expect(yield* store.account(ACCOUNT).retryLinks()).toEqual([])
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scoped("a retry of the retry is generation 2 and descends from both", () =>
+    Effect.gen(function* () {
+      const { parent, store } = yield* setUp
+      const dir = yield* tempDir
+      const first = yield* retryIn(store, parent, dir)
+      // The child as its run leaves it: loaded, every row failed again.
+      yield* store.createBatch(newBatch(first.child), rowInputs(3))
+      for (const idx of [0, 1, 2]) yield* store.batch(ACCOUNT, first.child).recordTransition({ idx, to: "failed", source: "poll" })
+      const child = Option.getOrThrow(yield* store.batch(ACCOUNT, first.child).getBatch())
+      const second = yield* retryIn(store, child, dir)
+      expect(second.generation).toBe(2)
+      const lineage = yield* retryLineage(ACCOUNT, second.child).pipe(Effect.provideService(StateStore, store))
+      expect([lineage.parent, lineage.generation, [...lineage.ancestors].sort()]).toEqual([first.child, 2, [first.child, PARENT].sort()])
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+})
