@@ -1,14 +1,16 @@
 /**
  * The person of the multi-worker soak's calm end. DESIGN 7 leaves a row to a person when its resend
  * cannot be proven: a resend whose outcome was unknown again (rule 6), or the stream's last ambiguous
- * POST, which no later payout of ours can witness (rule 2) and which becomes an alarm at the reconcile
- * deadline. A stream that ends on such a row cannot reach done/ without someone, so the soak plays the
- * operator the README describes: for each batch in attention/ it reads the evidence with
- * `payouts resolve BATCH --json`, checks the candidates "by hand" (the sandbox's own records, as a
- * person would in the provider's dashboard), adopts the payout that carries the row's token or resends
- * when none does, and moves the file back into processing/ for a worker to finish. The product's
- * guards stay in force: `resolve --resend` is refused while a listed payout carries the token, and a
- * wrong decision shows up as a duplicate in the verdict.
+ * POST, which no later payout of ours can witness (rule 2) and which would become an alarm only at the
+ * reconcile deadline (two hours). A stream that ends on such a row cannot reach done/ without someone,
+ * so the soak plays the operator the README describes, in the calm end only: for a batch in attention/,
+ * or, once the workers are stopped, a batch in processing/ whose last rows have stayed `unknown` with
+ * no traffic left, it reads the evidence with `payouts resolve BATCH --json`, checks the candidates
+ * "by hand" (the sandbox's own records, as a person would in the provider's dashboard), adopts the
+ * payout that carries the row's token or resends when none does, and moves an attention/ file back
+ * into processing/ for a worker to finish. The product's guards stay in force: `resolve --resend` is
+ * refused while a listed payout carries the token, and a wrong decision shows up as a duplicate in the
+ * verdict.
  */
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs"
@@ -59,6 +61,40 @@ const decide = (row: Evidence["rows"][number], all: ReadonlyArray<SandboxPayout>
   return ["--resend"]
 }
 
+/** Settles every unknown or alarmed row of one batch; true when each decision was taken. */
+const settleBatch = async (config: PersonConfig, name: string, batchId: string, left: Array<string>): Promise<{ decisions: number; settled: boolean }> => {
+  const base = ["resolve", batchId, "--jobs", config.dir, "--by", "soak-person"]
+  const shown = await payouts(config, [...base, "--json"])
+  let evidence: Evidence
+  try {
+    evidence = JSON.parse(shown.out) as Evidence
+  } catch {
+    left.push(`${name}: resolve showed no evidence (exit ${shown.code}): ${shown.err.trim().slice(0, 300)}`)
+    return { decisions: 0, settled: false }
+  }
+  if (evidence.accountAlarm !== undefined) {
+    left.push(`${name}: account alarm "${evidence.accountAlarm}" (a person must check the listing itself)`)
+    return { decisions: 0, settled: false }
+  }
+  const all = await config.payouts()
+  let decisions = 0
+  let settled = true
+  for (const row of evidence.rows) {
+    const choice = decide(row, all)
+    if (typeof choice === "string") {
+      left.push(`${name} line ${row.line}: ${choice}`)
+      settled = false
+      continue
+    }
+    const reason = `soak calm end: ${row.alarm ?? row.state}`
+    const done = await payouts(config, [...base, "--line", String(row.line), ...choice, "--reason", reason])
+    decisions++
+    config.log(`person: ${name} line ${row.line} ${choice.join(" ")} -> exit ${done.code}${done.code === 0 ? "" : `: ${done.err.trim().slice(0, 300)}`}`)
+    if (done.code !== 0) settled = false
+  }
+  return { decisions, settled }
+}
+
 /** Settles every batch now in attention/; returns the decisions taken and what was left alone (and why). */
 export const settleAttention = async (config: PersonConfig): Promise<{ readonly decisions: number; readonly left: ReadonlyArray<string> }> => {
   const attention = join(config.dir, "attention")
@@ -69,38 +105,20 @@ export const settleAttention = async (config: PersonConfig): Promise<{ readonly 
     const name = note.replace(/\.attention\.txt$/, ".csv")
     const batchId = /^Batch (\S+) /.exec(readFileSync(join(attention, note), "utf8"))?.[1]
     if (batchId === undefined || !existsSync(join(attention, name))) continue
-    const base = ["resolve", batchId, "--jobs", config.dir, "--by", "soak-person"]
-    const shown = await payouts(config, [...base, "--json"])
-    let evidence: Evidence
-    try {
-      evidence = JSON.parse(shown.out) as Evidence
-    } catch {
-      left.push(`${name}: resolve showed no evidence (exit ${shown.code}): ${shown.err.trim().slice(0, 300)}`)
-      continue
-    }
-    if (evidence.accountAlarm !== undefined) {
-      left.push(`${name}: account alarm "${evidence.accountAlarm}" (a person must check the listing itself)`)
-      continue
-    }
-    const all = await config.payouts()
-    let settled = true
-    for (const row of evidence.rows) {
-      const choice = decide(row, all)
-      if (typeof choice === "string") {
-        left.push(`${name} line ${row.line}: ${choice}`)
-        settled = false
-        continue
-      }
-      const reason = `soak calm end: ${row.alarm ?? row.state}`
-      const done = await payouts(config, [...base, "--line", String(row.line), ...choice, "--reason", reason])
-      decisions++
-      config.log(`person: ${name} line ${row.line} ${choice.join(" ")} -> exit ${done.code}${done.code === 0 ? "" : `: ${done.err.trim().slice(0, 300)}`}`)
-      if (done.code !== 0) settled = false
-    }
-    if (settled) {
+    const pass = await settleBatch(config, name, batchId, left)
+    decisions += pass.decisions
+    if (pass.settled) {
       renameSync(join(attention, name), join(config.dir, "processing", name))
       config.log(`person: ${name} moved back into processing/`)
     }
   }
+  return { decisions, left }
+}
+
+/** Settles the unknown rows of batches still in processing/ (the workers stopped: the leases are free). */
+export const settleStuck = async (config: PersonConfig, batches: ReadonlyArray<{ readonly name: string; readonly batchId: string }>) => {
+  let decisions = 0
+  const left: Array<string> = []
+  for (const b of batches) decisions += (await settleBatch(config, b.name, b.batchId, left)).decisions
   return { decisions, left }
 }

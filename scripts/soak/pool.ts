@@ -16,13 +16,6 @@ export const LEASE_TTL_MS = 3_000
 /** Short timings so a worker sees a whole lifecycle in seconds against a sandbox in real time. */
 const FAST = ["--poll-interval", "100ms", "--poll-max", "300ms", "--reconcile-grace", "1s", "--lease-ttl", `${LEASE_TTL_MS}ms`, "--request-timeout", "2s"]
 
-/**
- * A row no rule of DESIGN 7 can settle (the stream's last ambiguous POST has no later witness; a resend
- * unknown again) becomes an alarm after this, and the batch goes to attention/ for the soak's person
- * (scripts/soak/person.ts), instead of waiting out the default two hours.
- */
-export const RECONCILE_DEADLINE = "150s"
-
 export interface Worker {
   readonly name: string
   readonly proc: ChildProcess
@@ -47,7 +40,6 @@ export const makePool = (config: PoolConfig) => {
   const args = [
     "watch", config.dir,
     "--scan-every", "200ms", "--settle", "200ms", "--retry-every", "2s", "--concurrency", "4", "--rate", String(config.rate),
-    "--reconcile-deadline", RECONCILE_DEADLINE,
     ...FAST
   ]
   const env: NodeJS.ProcessEnv = {

@@ -10,9 +10,10 @@
  *   npm run soak -- --workers 4 --state postgres://postgres@127.0.0.1:5432/test [--batches 12] [--rows 200]
  *     [--seed S] [--rate 20] [--minutes M] [--keep]
  *
- * Rows no rule can settle automatically go to attention/ at the workers' reconcile deadline, and the
- * soak's person (scripts/soak/person.ts) settles them in the calm, as the README tells an operator to;
- * their decisions are counted (`person_decisions`).
+ * Rows no rule can settle automatically (DESIGN 7: a resend unknown again, the stream's last ambiguous
+ * POST with no later witness) are settled in the calm end by the soak's person (scripts/soak/person.ts)
+ * as the README tells an operator to: batches in attention/, and rows left unknown for 90 s with no
+ * traffic (the workers stopped meanwhile); their decisions are counted (`person_decisions`).
  * Exit 0 only if every batch is in done/, with 0 duplicates, 0 lost rows, every ledger status equal to
  * the sandbox's, and the sandbox's invariants hold. The request rate is reported, not judged.
  * Handed over from scripts/soak.ts (which passes its `soakFaults` and `prng`, so this module does not
@@ -26,7 +27,8 @@ import { join } from "node:path"
 import { runChaos } from "./chaos.ts"
 import { openSoakDb, shownUrl } from "./db.ts"
 import { dropBatch, planBatches } from "./drops.ts"
-import { settleAttention } from "./person.ts"
+import { FINAL_ROW_STATES } from "../../src/store/RowState.ts"
+import { settleAttention, settleStuck } from "./person.ts"
 import { makePool } from "./pool.ts"
 import { spawnSoakSandbox } from "./sandbox.ts"
 import { judge, placeOf } from "./verdict.ts"
@@ -106,7 +108,16 @@ export const main = async (argv: ReadonlyArray<string>, from: FromSoak): Promise
         const place = placeOf(dir, b.name)
         return place === "done" || place === "rejected" || (place === "attention" && personLeft.has(b.name))
       })
-    const person = { decisions: 0, nextAt: 0 }
+    const person = { decisions: 0, nextAt: 0, stops: 0 }
+    // Rows not final, all unknown, unchanged for `ms`: the stream is over and only a person can go on.
+    const STUCK_MS = 90_000
+    let stuckSince = { key: "", at: Date.now() }
+    const stuckFor = async (ms: number) => {
+      const open = (await db.rows()).filter((r) => !(FINAL_ROW_STATES as ReadonlyArray<string>).includes(r.state))
+      const key = open.map((r) => `${r.token}:${r.state}`).sort().join(",")
+      if (key !== stuckSince.key) stuckSince = { key, at: Date.now() }
+      return open.length > 0 && open.every((r) => r.state === "unknown") && Date.now() - stuckSince.at >= ms
+    }
     let finished = false
     // The last 40% of the time is calm, as the single-worker soak's final runs are: under a takeover
     // every few seconds, rows in doubt never get the two listing syncs half a grace apart (up to a
@@ -135,6 +146,23 @@ export const main = async (argv: ReadonlyArray<string>, from: FromSoak): Promise
           personLeft.set(why.split(/[: ]/)[0], why)
           log(`person left: ${why}`)
         }
+      }
+      if (calm && pending.length === 0 && person.stops < 3 && (await stuckFor(STUCK_MS))) {
+        // The rows left have stayed unknown with nothing else going on: what a person would look at.
+        log(`${((Date.now() - started) / 1000).toFixed(1)}s rows unknown for ${STUCK_MS / 1000} s with no traffic left: the workers stop and a person looks`)
+        await pool.shutdown(10_000)
+        const rows = await db.rows()
+        const stuck = batches.flatMap((b) => {
+          const ids = new Set(b.ids)
+          const batchId = rows.find((r) => r.rowId !== null && ids.has(r.rowId))?.batchId
+          return batchId !== undefined && placeOf(dir, b.name) === "processing" && rows.some((r) => r.batchId === batchId && r.state === "unknown") ? [{ name: b.name, batchId }] : []
+        })
+        const pass = await settleStuck({ dir, env: pool.env, payouts: sandbox.payouts, log }, stuck)
+        person.decisions += pass.decisions
+        person.stops++
+        for (const why of pass.left) log(`person left: ${why}`)
+        for (let i = 0; i < count; i++) pool.start()
+        stuckSince = { key: "", at: Date.now() }
       }
       if (pending.length === 0 && settled()) finished = true
       else if (Date.now() > deadline) {
