@@ -8,7 +8,8 @@ import type { ProgressFigures } from "../run/Notices.ts"
 
 /** 18s, 2m05s, 1h02m: what a person reads at a glance. */
 export const shortDuration = (ms: number): string => {
-  const s = Math.max(0, Math.round(ms / 1000))
+  // Rounded up: an ETA of 0.2 s left reads "1s", never "0s" while a row is still on its way.
+  const s = Math.max(0, Math.ceil(ms / 1000))
   if (s < 60) return `${s}s`
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
