@@ -53,6 +53,14 @@ export const batchOptions = Options.all({
   resendUnknown: withDefault(Options.choice("resend-unknown", ["after", "never"]), DEFAULTS.resendUnknown, "after: resend once when the listing proves the payout absent; never: leave every unproven row to a person.").pipe(fromEnvironment("resend_unknown", Config.literal("after", "never"))),
   leaseTtl: withDefault(durationOption("lease-ttl"), Duration.millis(DEFAULTS.leaseTtlMs), "How long the batch lease lasts without renewal (part of the reconcile grace floor).").pipe(fromEnvironment("lease_ttl", durationConfig)),
   listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), fromEnvironment("listen", Config.string), Options.optional),
+  notify: Options.text("notify").pipe(
+    Options.withPseudoName("URL"),
+    Options.withDescription(
+      "POST a signed JSON notification here when a batch is done, rejected, paused, under alarm or awaiting approval (signing secret: PAYOUTS_NOTIFY_SECRET). Environment: PAYOUTS_NOTIFY_URL."
+    ),
+    Options.withFallbackConfig(Config.string("PAYOUTS_NOTIFY_URL")),
+    Options.optional
+  ),
   ledgerEvery: withDefault(durationOption("ledger-every"), RUN_PACING.ledgerEvery, "How often the ledger is rewritten while the run goes on.").pipe(fromEnvironment("ledger_every", durationConfig)),
   progressEvery: withDefault(durationOption("progress-every"), RUN_PACING.progressEvery, "How often progress is reported.").pipe(fromEnvironment("progress_every", durationConfig)),
   outputRetry: withDefault(durationOption("output-retry"), RUN_PACING.outputRetry, "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH).").pipe(fromEnvironment("output_retry", durationConfig)),

@@ -2,15 +2,15 @@
  * `payouts run FILE` and `payouts validate FILE`: wiring only; the work is in src/run (Runner) over
  * the state store and the client. Loaded when one of them (or `payouts watch`) runs.
  */
-import { Console, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { Console, Context, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { resolveAccountScope } from "../../api/Account.ts"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
 import { parseFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
+import { startNotifier } from "../../notify/Notifier.ts"
 import { type batchOptions, type checkOptions, RUN_PACING, type runCommand, type validateCommand } from "../commands/Run.ts"
-import { shareRequestBudget } from "../SharedBudget.ts"
+import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
 import { openStore } from "../StoreOpen.ts"
 import { type ClientOptions, clientLayer } from "../Connect.ts"
 import { confirmBeforePaying } from "../Confirm.ts"
@@ -111,10 +111,18 @@ export const batchClient = (args: Pick<CheckOptions, "requestTimeout" | "rate">)
   ratePerSecond: Option.getOrUndefined(args.rate)
 })
 
+/** `--notify URL` given: the started notifier; else none (every notification dropped). */
+export const notifierFor = (url: Option.Option<string>, warn: (text: string) => Effect.Effect<void>) =>
+  Option.isNone(url)
+    ? Effect.succeed(Context.empty())
+    : startNotifier(url.value, warn).pipe(Effect.mapError((e) => new UsageError({ reason: e.reason })))
+
 /** How `run` and `validate` differ: `run` pays (it may listen for webhooks and ask first), `validate` only checks. */
 interface Plan {
   readonly dryRun: boolean
   readonly listen: Option.Option<string>
+  /** `--notify URL`: `run` only (a dry run tells nothing). */
+  readonly notify: Option.Option<string>
   readonly yes: boolean
   readonly request: (accountId: AccountId) => Effect.Effect<Omit<RunRequest, "file" | "dryRun" | "listen">, UsageError | InvalidSetting>
 }
@@ -123,12 +131,14 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
   Effect.gen(function* () {
     const { dryRun } = plan
     yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
+    // Checked before anything starts; flushed (briefly) when the command's scope closes, after the summary.
+    const notifier = yield* notifierFor(plan.notify, (text) => Console.error(text))
     const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
     const listen = Option.isSome(plan.listen) ? Option.some(yield* parseListen(plan.listen.value)) : Option.none()
     const client = clientLayer(connection, batchClient(args))
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
-    const account = yield* Effect.provide(resolveAccountScope(connection.baseUrl), client)
     const store = yield* storeFor(args.state, file)
+    const account = yield* lookupAccountScope(connection, client, store)
     const confirm = confirmBeforePaying({ connection, file, yes: plan.yes, sandbox: args.sandbox, dryRun })
     const request: RunRequest = {
       ...(yield* plan.request(account.accountId)),
@@ -141,7 +151,8 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
     }
     yield* announceStore(store)
     const result = yield* Effect.zipRight(shareRequestBudget(account.accountId, store), runBatch(request)).pipe(
-      Effect.provide(Layer.merge(client, openStore(store)))
+      Effect.provide(Layer.merge(client, openStore(store))),
+      Effect.provide(notifier)
     )
     const summary: Readonly<Record<string, unknown>> = result.summary
     if (args.json) yield* printJson(summary)
@@ -154,8 +165,8 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
   }).pipe(Effect.scoped)
 
 export const run = ({ args, file }: Parsed<typeof runCommand>) =>
-  runWith(file, args, { dryRun: false, listen: args.listen, yes: args.yes, request: (accountId) => batchRequest(args, accountId) })
+  runWith(file, args, { dryRun: false, listen: args.listen, notify: args.notify, yes: args.yes, request: (accountId) => batchRequest(args, accountId) })
 
 /** A dry run: only the file's checks and the balance preflight; it never pays, listens or asks. */
 export const validate = ({ args, file }: Parsed<typeof validateCommand>) =>
-  runWith(file, args, { dryRun: true, listen: Option.none(), yes: false, request: (accountId) => checkRequest(args, accountId) })
+  runWith(file, args, { dryRun: true, listen: Option.none(), notify: Option.none(), yes: false, request: (accountId) => checkRequest(args, accountId) })

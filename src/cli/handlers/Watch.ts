@@ -23,7 +23,7 @@ import type { Parsed } from "../Lazy.ts"
 import { clientLayer } from "../Connect.ts"
 import { resolveConnection } from "../Settings.ts"
 import { resolveAccountScope } from "../../api/Account.ts"
-import { batchClient, batchRequest, embeddedSandbox } from "./Run.ts"
+import { batchClient, batchRequest, embeddedSandbox, notifierFor } from "./Run.ts"
 import { AccountId } from "../../domain/Ids.ts"
 
 const parseHostPort = (flag: string, text: string) => {
@@ -63,6 +63,7 @@ const watchFolder = (dir: string, args: WatchOptions) =>
     if (Option.isSome(b.listen)) return yield* new UsageError({ reason: "--listen does not apply to watch (several batches run at once); set PAYOUTS_CALLBACK_URL or rely on polling" })
     if (args.once && Option.isSome(args.schedule)) return yield* new UsageError({ reason: "--once and --schedule exclude each other: with --once, system cron is the schedule" })
     const approval = yield* approvalPolicy(args)
+    const notifier = yield* notifierFor(b.notify, (text) => Effect.logWarning(text))
     // Settings are checked before the service is asked anything; the account is filled in once known.
     const request = yield* batchRequest(b, AccountId.make(""))
     yield* exitCodeOnInterrupt(0)
@@ -106,7 +107,8 @@ const watchFolder = (dir: string, args: WatchOptions) =>
       // The jobs (and their requests in flight) end before the client closes: a request cut by a closed
       // client would be an unknown outcome for the next run to prove.
       Effect.scoped,
-      Effect.provide(clientLayer(connection, batchClient(b)))
+      Effect.provide(clientLayer(connection, batchClient(b))),
+      Effect.provide(notifier)
     )
   }).pipe(
     Effect.scoped,
