@@ -16,6 +16,6 @@ export const retryCommand = Command.make("retry", {
   args: batchOptions
 }).pipe(
   Command.withDescription(
-    "Pay again the failed, cancelled and expired rows of a finished batch (never completed, unknown, abandoned or alarmed ones): writes them as a new batch linked to its parent, then pays it like run (same options, confirmation and preflight). A second retry of the same batch resumes that same child; it never pays twice."
+    "Pay again a finished batch's failed, cancelled and expired rows as a new batch linked to it, like run (never unknown, abandoned or alarmed rows; a second retry pays nothing twice)."
   )
 )

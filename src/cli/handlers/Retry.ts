@@ -4,7 +4,6 @@
  * watcher). Loaded when the command runs.
  */
 import { Console, Effect, Option } from "effect"
-import { join } from "node:path"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
 import type { retryCommand } from "../commands/Retry.ts"
@@ -21,7 +20,8 @@ export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
       return yield* new UsageError({ reason: "--sandbox starts a fresh sandbox, where batch " + batch + " never ran: retry against the service that ran it" })
     }
     const dir = Option.getOrElse(jobs, () => Option.getOrElse(args.out, () => "."))
-    const store = yield* storeFor(args.state, Option.isSome(jobs) ? jobs.value : join(dir, "retry.csv"))
+    // The store of the folder the child goes to (a watched folder's own), as run and watch would find it.
+    const store = yield* storeFor(args.state, dir)
     const account = yield* accountOf(args.connection)
     const folder = Option.map(jobs, jobFolder)
     const place = Option.match(folder, {
