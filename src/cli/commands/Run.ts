@@ -55,10 +55,8 @@ export const batchOptions = Options.all({
   listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), fromEnvironment("listen", Config.string), Options.optional),
   notify: Options.text("notify").pipe(
     Options.withPseudoName("URL"),
-    Options.withDescription(
-      "POST a signed JSON notification here when a batch is done, rejected, paused, under alarm or awaiting approval (signing secret: PAYOUTS_NOTIFY_SECRET). Environment: PAYOUTS_NOTIFY_URL."
-    ),
-    Options.withFallbackConfig(Config.string("PAYOUTS_NOTIFY_URL")),
+    Options.withDescription("POST a signed JSON notification here when a batch is done, rejected, paused, under alarm or awaiting approval (signing secret: PAYOUTS_NOTIFY_SECRET)."),
+    fromEnvironment("notify_url", Config.string),
     Options.optional
   ),
   ledgerEvery: withDefault(durationOption("ledger-every"), RUN_PACING.ledgerEvery, "How often the ledger is rewritten while the run goes on.").pipe(fromEnvironment("ledger_every", durationConfig)),
