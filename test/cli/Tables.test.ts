@@ -1,0 +1,62 @@
+/**
+ * Tables for people through the real binary (issue 16, item 4): `batches` counts failed and cancelled
+ * apart with a readable creation time, `status` and `wallet` show amounts with the user's thousands
+ * separators (LC_ALL, else LANG; en-US by default) and times as `YYYY-MM-DD HH:MM:SS UTC`; `--json`
+ * keeps raw integers and ISO times.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { join } from "node:path"
+import { ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { cli, FAST } from "./binarySupport.ts"
+
+const READABLE = /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/
+const EN = { LC_ALL: "C.UTF-8", LC_NUMERIC: "", LANG: "" }
+
+describe("tables for people (the binary)", () => {
+  it.scopedLive("batches: failed and cancelled apart, a readable time; status and wallet: separators of the locale; --json raw", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox({ fund: { XAF: 50_000_000, XOF: 1_000_000 } })
+      const dir = tempDir("payouts-tables-")
+      const state = join(dir, "state.db")
+      const file = writeCsv(dir, "tables.csv", [
+        { id: "A1", amount: "1234567", phone: ordinaryPhone(1) },
+        { id: "A2", amount: "5000", phone: ordinaryPhone(2) },
+        { id: "F1", amount: "900", phone: "+237670000002" },
+        { id: "C1", amount: "901", operator: "carrier2_cm", phone: "+237670000004" }
+      ])
+      const run = yield* cli(sandbox, state, ["run", file, ...FAST], EN)
+      expect(run.code, run.stderr).toBe(1)
+
+      const listed = yield* cli(sandbox, state, ["batches"], EN)
+      expect(listed.code, listed.stderr).toBe(0)
+      const [head, row] = listed.stdout.trim().split("\n")
+      const columns = head.split(/\s{2,}/)
+      expect(columns).toEqual(expect.arrayContaining(["completed", "failed", "cancelled", "expired"]))
+      const cells = row.split(/\s{2,}/)
+      const at = (name: string) => cells[columns.indexOf(name)]
+      expect([at("completed"), at("failed"), at("cancelled"), at("expired")]).toEqual(["2", "1", "1", "0"])
+      expect(at("created")).toMatch(new RegExp(`^${READABLE.source}$`))
+
+      const json = yield* cli(sandbox, state, ["batches", "--json"], EN)
+      const [batch] = JSON.parse(json.stdout)
+      expect(batch).toMatchObject({ rows: 4, completed: 2, failed: 1, cancelled: 1, expired: 0 })
+      expect(batch.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/)
+
+      const reference = readLedger(join(dir, "tables.ledger.csv")).find((r) => r.id === "A1")?.reference ?? ""
+      const status = yield* cli(sandbox, state, ["status", reference], EN)
+      expect(status.code, status.stderr).toBe(0)
+      expect(status.stdout).toMatch(/^Amount:\s+1,234,567 XAF$/m)
+      expect(status.stdout).toMatch(new RegExp(`^Created:\\s+${READABLE.source}$`, "m"))
+      // German groups thousands with dots.
+      const german = yield* cli(sandbox, state, ["status", reference], { LC_ALL: "", LC_NUMERIC: "", LANG: "de_DE.UTF-8" })
+      expect(german.stdout).toMatch(/^Amount:\s+1\.234\.567 XAF$/m)
+      const raw = yield* cli(sandbox, state, ["status", reference, "--json"], { LC_ALL: "", LANG: "de_DE.UTF-8" })
+      expect(JSON.parse(raw.stdout).amount).toBe(1234567)
+
+      const wallet = yield* cli(sandbox, state, ["wallet"], EN)
+      expect(wallet.code, wallet.stderr).toBe(0)
+      expect(wallet.stdout).toMatch(/^XOF\s+1,000,000\s+1,000,000\s/m)
+    })
+  )
+})
