@@ -5,15 +5,17 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import { readFileSync } from "node:fs"
+import { Chunk, Duration, Effect, Option, Stream } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BatchId } from "../../src/domain/Ids.ts"
+import { intake } from "../../src/intake/Intake.ts"
 import { retryLineage } from "../../src/intake/RetryLineage.ts"
 import { makeRetryBatch } from "../../src/run/RetryBatch.ts"
 import type { RowState } from "../../src/store/RowState.ts"
 import type { Batch } from "../../src/store/Model.ts"
 import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import { ordinaryPhone } from "./support.ts"
 import { ACCOUNT, newBatch, rowInputs, scopedStore, tempDir } from "../store/fixtures.ts"
 
 const PARENT = BatchId.make("parent0000000001")
@@ -102,6 +104,54 @@ describe("the child batch of payouts retry", () => {
       expect(second.generation).toBe(2)
       const lineage = yield* retryLineage(ACCOUNT, second.child).pipe(Effect.provideService(StateStore, store))
       expect([lineage.parent, lineage.generation, [...lineage.ancestors].sort()]).toEqual([first.child, 2, [first.child, PARENT].sort()])
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scoped("its file reads back, through the real intake, as exactly the parent's failed rows, with tokens of their own", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStore
+      const dir = yield* tempDir
+      const intakeOf = (file: string) =>
+        intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) }).pipe(Effect.provideService(StateStore, store))
+      const rowsOf = (batchId: BatchId) => Stream.runCollect(store.batch(ACCOUNT, batchId).streamRows()).pipe(Effect.map(Chunk.toReadonlyArray))
+      const parentFile = join(dir, "awkward.csv")
+      writeFileSync(
+        parentFile,
+        [
+          "id,amount,currency,operator,phone,name,email,description,meta.shop;branch,meta.note",
+          `K-1,1250,XAF,carrier1_cm,${ordinaryPhone(1)},"Ngo, ""Mama"" Éloïse",e1@example.com,"Payout; week 12",a,"=1+1"`,
+          `K-2,99,XAF,carrier1_cm,${ordinaryPhone(2)},Paid Already,e2@example.com,,b,`,
+          `,700,XAF,carrier1_cm,${ordinaryPhone(3)},No Id,e3@example.com,"two
+lines",,x`
+        ].join("\n") + "\n"
+      )
+      const parentLoad = yield* intakeOf(parentFile)
+      if (parentLoad._tag !== "Loaded") return yield* Effect.die(new Error(`parent refused: ${JSON.stringify(parentLoad)}`))
+      const parentId = parentLoad.batch.batchId
+      for (const [idx, to] of [[0, "failed"], [1, "completed"], [2, "cancelled"]] as const) {
+        yield* store.batch(ACCOUNT, parentId).recordTransition({ idx, to, source: "poll" })
+      }
+      const made = yield* retryIn(store, Option.getOrThrow(yield* store.batch(ACCOUNT, parentId).getBatch()), dir)
+      const childLoad = yield* intakeOf(made.file)
+      if (childLoad._tag !== "Loaded") return yield* Effect.die(new Error(`child refused: ${JSON.stringify(childLoad)}`))
+      expect(childLoad.batch.batchId).toBe(made.child)
+
+      const parentRows = yield* rowsOf(parentId)
+      const childRows = yield* rowsOf(made.child)
+      const paid = (r: (typeof parentRows)[number]) => [r.rowId, r.amountMinor, r.currency, r.operator, r.phone, r.name, r.email, r.description]
+      expect(childRows.map(paid)).toEqual([parentRows[0], parentRows[2]].map(paid))
+      expect(childRows.map((r) => r.details)).toEqual([parentRows[0], parentRows[2]].map((r) => ({ ...r.details, retry_of: parentId })))
+      expect(childRows.every((r) => r.state === "validated")).toBe(true)
+      const parentTokens = new Set(parentRows.map((r) => r.token))
+      for (const r of childRows) expect(parentTokens.has(r.token)).toBe(false)
+
+      // Any other file reusing the failed id is refused, the same rows in another order included.
+      const [header, ...body] = readFileSync(made.file, "utf8").trimEnd().split("\n")
+      const reordered = join(dir, "reordered.csv")
+      writeFileSync(reordered, [header, body.slice(1).join("\n"), body[0]].join("\n") + "\n")
+      const refused = yield* intakeOf(reordered)
+      expect(refused._tag).toBe("Refused")
+      if (refused._tag === "Refused") expect(refused.errors.map((e) => e.reason).join("; ")).toContain('id "K-1" was already used')
     }).pipe(Effect.provide(NodeContext.layer))
   )
 })
