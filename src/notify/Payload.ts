@@ -26,7 +26,9 @@ export const BatchEvent = Schema.Struct({
   counts: Schema.Record({ key: Schema.String, value: Schema.Number }),
   amounts: Schema.Record({ key: Schema.String, value: CurrencyAmounts }),
   /** Rows under alarm (`batch.alarm`). */
-  alarms: Schema.optional(Schema.Number)
+  alarms: Schema.optional(Schema.Number),
+  /** Errors found in a refused file (`batch.rejected`), listed in its errors file. */
+  errors: Schema.optional(Schema.Number)
 })
 
 /** The body POSTed, in the Standard Webhooks shape: type, timestamp, data. */
@@ -45,7 +47,8 @@ const SummaryFacts = Schema.Struct({
   exit_code: Schema.Number,
   counts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Number }), { default: () => ({}) }),
   totals: Schema.optionalWith(Schema.Record({ key: Schema.String, value: CurrencyAmounts }), { default: () => ({}) }),
-  alarms: Schema.optional(Schema.Array(Schema.Unknown))
+  alarms: Schema.optional(Schema.Array(Schema.Unknown)),
+  errors: Schema.optional(Schema.Number)
 })
 
 const decodeFacts = Schema.decodeUnknownOption(SummaryFacts)
@@ -67,7 +70,8 @@ export const notificationOf = (type: EventType, summary: unknown, atMillis: numb
           { rows: t.rows, amount: t.amount, ...(t.completed_amount === undefined ? {} : { completed_amount: t.completed_amount }), ...(t.fees === undefined ? {} : { fees: t.fees }) }
         ])
       ),
-      ...(facts.alarms === undefined || facts.alarms.length === 0 ? {} : { alarms: facts.alarms.length })
+      ...(facts.alarms === undefined || facts.alarms.length === 0 ? {} : { alarms: facts.alarms.length }),
+      ...(facts.errors === undefined ? {} : { errors: facts.errors })
     }
   }))
 
