@@ -186,10 +186,11 @@ describe("profiles and payouts config", () => {
   it.live("a TOML file is read too; every bad file is one line naming the file, the profile and the key (exit 2)", () =>
     Effect.gen(function* () {
       const home = tempDir("payouts-profile-")
-      const toml = writeConfig(home, "config.toml", `[profiles.staging]\nbase_url = "https://staging.example.com/v1"\nconcurrency = 2\n`)
+      const toml = writeConfig(home, "config.toml", `[profiles.staging]\nbase_url = "https://staging.example.com/v1"\nconcurrency = 2\nsettle = "3s"\n`)
       const read = yield* payouts(home, ["config", "--profile", "staging", "--json"])
       expect(read.code, read.stderr).toBe(0)
       expect(settingsOf(read.stdout).concurrency).toMatchObject({ value: "2", source: "profile" })
+      expect(settingsOf(read.stdout).settle).toMatchObject({ value: "3s", source: "profile" })
 
       const refusedWith = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) =>
         Effect.map(payouts(home, args, env), (r) => {

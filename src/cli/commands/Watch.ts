@@ -4,15 +4,16 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration } from "effect"
-import { durationOption } from "../Duration.ts"
+import { fromEnvironment } from "../config/Keys.ts"
+import { durationConfig, durationOption } from "../Duration.ts"
 import { withDefault } from "../help/Defaults.ts"
 import { batchOptions } from "./Run.ts"
 
 const watchOptions = Options.all({
   batch: batchOptions,
   once: Options.boolean("once").pipe(Options.withDescription("Process what is waiting (and in processing/), then exit: for system cron.")),
-  schedule: Options.text("schedule").pipe(Options.withPseudoName("CRON"), Options.withDescription('Take waiting files only at these times, e.g. "0 2 * * 1-5".'), Options.optional),
-  timezone: Options.text("timezone").pipe(Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), Options.optional),
+  schedule: Options.text("schedule").pipe(Options.withPseudoName("CRON"), Options.withDescription('Take waiting files only at these times, e.g. "0 2 * * 1-5".'), fromEnvironment("schedule", Config.string), Options.optional),
+  timezone: Options.text("timezone").pipe(Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), fromEnvironment("timezone", Config.string), Options.optional),
   requireApproval: Options.boolean("require-approval").pipe(Options.withDescription("Validate and preflight each file, then wait for `payouts approve` before paying.")),
   approvers: Options.text("approvers").pipe(
     Options.withPseudoName("NAME,NAME"),
@@ -27,16 +28,16 @@ const watchOptions = Options.all({
     Options.withFallbackConfig(Config.string("PAYOUTS_SUBMITTED_BY")),
     Options.optional
   ),
-  settle: withDefault(durationOption("settle"), Duration.seconds(2), "A dropped file is complete once unchanged for this long (or write *.part and rename)."),
-  scanEvery: withDefault(durationOption("scan-every"), Duration.seconds(1), "How often the folder is looked at."),
+  settle: withDefault(durationOption("settle"), Duration.seconds(2), "A dropped file is complete once unchanged for this long (or write *.part and rename).").pipe(fromEnvironment("settle", durationConfig)),
+  scanEvery: withDefault(durationOption("scan-every"), Duration.seconds(1), "How often the folder is looked at.").pipe(fromEnvironment("scan_every", durationConfig)),
   retryEvery: withDefault(
     durationOption("retry-every"),
     Duration.minutes(1),
     "When an incomplete batch in processing/ is tried again; the longest wait between tries of a file the service or the machine kept from running (from 1s, doubling)."
-  ),
-  logFormat: withDefault(Options.choice("log-format", ["text", "json"]), "text" as const, "Log lines as logfmt text or one JSON object each."),
-  health: Options.text("health").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("Serve GET /health here."), Options.optional),
-  healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.")
+  ).pipe(fromEnvironment("retry_every", durationConfig)),
+  logFormat: withDefault(Options.choice("log-format", ["text", "json"]), "text" as const, "Log lines as logfmt text or one JSON object each.").pipe(fromEnvironment("log_format", Config.literal("text", "json"))),
+  health: Options.text("health").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("Serve GET /health here."), fromEnvironment("health", Config.string), Options.optional),
+  healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.").pipe(fromEnvironment("health_every", durationConfig))
 })
 
 export const watchCommand = Command.make("watch", { dir: Args.directory({ name: "DIR" }).pipe(Args.withDescription("The job folder (created if missing). Default: jobs."), Args.withDefault("jobs")), args: watchOptions }).pipe(

@@ -67,7 +67,15 @@ export const SETTINGS: ReadonlyArray<Setting> = [
   setting("notify_url", "url", undefined, undefined, "notify"),
   setting("notify_secret", "secret", undefined, undefined, ""),
   setting("approvers", "text"),
-  setting("submitted_by", "text")
+  setting("submitted_by", "text"),
+  setting("schedule", "text"),
+  setting("timezone", "text"),
+  setting("settle", "duration", "2s"),
+  setting("scan_every", "duration", "1s"),
+  setting("retry_every", "duration", "1m"),
+  setting("log_format", "choice", "text", ["text", "json"]),
+  setting("health", "text"),
+  setting("health_every", "duration", "1m")
 ]
 
 const byKey = new Map(SETTINGS.map((s) => [s.key, s]))

@@ -10,6 +10,7 @@ import { findConfigFile, type LoadedProfile, problemOf } from "../config/File.ts
 import { SETTINGS, type Setting } from "../config/Keys.ts"
 import { ActiveProfile } from "../config/Profile.ts"
 import type { Parsed } from "../Lazy.ts"
+import { defaultStorePath } from "../StoreLocation.ts"
 import { printJson } from "../Output.ts"
 import { column, renderTable } from "../Table.ts"
 
@@ -71,6 +72,7 @@ const resolveOne = (setting: Setting, flag: Option.Option<string | Redacted.Reda
       if (value !== undefined) return found(value, "profile", where)
       if (named !== undefined) return { ...base, value: null, source: "unset", from: `unset (profile ${profile.value.name} reads ${named}, which is not set)` } satisfies Resolved
     }
+    if (setting.key === "state") return found(defaultStorePath({ XDG_STATE_HOME: Option.getOrUndefined(yield* environment("XDG_STATE_HOME")) }), "default", "default")
     if (setting.fallback !== undefined) return found(setting.fallback, "default", "default")
     return { ...base, value: null, source: "unset", from: "unset" } satisfies Resolved
   })
