@@ -6,8 +6,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration } from "effect"
 import { formatFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
-import { fromEnvironment } from "../config/Keys.ts"
-import { durationConfig, durationOption } from "../Duration.ts"
+import { durationFallback, fromEnvironment } from "../config/Keys.ts"
+import { durationOption } from "../Duration.ts"
 import { withDefault } from "../help/Defaults.ts"
 import { guardOptions, stopRuleOptions } from "../SafeguardOptions.ts"
 import { connectionOptions, redirectOptions, stateOption } from "../Settings.ts"
@@ -29,10 +29,10 @@ const checkFields = {
   out: Options.directory("out").pipe(Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
   json: Options.boolean("json").pipe(Options.withDescription("Print the summary as JSON on stdout.")),
   rate: Options.float("rate").pipe(Options.withPseudoName("PER_SECOND"), Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."), fromEnvironment("rate", Config.number), Options.optional),
-  requestTimeout: withDefault(durationOption("request-timeout"), Duration.millis(DEFAULTS.requestTimeoutMs), "Timeout of each request to the service.").pipe(fromEnvironment("request_timeout", durationConfig)),
+  requestTimeout: withDefault(durationOption("request-timeout"), Duration.millis(DEFAULTS.requestTimeoutMs), "Timeout of each request to the service.").pipe(fromEnvironment("request_timeout", durationFallback)),
   skipInvalid: Options.boolean("skip-invalid").pipe(Options.withDescription("Pay the valid rows of a file with invalid rows (they are rejected in the ledger).")),
   allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
-  repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused.").pipe(fromEnvironment("repeat_window", durationConfig)),
+  repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused.").pipe(fromEnvironment("repeat_window", durationFallback)),
   onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), DEFAULTS.onInsufficient, "abort: refuse the batch; partial: pay rows in file order while they fit.").pipe(fromEnvironment("on_insufficient", Config.literal("abort", "partial"))),
   feeEstimate: withDefault(Options.text("fee-estimate").pipe(Options.withPseudoName("P%[,min=M]")), formatFeeEstimate(DEFAULTS.feePercent), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout.").pipe(fromEnvironment("fee_estimate", Config.string)),
   guards: guardOptions
@@ -45,13 +45,13 @@ export const batchOptions = Options.all({
   ...checkFields,
   redirects: redirectOptions,
   concurrency: withDefault(Options.integer("concurrency"), DEFAULTS.concurrency, "Payout requests in flight at once.").pipe(fromEnvironment("concurrency", Config.integer)),
-  pollInterval: withDefault(durationOption("poll-interval"), Duration.millis(DEFAULTS.pollIntervalMs), "First status poll after submission; doubles each time.").pipe(fromEnvironment("poll_interval", durationConfig)),
-  pollMax: withDefault(durationOption("poll-max"), Duration.millis(DEFAULTS.pollMaxMs), "Longest interval between two status polls.").pipe(fromEnvironment("poll_max", durationConfig)),
-  trackTimeout: withDefault(durationOption("track-timeout"), Duration.millis(DEFAULTS.trackTimeoutMs), "Stop following a payout after this long (it stays pending; exit 3).").pipe(fromEnvironment("track_timeout", durationConfig)),
-  reconcileGrace: withDefault(durationOption("reconcile-grace"), Duration.millis(DEFAULTS.reconcileGraceMs), "Least wait after an ambiguous request ended before a provably unlisted payout may be resent (raised to request timeout + lease time + twice the listing lag).").pipe(fromEnvironment("reconcile_grace", durationConfig)),
-  reconcileDeadline: withDefault(durationOption("reconcile-deadline"), Duration.millis(DEFAULTS.reconcileDeadlineMs), "An ambiguous row still unproven after this long becomes an alarm for a person.").pipe(fromEnvironment("reconcile_deadline", durationConfig)),
+  pollInterval: withDefault(durationOption("poll-interval"), Duration.millis(DEFAULTS.pollIntervalMs), "First status poll after submission; doubles each time.").pipe(fromEnvironment("poll_interval", durationFallback)),
+  pollMax: withDefault(durationOption("poll-max"), Duration.millis(DEFAULTS.pollMaxMs), "Longest interval between two status polls.").pipe(fromEnvironment("poll_max", durationFallback)),
+  trackTimeout: withDefault(durationOption("track-timeout"), Duration.millis(DEFAULTS.trackTimeoutMs), "Stop following a payout after this long (it stays pending; exit 3).").pipe(fromEnvironment("track_timeout", durationFallback)),
+  reconcileGrace: withDefault(durationOption("reconcile-grace"), Duration.millis(DEFAULTS.reconcileGraceMs), "Least wait after an ambiguous request ended before a provably unlisted payout may be resent (raised to request timeout + lease time + twice the listing lag).").pipe(fromEnvironment("reconcile_grace", durationFallback)),
+  reconcileDeadline: withDefault(durationOption("reconcile-deadline"), Duration.millis(DEFAULTS.reconcileDeadlineMs), "An ambiguous row still unproven after this long becomes an alarm for a person.").pipe(fromEnvironment("reconcile_deadline", durationFallback)),
   resendUnknown: withDefault(Options.choice("resend-unknown", ["after", "never"]), DEFAULTS.resendUnknown, "after: resend once when the listing proves the payout absent; never: leave every unproven row to a person.").pipe(fromEnvironment("resend_unknown", Config.literal("after", "never"))),
-  leaseTtl: withDefault(durationOption("lease-ttl"), Duration.millis(DEFAULTS.leaseTtlMs), "How long the batch lease lasts without renewal (part of the reconcile grace floor).").pipe(fromEnvironment("lease_ttl", durationConfig)),
+  leaseTtl: withDefault(durationOption("lease-ttl"), Duration.millis(DEFAULTS.leaseTtlMs), "How long the batch lease lasts without renewal (part of the reconcile grace floor).").pipe(fromEnvironment("lease_ttl", durationFallback)),
   listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), fromEnvironment("listen", Config.string), Options.optional),
   notify: Options.text("notify").pipe(
     Options.withPseudoName("URL"),
@@ -59,9 +59,9 @@ export const batchOptions = Options.all({
     fromEnvironment("notify_url", Config.string),
     Options.optional
   ),
-  ledgerEvery: withDefault(durationOption("ledger-every"), RUN_PACING.ledgerEvery, "How often the ledger is rewritten while the run goes on.").pipe(fromEnvironment("ledger_every", durationConfig)),
-  progressEvery: withDefault(durationOption("progress-every"), RUN_PACING.progressEvery, "How often progress is reported.").pipe(fromEnvironment("progress_every", durationConfig)),
-  outputRetry: withDefault(durationOption("output-retry"), RUN_PACING.outputRetry, "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH).").pipe(fromEnvironment("output_retry", durationConfig)),
+  ledgerEvery: withDefault(durationOption("ledger-every"), RUN_PACING.ledgerEvery, "How often the ledger is rewritten while the run goes on.").pipe(fromEnvironment("ledger_every", durationFallback)),
+  progressEvery: withDefault(durationOption("progress-every"), RUN_PACING.progressEvery, "How often progress is reported.").pipe(fromEnvironment("progress_every", durationFallback)),
+  outputRetry: withDefault(durationOption("output-retry"), RUN_PACING.outputRetry, "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH).").pipe(fromEnvironment("output_retry", durationFallback)),
   yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service).")),
   stopRules: stopRuleOptions
 })

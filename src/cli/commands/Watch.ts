@@ -4,8 +4,8 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration } from "effect"
-import { fromEnvironment } from "../config/Keys.ts"
-import { durationConfig, durationOption } from "../Duration.ts"
+import { durationFallback, fromEnvironment } from "../config/Keys.ts"
+import { durationOption } from "../Duration.ts"
 import { withDefault } from "../help/Defaults.ts"
 import { batchOptions } from "./Run.ts"
 
@@ -28,16 +28,16 @@ const watchOptions = Options.all({
     Options.withFallbackConfig(Config.string("PAYOUTS_SUBMITTED_BY")),
     Options.optional
   ),
-  settle: withDefault(durationOption("settle"), Duration.seconds(2), "A dropped file is complete once unchanged for this long (or write *.part and rename).").pipe(fromEnvironment("settle", durationConfig)),
-  scanEvery: withDefault(durationOption("scan-every"), Duration.seconds(1), "How often the folder is looked at.").pipe(fromEnvironment("scan_every", durationConfig)),
+  settle: withDefault(durationOption("settle"), Duration.seconds(2), "A dropped file is complete once unchanged for this long (or write *.part and rename).").pipe(fromEnvironment("settle", durationFallback)),
+  scanEvery: withDefault(durationOption("scan-every"), Duration.seconds(1), "How often the folder is looked at.").pipe(fromEnvironment("scan_every", durationFallback)),
   retryEvery: withDefault(
     durationOption("retry-every"),
     Duration.minutes(1),
     "When an incomplete batch in processing/ is tried again; the longest wait between tries of a file the service or the machine kept from running (from 1s, doubling)."
-  ).pipe(fromEnvironment("retry_every", durationConfig)),
+  ).pipe(fromEnvironment("retry_every", durationFallback)),
   logFormat: withDefault(Options.choice("log-format", ["text", "json"]), "text" as const, "Log lines as logfmt text or one JSON object each.").pipe(fromEnvironment("log_format", Config.literal("text", "json"))),
   health: Options.text("health").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("Serve GET /health here."), fromEnvironment("health", Config.string), Options.optional),
-  healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.").pipe(fromEnvironment("health_every", durationConfig))
+  healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.").pipe(fromEnvironment("health_every", durationFallback))
 })
 
 export const watchCommand = Command.make("watch", { dir: Args.directory({ name: "DIR" }).pipe(Args.withDescription("The job folder (created if missing). Default: jobs."), Args.withDefault("jobs")), args: watchOptions }).pipe(

@@ -4,10 +4,10 @@
  * options' fallbacks. Light on purpose: the command tree imports it, so `--help` pays nothing for it.
  */
 import { Options } from "@effect/cli"
-import { type Config, Duration } from "effect"
+import { Config, ConfigError, Duration, Either } from "effect"
 import { formatFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
-import { formatDuration } from "../Duration.ts"
+import { formatDuration, parseDuration } from "../Duration.ts"
 
 export type Kind = "base-url" | "url" | "secret" | "text" | "integer" | "number" | "duration" | "choice"
 
@@ -91,3 +91,7 @@ export const fromEnvironment =
   <B>(key: string, config: (variable: string) => Config.Config<B>) =>
   <A>(self: Options.Options<A>): Options.Options<A | B> =>
     self.pipe(Options.withDescription(`Environment: ${variableOf(key)}.`), Options.withFallbackConfig(config(variableOf(key))))
+
+/** A duration from the environment or a profile; the error names the variable once. */
+export const durationFallback = (variable: string): Config.Config<Duration.Duration> =>
+  Config.string(variable).pipe(Config.mapOrFail((text) => Either.mapLeft(parseDuration(text), (why) => ConfigError.InvalidData([], why))))
