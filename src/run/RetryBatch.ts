@@ -36,6 +36,7 @@ export interface RetryBatch {
   /** Where the child's CSV is. */
   readonly file: string
   readonly rows: number
+  readonly leftOut: LeftOut
   /** The child's state when an earlier `payouts retry` of the same parent already loaded it. */
   readonly existing: Option.Option<BatchState>
   /** Whether the file was put in place (left out when the child ran to its end, or waits in the job folder). */
@@ -49,8 +50,29 @@ export interface RetryPlacement {
   readonly elsewhere?: ReadonlyArray<string>
 }
 
-/** The parent's rows proven unpaid: a final failure the service reported, no alarm on them. */
-export const isRetryable = (row: Row): boolean => SETTLED_FAILURE_STATES.includes(row.state) && row.alarm === null
+/**
+ * The parent's rows proven unpaid: a final failure the service reported, no alarm on them, and never
+ * resent automatically (the first request of a resent row was only proven absent by the listing, and
+ * once the batch is done nobody watches for it any more: a person decides, not a retry).
+ */
+export const isRetryable = (row: Row): boolean => SETTLED_FAILURE_STATES.includes(row.state) && row.alarm === null && row.resends === 0
+
+/** The parent's rows a retry leaves out, for a person (payouts resolve, or a new file). */
+export interface LeftOut {
+  /** unknown or abandoned */
+  readonly inDoubt: number
+  /** failed, cancelled or expired, but under alarm */
+  readonly alarmed: number
+  /** failed, cancelled or expired after an automatic resend */
+  readonly resent: number
+}
+
+export const describeLeftOut = (left: LeftOut): string =>
+  [
+    left.inDoubt > 0 ? `${left.inDoubt} unknown or abandoned` : "",
+    left.alarmed > 0 ? `${left.alarmed} under alarm` : "",
+    left.resent > 0 ? `${left.resent} resent after an unknown outcome` : ""
+  ].filter((part) => part !== "").join(", ")
 
 /** The child's CSV: the named columns, then each payout detail, then the parent it retries. */
 export const retryCsv = (parent: BatchId, rows: ReadonlyArray<Row>): string => {
@@ -89,11 +111,17 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
       reason: `batch ${parent.batchId} still has ${open} row(s) not final (waiting, sending or pending): run it to its end first (payouts run ${parent.fileName})`
     })
   }
-  const rows = yield* Stream.runCollect(batch.streamRowsInStates(SETTLED_FAILURE_STATES)).pipe(Effect.map((c) => [...c].filter(isRetryable)))
+  const failures = [...(yield* Stream.runCollect(batch.streamRowsInStates(SETTLED_FAILURE_STATES)))]
+  const rows = failures.filter(isRetryable)
+  const leftOut: LeftOut = {
+    inDoubt: counts.unknown + counts.abandoned,
+    alarmed: failures.filter((r) => r.alarm !== null).length,
+    resent: failures.filter((r) => r.alarm === null && r.resends > 0).length
+  }
   if (rows.length === 0) {
-    const left = counts.unknown + counts.abandoned
+    const left = describeLeftOut(leftOut)
     return yield* new RetryRefused({
-      reason: `batch ${parent.batchId} has no failed, cancelled or expired row to pay again${left > 0 ? ` (${left} unknown or abandoned row(s) are for payouts resolve, never retried)` : ""}`
+      reason: `batch ${parent.batchId} has no failed, cancelled or expired row to pay again${left === "" ? "" : ` (left to a person, never retried: ${left})`}`
     })
   }
   const generation = (yield* retryLineage(accountId, parent.batchId)).generation + 1
@@ -130,5 +158,5 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
   } else {
     yield* fs.rename(staged, file)
   }
-  return { parent: parent.batchId, child, generation, file, rows: rows.length, existing, placed: wanted } satisfies RetryBatch
+  return { parent: parent.batchId, child, generation, file, rows: rows.length, leftOut, existing, placed: wanted } satisfies RetryBatch
 })

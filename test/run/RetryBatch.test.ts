@@ -20,7 +20,7 @@ import { ACCOUNT, newBatch, rowInputs, scopedStore, tempDir } from "../store/fix
 
 const PARENT = BatchId.make("parent0000000001")
 
-/** Rows 0..8 moved to these states (through the states a run goes through), row 2 also alarmed. */
+/** Rows moved to these states (through the states a run goes through); row 2 is also alarmed, the last resent. */
 const ENDS: ReadonlyArray<ReadonlyArray<RowState>> = [
   ["completed"],
   ["failed"],
@@ -30,8 +30,14 @@ const ENDS: ReadonlyArray<ReadonlyArray<RowState>> = [
   ["submitting", "unknown"],
   ["submitting", "unknown", "abandoned"],
   ["completed", "refunded"],
-  ["skipped"]
+  ["skipped"],
+  ["submitting", "unknown"]
 ]
+
+const RESENT = ENDS.length - 1
+
+/** What a refusal says (a store or file error would fail the test with its own text). */
+const reasonOf = (e: { readonly _tag: string }) => ("reason" in e && e._tag === "RetryRefused" ? String(e.reason) : String(e))
 
 /** A retry of `parent` written in `dir`, against this store. */
 const retryIn = (store: StateStoreShape, parent: Batch, dir: string) =>
@@ -45,6 +51,9 @@ const setUp = Effect.gen(function* () {
     for (const to of path) expect(yield* batch.recordTransition({ idx, to, source: "poll" })).toBe(true)
   }
   yield* batch.setRowAlarm(2, "two payouts carry its token", ["TXN-A", "TXN-B"])
+  // Resent once automatically after an unknown outcome, and that resend failed.
+  expect(yield* batch.claimForResend([RESENT], "listing proves it absent")).toHaveLength(1)
+  expect(yield* batch.recordTransition({ idx: RESENT, to: "failed", source: "poll" })).toBe(true)
   return { store, parent: Option.getOrThrow(yield* batch.getBatch()) }
 })
 
@@ -55,6 +64,7 @@ describe("the child batch of payouts retry", () => {
       const dir = yield* tempDir
       const made = yield* retryIn(store, parent, dir)
       expect([made.generation, made.rows, made.placed, Option.isNone(made.existing)]).toEqual([1, 3, true, true])
+      expect(made.leftOut).toEqual({ inDoubt: 2, alarmed: 1, resent: 1 })
       expect(made.file).toBe(join(dir, `${PARENT}.retry1.csv`))
       const [header, ...lines] = readFileSync(made.file, "utf8").trim().split("\n")
       expect(header).toBe("id,amount,currency,operator,phone,name,email,description,meta.shop,meta.retry_of")
@@ -78,7 +88,7 @@ describe("the child batch of payouts retry", () => {
       const dir = yield* tempDir
       const batch = Option.getOrThrow(yield* store.batch(ACCOUNT, busy).getBatch())
       const refused = yield* Effect.flip(retryIn(store, batch, dir))
-      expect(refused.reason).toContain("still has 1 row(s) not final")
+      expect(reasonOf(refused)).toContain("still has 1 row(s) not final")
 
       yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 1, to: "completed", source: "poll" })
       const clean = BatchId.make("clean00000000001")
@@ -86,7 +96,7 @@ describe("the child batch of payouts retry", () => {
       yield* store.batch(ACCOUNT, clean).recordTransition({ idx: 0, to: "submitting", source: "claim" })
       yield* store.batch(ACCOUNT, clean).recordTransition({ idx: 0, to: "unknown", source: "response" })
       const nothing = yield* Effect.flip(retryIn(store, Option.getOrThrow(yield* store.batch(ACCOUNT, clean).getBatch()), dir))
-      expect(nothing.reason).toContain("no failed, cancelled or expired row to pay again (1 unknown or abandoned row(s) are for payouts resolve")
+      expect(reasonOf(nothing)).toContain("no failed, cancelled or expired row to pay again (left to a person, never retried: 1 unknown or abandoned)")
       expect(yield* store.account(ACCOUNT).retryLinks()).toEqual([])
     }).pipe(Effect.provide(NodeContext.layer))
   )

@@ -5,7 +5,7 @@
  */
 import { Console, Effect, Option } from "effect"
 import { jobFolder } from "../../jobs/JobFolder.ts"
-import { makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
+import { describeLeftOut, makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
 import type { retryCommand } from "../commands/Retry.ts"
 import { UsageError } from "../Errors.ts"
 import { accountOf, findBatch } from "../Jobs.ts"
@@ -50,6 +50,8 @@ export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
         ? `${already} (${made.existing.value}): resuming it from ${made.file}; no row is paid twice.`
         : `Retry of batch ${made.parent} (retry generation ${made.generation}): ${made.rows} row(s) in ${made.file}, batch ${made.child}.`
     )
+    const left = describeLeftOut(made.leftOut)
+    if (left !== "") yield* Console.error(`Left out, for a person (payouts resolve ${made.parent}): ${left}.`)
     if (Option.isSome(folder)) {
       return yield* Console.error(
         `Left in the job folder: the watcher validates and preflights it, puts it up for approval when it runs with --require-approval (payouts approve ${made.child} --jobs ${folder.value.root} --by NAME), then pays it.`
