@@ -24,6 +24,20 @@ export class InvalidSetting extends Data.TaggedError("InvalidSetting")<{
   }
 }
 
+/** The service refused the key and secret: what to check, and the service they were sent to. */
+export class CredentialsRefused extends Data.TaggedError("CredentialsRefused")<{
+  readonly baseUrl: string
+  readonly detail: string
+}> {
+  override get message() {
+    return `the service at ${this.baseUrl} refused the credentials (401: ${this.detail}). ${CHECK_CREDENTIALS}`
+  }
+}
+
+/** What a person checks when a key is refused: the settings (flag and variable) that hold it, and the URL. */
+export const CHECK_CREDENTIALS =
+  "Check the API key and secret in use (--api-key / PAYOUTS_API_KEY, --api-secret / PAYOUTS_API_SECRET) and that they belong to this service (--base-url / PAYOUTS_BASE_URL)."
+
 /** A command-line value refused before anything is sent. */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly reason: string }> {
   override get message() {

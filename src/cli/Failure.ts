@@ -11,7 +11,7 @@ import type { Teardown } from "@effect/platform/Runtime"
 import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import * as Api from "../api/Errors.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
-import { InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
+import { CHECK_CREDENTIALS, CredentialsRefused, InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
 import { usageMessage } from "./help/Doc.ts"
 
 export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
@@ -27,12 +27,12 @@ const fields = (errors: Api.FieldErrors): string =>
     .join(", ")
 
 export const describe = (error: unknown): Described => {
-  if (error instanceof MissingSetting || error instanceof InvalidSetting || error instanceof UsageError) {
+  if (error instanceof MissingSetting || error instanceof InvalidSetting || error instanceof UsageError || error instanceof CredentialsRefused) {
     return { message: error.message, code: ExitCode.configuration }
   }
   if (error instanceof Api.AuthError) {
     return {
-      message: "the service refused the credentials (401): check PAYOUTS_API_KEY / PAYOUTS_API_SECRET",
+      message: `the service refused the credentials (401: ${error.message}). ${CHECK_CREDENTIALS}`,
       code: ExitCode.configuration
     }
   }

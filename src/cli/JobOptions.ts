@@ -5,10 +5,11 @@
  */
 import { Args, Options } from "@effect/cli"
 import { Config } from "effect"
+import { DEFAULT_JOBS_DIR } from "../jobs/JobFolder.ts"
 
 export const jobsOption = Options.directory("jobs").pipe(
-  Options.withDescription("The job folder (default: jobs)."),
-  Options.withDefault("jobs")
+  Options.withDescription(`The job folder. Default: ${DEFAULT_JOBS_DIR}.`),
+  Options.withDefault(DEFAULT_JOBS_DIR)
 )
 
 /** `--state`, else `PAYOUTS_STATE`, else the jobs folder's pinned store, else the per-user store. */

@@ -1,18 +1,34 @@
 /**
  * `--log-format text|json` for the daemon. In JSON mode the runner's own messages (written with
- * Console) become log records too, so every line on the output is one JSON object.
+ * Console) become log records too, so every line on the output is one JSON object, and a record's
+ * facts (its annotations: `batch_id`, `file`, `exit_code`, `counts`, ...) are fields of that object,
+ * for a log pipeline to filter on without parsing the message.
  */
 import type { Console } from "effect"
-import { Effect, Layer, Logger } from "effect"
+import { Cause, Effect, HashMap, Inspectable, Layer, Logger } from "effect"
 
 export type LogFormat = "text" | "json"
+
+const messageText = (message: unknown): string =>
+  (Array.isArray(message) ? message : [message]).map((part) => (typeof part === "string" ? part : Inspectable.format(part))).join(" ")
+
+/** One JSON object per record: time, level, message, then each annotation as a field of its own. */
+export const flatJsonLogger = Logger.make(({ annotations, cause, date, logLevel, message }) =>
+  JSON.stringify({
+    timestamp: date.toISOString(),
+    logLevel: logLevel.label,
+    message: messageText(message),
+    ...Object.fromEntries(HashMap.toEntries(annotations)),
+    ...(Cause.isEmpty(cause) ? {} : { cause: Cause.pretty(cause) })
+  })
+)
 
 /** Replaces whichever console logger is installed (the runtime's pretty one included) by the chosen format. */
 export const loggerLayer = (format: LogFormat): Layer.Layer<never> =>
   Layer.mergeAll(
     Logger.remove(Logger.defaultLogger),
     Logger.remove(Logger.prettyLoggerDefault),
-    Logger.add(Logger.withConsoleLog(format === "json" ? Logger.jsonLogger : Logger.logfmtLogger))
+    Logger.add(Logger.withConsoleLog(format === "json" ? flatJsonLogger : Logger.logfmtLogger))
   )
 
 // The progress line's carriage return and erase-line escape mean nothing in a log record.

@@ -40,8 +40,9 @@ export interface JobSettings {
 const ANYONE: ApprovalPolicy = { approvers: [], fourEyes: false, submittedBy: undefined }
 
 export type JobOutcome = Data.TaggedEnum<{
-  Done: { readonly file: string; readonly exitCode: number }
-  Rejected: { readonly file: string; readonly exitCode: number; readonly outcome: string }
+  Done: { readonly file: string; readonly batchId: BatchId; readonly exitCode: number; readonly counts: Counts }
+  /** `errors`: the errors file where it ended up (beside the file in rejected/), when there is one. */
+  Rejected: { readonly file: string; readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string; readonly counts: Counts; readonly errors?: string }
   Awaiting: {
     readonly file: string
     readonly batchId: BatchId
@@ -72,6 +73,19 @@ const leasedElsewhere = (batch: Batch) =>
   )
 
 const outcomeOf = (result: RunResult) => (typeof result.summary.outcome === "string" ? result.summary.outcome : "")
+
+/** Rows per state, as the summary counts them. */
+export type Counts = Readonly<Record<string, number>>
+
+const countsOf = (result: RunResult): Counts =>
+  Option.getOrElse(Schema.decodeUnknownOption(Schema.Record({ key: Schema.String, value: Schema.Number }))(result.summary.counts), () => ({}))
+
+/** The batch's errors file beside the file where it now is, if it has one. */
+const errorsBeside = (csv: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => {
+    const errors = outputOf(csv, ".errors.csv")
+    return Effect.map(fs.exists(errors), (exists) => (exists ? { errors } : {}))
+  }).pipe(Effect.orElseSucceed(() => ({})))
 
 /** After a move the summary names where the files now are. */
 const pointSummaryAt = (csv: string) =>
@@ -107,7 +121,7 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
       yield* pointSummaryAt(moved)
       // A dry run tells nothing itself (`--notify`): the watcher says the file was rejected.
       yield* notify("batch.rejected", dry.summary)
-      return JobOutcome.Rejected({ file: moved, exitCode: dry.exitCode, outcome: outcomeOf(dry) })
+      return JobOutcome.Rejected({ file: moved, batchId, exitCode: dry.exitCode, outcome: outcomeOf(dry), counts: countsOf(dry), ...(yield* errorsBeside(moved)) })
     }
     const plan = yield* scanFile(csv, settings.feePercent)
     const now = yield* Clock.currentTimeMillis
@@ -177,8 +191,8 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
     const moved = yield* moveBatch(csv, folder.processing, finished ? folder.done : folder.rejected)
     yield* pointSummaryAt(moved)
     return finished
-      ? JobOutcome.Done({ file: moved, exitCode: result.exitCode })
-      : JobOutcome.Rejected({ file: moved, exitCode: result.exitCode, outcome })
+      ? JobOutcome.Done({ file: moved, batchId, exitCode: result.exitCode, counts: countsOf(result) })
+      : JobOutcome.Rejected({ file: moved, batchId, exitCode: result.exitCode, outcome, counts: countsOf(result), ...(yield* errorsBeside(moved)) })
   })
 
 /** An approved file: paid only if it is still what was approved, by someone the policy allows. */

@@ -6,6 +6,9 @@ import { FileSystem } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { basename, join } from "node:path"
 
+/** The job folder every command takes when none is named (`watch`'s DIR, the others' `--jobs`). */
+export const DEFAULT_JOBS_DIR = "jobs"
+
 export interface JobFolder {
   readonly root: string
   readonly processing: string

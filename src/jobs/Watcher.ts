@@ -8,12 +8,12 @@
  */
 import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule } from "effect"
 import { existsSync } from "node:fs"
-import { basename, join } from "node:path"
+import { basename, join, resolve } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
 import type { CronGate } from "./CronGate.ts"
 import { type HealthState, keep, makeHealth, nextTry, serviceIs } from "./Health.ts"
 import { JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
-import { batchFilesIn, claim, ensureFolders, type JobFolder } from "./JobFolder.ts"
+import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder } from "./JobFolder.ts"
 import { scanFile } from "./Scan.ts"
 import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
 import { beat, holdCurrencies, leave } from "./Workers.ts"
@@ -32,6 +32,10 @@ export interface WatchSettings extends JobSettings {
   /** A currency lock or heartbeat not renewed for this long is another worker's to take (default 60s). */
   readonly workerTtlMs?: number
 }
+
+/** ` --jobs DIR` for the commands a log line suggests, or nothing when DIR is their default (`jobs`). */
+export const jobsFlagFor = (root: string): string =>
+  resolve(root) === resolve(DEFAULT_JOBS_DIR) ? "" : ` --jobs ${/^[\w./-]+$/.test(root) ? root : `'${root.replaceAll("'", "'\\''")}'`}`
 
 export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, shared?: Ref.Ref<HealthState>) =>
   Effect.gen(function* () {
@@ -71,31 +75,52 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         attention: h.attention + (outcome._tag === "Attention" ? 1 : 0)
       }))
 
+    // The commands a log line suggests must work as written: they name this folder unless it is their default.
+    const jobsFlag = jobsFlagFor(folder.root)
+
     const report = (csv: string, outcome: JobOutcome) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         switch (outcome._tag) {
           case "Done":
-            return yield* Effect.logInfo(`done (exit ${outcome.exitCode}): ${outcome.file}`)
+            return yield* Effect.logInfo(`done (exit ${outcome.exitCode}): ${outcome.file}`).pipe(
+              Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file, exit_code: outcome.exitCode, counts: outcome.counts })
+            )
           case "Rejected":
-            return yield* Effect.logWarning(`rejected (${outcome.outcome}): ${outcome.file}`)
+            return yield* Effect.logWarning(`rejected (${outcome.outcome}): ${outcome.file}${outcome.errors === undefined ? "" : `; errors in ${outcome.errors}`}`).pipe(
+              Effect.annotateLogs({
+                batch_id: outcome.batchId,
+                file: outcome.file,
+                exit_code: outcome.exitCode,
+                counts: outcome.counts,
+                ...(outcome.errors === undefined ? {} : { errors_file: outcome.errors })
+              })
+            )
           case "Awaiting":
             if (outcome.note !== undefined) yield* Effect.logError(outcome.note)
-            return yield* Effect.logInfo(`awaiting approval: ${outcome.file}; approve with: payouts approve ${outcome.batchId} --by NAME`)
+            return yield* Effect.logInfo(`awaiting approval: ${outcome.file}; approve with: payouts approve ${outcome.batchId}${jobsFlag} --by NAME`).pipe(
+              Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file })
+            )
           case "Busy":
             return yield* Effect.logDebug(`another worker has it (${outcome.reason}): looked at again next scan`)
           case "Held":
-            if (held.get(csv) !== outcome.reason) yield* Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}`)
+            if (held.get(csv) !== outcome.reason) {
+              yield* Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}${jobsFlag}`).pipe(
+                Effect.annotateLogs({ batch_id: outcome.batchId, file: csv })
+              )
+            }
             held.set(csv, outcome.reason)
             retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
             return
           case "Attention":
             return yield* Effect.logError(
-              `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId} --by NAME`
-            )
+              `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId}${jobsFlag} --by NAME`
+            ).pipe(Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file, exit_code: 5 }))
           case "Incomplete":
             retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
-            return yield* Effect.logWarning(`incomplete (exit ${outcome.exitCode}, ${outcome.outcome}): kept in processing/, tried again later`)
+            return yield* Effect.logWarning(`incomplete (exit ${outcome.exitCode}, ${outcome.outcome}): kept in processing/, tried again later`).pipe(
+              Effect.annotateLogs({ batch_id: outcome.batchId, file: csv, exit_code: outcome.exitCode })
+            )
         }
       })
 

@@ -7,6 +7,7 @@ import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import type { Intake } from "../intake/Intake.ts"
 import { PendingColumns } from "../intake/PendingColumns.ts"
+import { type Format, userFormat } from "../output/Format.ts"
 import { makeSummary } from "../output/Outputs.ts"
 import { EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
 import { say } from "./Notices.ts"
@@ -33,8 +34,9 @@ export const loadPreflight = Effect.fn("BalanceCheck.load")(function* () {
 /** `payouts validate` of a new file: the preflight over the checked rows; nothing was stored. */
 export const dryRunOutcome = Effect.fn("BalanceCheck.dryRun")(function* (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) {
     const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
-    if (Either.isLeft(result)) yield* say(`Balance preflight failed: ${result.left.message}`)
+    if (Either.isLeft(result)) yield* say(preflightFailed(result.left))
     else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right)}`)
+    if (Either.isRight(result)) yield* say(verdict(result.right, checked.errors.length, yield* userFormat))
     const whole = Either.isRight(result) && result.right.ok && checked.errors.length === 0
     const exitCode = whole ? EXIT_OK : EXIT_REFUSED
     const checks = Either.isRight(result) ? result.right.checks : []
@@ -54,6 +56,34 @@ export const dryRunOutcome = Effect.fn("BalanceCheck.dryRun")(function* (request
     const cause: RefusalCause = Either.isLeft(result) ? "service" : checked.errors.length > 0 ? "invalid-file" : "balance"
     return resultOf(exitCode, summary, String(summary.outcome), cause)
   })
+
+/**
+ * Why the preflight could not be made, with what to check: a refused key names the settings that
+ * hold the credentials and the URL (the CLI's reading of DESIGN 10), not only the service's words.
+ */
+export const preflightFailed = (error: { readonly _tag: string; readonly message: string }): string =>
+  error._tag === "AuthError"
+    ? `Balance preflight failed: the service refused the credentials (401: ${error.message}). Check the API key and secret in use (--api-key / PAYOUTS_API_KEY, --api-secret / PAYOUTS_API_SECRET) and that they are this service's (--base-url / PAYOUTS_BASE_URL).`
+    : `Balance preflight failed: ${error.message}`
+
+/**
+ * `payouts validate`'s last word: whether the file would be paid whole, and what it would cost, with
+ * the user's thousands separators (`OK: 50 rows would be paid, 5,907,350 XOF + est. fees 59,100 XOF`).
+ */
+export const verdict = (result: PreflightResult, invalidRows: number, format: Format): string => {
+  const rows = result.checks.reduce((n, c) => n + c.rows, 0)
+  const money = (minor: number, currency: string) => `${format.minor(minor, currency)} ${currency}`
+  const cost = result.checks.map((c) => `${money(c.amountMinor, c.currency)} + est. fees ${money(c.feeEstimateMinor, c.currency)}`).join(", ")
+  const plural = (n: number, what: string) => `${format.count(n)} ${what}${n === 1 ? "" : "s"}`
+  if (result.ok && invalidRows === 0) return `OK: ${plural(rows, "row")} would be paid, ${cost}.`
+  const reasons = [
+    ...(invalidRows > 0 ? [`${plural(invalidRows, "invalid row")} would be rejected`] : []),
+    ...result.checks
+      .filter((c) => !c.fits)
+      .map((c) => `${c.currency} needs ${money(c.amountMinor + c.feeEstimateMinor, c.currency)}, ${money(c.availableMinor, c.currency)} available`)
+  ]
+  return `NOT OK: the file would not be paid whole: ${reasons.join("; ")}.`
+}
 
 export const describePreflight = (result: PreflightResult): string =>
   result.checks

@@ -17,6 +17,11 @@ export interface RunRequest {
   readonly listen?: { readonly host: string; readonly port: number }
   readonly ledgerEvery: Duration.Duration
   readonly progressEvery: Duration.Duration
+  /**
+   * The job folder moves the file and its outputs once the run ends (`payouts watch`): the run's
+   * messages do not name where they are meanwhile; the watcher names where they end up.
+   */
+  readonly outputsMoved?: boolean
   /** `payouts validate`: intake and preflight only; the batch is not kept. */
   readonly dryRun: boolean
   /** The state store's file, checked for room before the first payout (none: not checked). */

@@ -9,7 +9,8 @@ import type { OutputPaths } from "../output/AtomicFile.ts"
 import { writeLedgerFromStore } from "../output/Outputs.ts"
 import type { StoreError } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
-import { describePreflight, loadPreflight } from "./BalanceCheck.ts"
+import { describePreflight, loadPreflight, preflightFailed, verdict } from "./BalanceCheck.ts"
+import { userFormat } from "../output/Format.ts"
 import { makeConclusion } from "./Conclusion.ts"
 import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
 import { keepLease } from "./LeaseKeeper.ts"
@@ -71,13 +72,15 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   const preflightResult = yield* loadPreflight().pipe(Effect.either)
   if (preflightResult._tag === "Left") {
     const error = preflightResult.left
-    yield* say(`Balance preflight failed: ${error.message}`)
+    yield* say(preflightFailed(error))
     return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "service")
   }
   const checked = preflightResult.right
   if (checked.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(checked)}`)
+  // validate ends with its verdict, whichever way it goes.
+  if (request.dryRun) yield* say(verdict(checked, loaded.errors.length, yield* userFormat))
   if (!checked.ok && request.settings.onInsufficient === "abort") {
-    yield* say("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
+    if (!request.dryRun) yield* say("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
     return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "balance")
   }
   if (request.dryRun) {

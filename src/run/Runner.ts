@@ -50,10 +50,15 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
       dryRun: request.dryRun,
       ...(request.settings.safeguards?.guards === undefined ? {} : { guards: request.settings.safeguards.guards })
     })
+    // Under `payouts watch` the errors file moves with the batch: the watcher says where it ends up.
+    const errorsAt = request.outputsMoved === true ? undefined : paths.errors
+    const seeErrors = errorsAt === undefined ? "" : `; see ${errorsAt}`
     if (loaded._tag === "Refused") {
       yield* writeErrors(paths, loaded.errors)
-      yield* say(formatRowErrors(loaded.errors, { file: request.file, errorsFile: paths.errors }))
-      yield* say(`Refused: nothing was paid. Errors written to ${paths.errors}`)
+      yield* say(formatRowErrors(loaded.errors, { file: request.file, ...(errorsAt === undefined ? {} : { errorsFile: errorsAt }) }))
+      const where = errorsAt === undefined ? "" : ` Errors written to ${errorsAt}`
+      // validate's verdict, like its OK: the file as it is would be refused whole.
+      yield* say(request.dryRun ? `NOT OK: the file would be refused, nothing paid.${where}` : `Refused: nothing was paid.${where}`)
       const summary = yield* makeSummary({
         batchId: loaded.batchId,
         file: request.file,
@@ -70,7 +75,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     if (loaded._tag === "Checked") {
       if (loaded.errors.length > 0) {
         yield* writeErrors(paths, loaded.errors)
-        yield* say(`${loaded.errors.length} invalid rows would be rejected (--skip-invalid); see ${paths.errors}`)
+        yield* say(`${loaded.errors.length} invalid rows would be rejected (--skip-invalid)${seeErrors}`)
       }
       return yield* dryRunOutcome(request, loaded, startedAt)
     }
@@ -78,9 +83,10 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     const batchStore = store.batch(accountId, batchId)
     if (loaded.errors.length > 0) {
       yield* writeErrors(paths, loaded.errors)
-      yield* say(`${loaded.errors.length} invalid rows kept as rejected (--skip-invalid); see ${paths.errors}`)
+      yield* say(`${loaded.errors.length} invalid rows kept as rejected (--skip-invalid)${seeErrors}`)
     }
-    if (loaded.resumed) yield* say(`Resuming batch ${batchId} (same file content as an earlier run)`)
+    // validate resumes nothing: it checks the file again, whatever an earlier run of it left.
+    if (loaded.resumed && !request.dryRun) yield* say(`Resuming batch ${batchId} (same file content as an earlier run)`)
     if (!request.dryRun) {
       // Before the first payout: a ledger that cannot be written must not be found out after paying.
       const rows = Object.values(yield* batchStore.countByState()).reduce((a, b) => a + b, 0)

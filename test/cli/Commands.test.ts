@@ -163,7 +163,7 @@ describe("payouts CLI", () => {
         const run = yield* cli(["wallet", "--api-secret", wrong], settings(baseUrl))
         expect(run.code).toBe(2)
         expect(run.stderr.trim()).toBe(
-          "payouts: the service refused the credentials (401): check PAYOUTS_API_KEY / PAYOUTS_API_SECRET"
+          "payouts: the service refused the credentials (401: Invalid credentials). Check the API key and secret in use (--api-key / PAYOUTS_API_KEY, --api-secret / PAYOUTS_API_SECRET) and that they belong to this service (--base-url / PAYOUTS_BASE_URL)."
         )
         expect(run.stdout + run.stderr).not.toContain(wrong)
         expect(run.stdout + run.stderr).not.toContain(SECRET)

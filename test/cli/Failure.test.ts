@@ -13,7 +13,7 @@ describe("describe(failure)", () => {
     const cases: Array<[unknown, string, number]> = [
       [
         new Api.AuthError({ message: "Invalid credentials" }),
-        "the service refused the credentials (401): check PAYOUTS_API_KEY / PAYOUTS_API_SECRET",
+        "the service refused the credentials (401: Invalid credentials). Check the API key and secret in use (--api-key / PAYOUTS_API_KEY, --api-secret / PAYOUTS_API_SECRET) and that they belong to this service (--base-url / PAYOUTS_BASE_URL).",
         2
       ],
       [

@@ -4,6 +4,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration } from "effect"
+import { DEFAULT_JOBS_DIR } from "../../jobs/JobFolder.ts"
 import { durationFallback, fromEnvironment } from "../config/Keys.ts"
 import { durationOption } from "../Duration.ts"
 import { withDefault } from "../help/Defaults.ts"
@@ -40,6 +41,6 @@ const watchOptions = Options.all({
   healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.").pipe(fromEnvironment("health_every", durationFallback))
 })
 
-export const watchCommand = Command.make("watch", { dir: Args.directory({ name: "DIR" }).pipe(Args.withDescription("The job folder (created if missing). Default: jobs."), Args.withDefault("jobs")), args: watchOptions }).pipe(
+export const watchCommand = Command.make("watch", { dir: Args.directory({ name: "DIR" }).pipe(Args.withDescription(`The job folder (created if missing). Default: ${DEFAULT_JOBS_DIR}.`), Args.withDefault(DEFAULT_JOBS_DIR)), args: watchOptions }).pipe(
   Command.withDescription("Watch a job folder: pay each complete *.csv dropped in it once, move it to done/ or rejected/ with its outputs.")
 )

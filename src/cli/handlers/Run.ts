@@ -15,7 +15,7 @@ import { openStore } from "../StoreOpen.ts"
 import { type ClientOptions, clientLayer } from "../Connect.ts"
 import { confirmBeforePaying } from "../Confirm.ts"
 import { announceStore, storeFor } from "../StoreLocation.ts"
-import { type InvalidSetting, UsageError } from "../Errors.ts"
+import { CredentialsRefused, type InvalidSetting, UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { Parsed } from "../Lazy.ts"
 import { guardSettings, safeguardSettings } from "../SafeguardOptions.ts"
@@ -138,7 +138,9 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
     const client = clientLayer(connection, batchClient(args))
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
     const store = yield* storeFor(args.state, file)
-    const account = yield* lookupAccountScope(connection, client, store)
+    const account = yield* lookupAccountScope(connection, client, store).pipe(
+      Effect.catchTag("AuthError", (e) => new CredentialsRefused({ baseUrl: connection.baseUrl, detail: e.message }))
+    )
     const confirm = confirmBeforePaying({ connection, file, yes: plan.yes, sandbox: args.sandbox, dryRun })
     const request: RunRequest = {
       ...(yield* plan.request(account.accountId)),

@@ -86,7 +86,8 @@ const watchFolder = (dir: string, args: WatchOptions) =>
     }
     // Each run checks the store's folder for room before its first payout, as `run` does.
     const statePath = yield* storeForWatch(b.state, dir)
-    const base = { ...request, accountId: scope.right.accountId, tokenScope: scope.right.tokenScope, statePath }
+    // Each file moves with its outputs once run: the watcher, not the run, names where they end up.
+    const base = { ...request, accountId: scope.right.accountId, tokenScope: scope.right.tokenScope, statePath, outputsMoved: true }
     const schedule = Option.isSome(args.schedule)
       ? yield* makeCronGate(args.schedule.value, Option.getOrUndefined(args.timezone)).pipe(Effect.mapError((e) => new UsageError({ reason: e.message })))
       : undefined
