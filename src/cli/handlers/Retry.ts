@@ -51,7 +51,7 @@ export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
         : `Retry of batch ${made.parent} (retry generation ${made.generation}): ${made.rows} row(s) in ${made.file}, batch ${made.child}.`
     )
     const left = describeLeftOut(made.leftOut)
-    if (left !== "") yield* Console.error(`Left out, for a person (payouts resolve ${made.parent}): ${left}.`)
+    if (left !== "") yield* Console.error(`Left out, never retried: ${left} (a person decides; payouts resolve ${made.parent} shows the unknown and alarmed rows).`)
     if (Option.isSome(folder)) {
       return yield* Console.error(
         `Left in the job folder: the watcher validates and preflights it, puts it up for approval when it runs with --require-approval (payouts approve ${made.child} --jobs ${folder.value.root} --by NAME), then pays it.`
