@@ -15,6 +15,7 @@ import { ledgerCommand } from "./commands/Ledger.ts"
 import { reconcileCommand } from "./commands/Reconcile.ts"
 import { resolveCommand } from "./commands/Resolve.ts"
 import { resumeCommand } from "./commands/Resume.ts"
+import { retryCommand } from "./commands/Retry.ts"
 import { runCommand, validateCommand } from "./commands/Run.ts"
 import { sandboxCommand } from "./commands/Sandbox.ts"
 import { statusCommand } from "./commands/Status.ts"
@@ -45,6 +46,7 @@ const payouts = Command.make("payouts").pipe(
     Command.withHandler(approveCommand, lazy("approve", () => import("./handlers/Approve.ts"), (m) => m.approve)),
     Command.withHandler(rejectCommand, lazy("reject", () => import("./handlers/Approve.ts"), (m) => m.reject)),
     Command.withHandler(resumeCommand, lazy("resume", () => import("./handlers/Resume.ts"), (m) => m.resume)),
+    Command.withHandler(retryCommand, lazy("retry", () => import("./handlers/Retry.ts"), (m) => m.retry)),
     Command.withHandler(batchesCommand, lazy("batches", () => import("./handlers/Batches.ts"), (m) => m.batches)),
     Command.withHandler(reconcileCommand, lazy("reconcile", () => import("./handlers/Reconcile.ts"), (m) => m.reconcile)),
     Command.withHandler(resolveCommand, lazy("resolve", () => import("./handlers/Resolve.ts"), (m) => m.resolve)),
