@@ -4,18 +4,28 @@
  * ../handlers/Config.ts, loaded on use.
  */
 import { Command, Options } from "@effect/cli"
-import { SETTINGS } from "../config/Keys.ts"
+import { type Kind, type Setting, SETTINGS } from "../config/Keys.ts"
 import { jsonOption } from "../Output.ts"
 import { profileOption } from "../Settings.ts"
 
-const flag = (name: string, variable: string) =>
-  Options.text(name).pipe(Options.withDescription(`As for run and watch. Environment: ${variable}.`), Options.optional)
+const PSEUDO: Record<Kind, string> = { "base-url": "URL", url: "URL", secret: "SECRET", text: "VALUE", integer: "N", number: "N", duration: "DURATION", choice: "" }
 
-const secretFlag = (name: string, variable: string) =>
-  Options.redacted(name).pipe(Options.withDescription(`As for run and watch (shown masked). Environment: ${variable}.`), Options.optional)
+const flag = (s: Setting) =>
+  Options.text(s.flag).pipe(
+    Options.withPseudoName(s.kind === "choice" ? (s.choices ?? []).join("|") : PSEUDO[s.kind]),
+    Options.withDescription(`See what --${s.flag} would do (as run and watch read it). Environment: ${s.variable}.`),
+    Options.optional
+  )
+
+const secretFlag = (s: Setting) =>
+  Options.redacted(s.flag).pipe(
+    Options.withPseudoName("SECRET"),
+    Options.withDescription(`As run and watch read it; shown masked. Environment: ${s.variable}.`),
+    Options.optional
+  )
 
 export const settingFlags = Options.all(
-  Object.fromEntries(SETTINGS.filter((s) => s.flag !== "").map((s) => [s.key, s.kind === "secret" ? secretFlag(s.flag, s.variable) : flag(s.flag, s.variable)]))
+  Object.fromEntries(SETTINGS.filter((s) => s.flag !== "").map((s) => [s.key, s.kind === "secret" ? secretFlag(s) : flag(s)]))
 )
 
 export const configCommand = Command.make("config", { profile: profileOption, json: jsonOption, flags: settingFlags }).pipe(
