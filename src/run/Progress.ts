@@ -43,6 +43,7 @@ const make = Effect.gen(function* () {
     const once = Effect.gen(function* () {
       const { c, now, sample, samples, sum } = yield* measure
       const todo = c.validated + c.submitting
+      if (sample.sent + todo === 0) return
       const pending = sum(IN_FLIGHT_STATES)
       const submitting = todo > 0
       const rate = rateOf(samples, submitting ? (s) => s.sent : (s) => s.final)
@@ -67,7 +68,12 @@ const make = Effect.gen(function* () {
     })
     // The first figures already have a rate: the window starts with the counts at the start.
     yield* Effect.ignore(measure)
-    yield* Effect.ensuring(Effect.forever(Effect.zipRight(Effect.sleep(every), once.pipe(Effect.ignore))), progressEnd)
+    // Once figures were shown, the last ones are read when reporting stops: what stays on screen is the
+    // run's end. A run shorter than `every` stays as quiet as before.
+    const shown = yield* Ref.make(false)
+    const tick = once.pipe(Effect.zipRight(Ref.set(shown, true)), Effect.catchAllCause(() => Effect.void))
+    const last = Effect.flatMap(Ref.get(shown), (any) => (any ? Effect.catchAllCause(once, () => Effect.void) : Effect.void))
+    yield* Effect.ensuring(Effect.forever(Effect.zipRight(Effect.sleep(every), tick)), Effect.zipRight(last, progressEnd))
   })
 
   return { report } as const
