@@ -46,7 +46,7 @@ const underTerminal = (args: ReadonlyArray<string>, columns: number, env: Readon
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g
 const widest = (text: string) => Math.max(...text.split("\n").map((line) => line.replace(/\r$/, "").length))
 
-const COMMANDS = ["run", "validate", "watch", "approve", "reject", "batches", "summary", "ledger", "resume", "resolve", "reconcile", "halt", "workers", "wallet", "transactions", "status", "sandbox"]
+const COMMANDS = ["run", "validate", "retry", "watch", "approve", "reject", "batches", "summary", "ledger", "resume", "resolve", "reconcile", "halt", "workers", "wallet", "transactions", "status", "config", "sandbox"]
 
 describe("payouts --help", () => {
   it.live("the program's help and every command's fit 80 columns in a pipe, with no escape sequence", () =>
