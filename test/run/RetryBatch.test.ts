@@ -75,6 +75,17 @@ describe("the child batch of payouts retry", () => {
       const again = yield* retryIn(store, parent, dir)
       expect(again.child).toBe(made.child)
       expect(yield* store.account(ACCOUNT).retryLinks()).toHaveLength(1)
+
+      // Once its run began: a run resumes it from the same file; a job folder gets no second copy;
+      // once it ran to its end, nothing is put in place to run again.
+      yield* store.createBatch(newBatch(made.child), rowInputs(3))
+      const begun = yield* retryIn(store, parent, dir)
+      expect([begun.existing, begun.placed]).toEqual([Option.some("open"), true])
+      const toJobs = yield* makeRetryBatch(ACCOUNT, parent, dir, { mode: "jobs" }).pipe(Effect.provideService(StateStore, store))
+      expect(toJobs.placed).toBe(false)
+      yield* store.batch(ACCOUNT, made.child).setBatchState("done")
+      const ended = yield* retryIn(store, parent, dir)
+      expect([ended.existing, ended.placed, ended.child]).toEqual([Option.some("done"), false, made.child])
     }).pipe(Effect.provide(NodeContext.layer))
   )
 
