@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { copyFileSync, existsSync, mkdtempSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { closedPort } from "../jobs/cli.ts"
@@ -116,6 +116,29 @@ describe("payouts run --notify (real CLI, real receiver)", () => {
         expect(ended.stderr).toMatch(/1 notification\(s\) to http:\/\/127\.0\.0\.1:\d+ not delivered within 5s of the end: given up/)
         // Unbounded, five tries of 10s each (plus backoff) would keep it over a minute.
         expect(ended.at - hooks.deliveries[0].at).toBeLessThan(30_000)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a profile supplies the receiver and the secret (notify_url, notify_secret): no flag, no variable",
+    () =>
+      Effect.gen(function* () {
+        const hooks = yield* receiver()
+        const secret = newSecret()
+        const { dir, file } = batchFile()
+        const config = join(dir, "config")
+        mkdirSync(join(config, "payouts"), { recursive: true })
+        const profiles = { profiles: { ops: { notify_url: hooks.url, notify_secret: secret } } }
+        writeFileSync(join(config, "payouts", "config.json"), JSON.stringify(profiles), { mode: 0o600 })
+        const ended = yield* payouts(["run", file, "--sandbox", "--profile", "ops", "--poll-interval", "100ms", "--poll-max", "300ms"], {
+          PAYOUTS_STATE: join(dir, "state.db"),
+          XDG_CONFIG_HOME: config
+        })
+        expect(ended.code, ended.stderr).toBe(0)
+        expect(hooks.deliveries).toHaveLength(1)
+        expect(verifies(secret, hooks.deliveries[0], hooks.deliveries[0].at)).toBe(true)
+        expect(JSON.parse(hooks.deliveries[0].body).type).toBe("batch.done")
       }),
     120_000
   )
