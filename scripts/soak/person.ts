@@ -89,7 +89,7 @@ const settleBatch = async (config: PersonConfig, name: string, batchId: string, 
     const reason = `soak calm end: ${row.alarm ?? row.state}`
     const done = await payouts(config, [...base, "--line", String(row.line), ...choice, "--reason", reason])
     decisions++
-    config.log(`person: ${name} line ${row.line} ${choice.join(" ")} -> exit ${done.code}${done.code === 0 ? "" : `: ${done.err.trim().slice(0, 300)}`}`)
+    config.log(`person: ${name} line ${row.line} (${row.alarm ?? row.state}) ${choice.join(" ")} -> exit ${done.code}${done.code === 0 ? "" : `: ${done.err.trim().slice(0, 300)}`}`)
     if (done.code !== 0) settled = false
   }
   return { decisions, settled }
