@@ -42,17 +42,24 @@ const quantile = (sorted: ReadonlyArray<number>, q: number) =>
 
 const seconds = (s: number) => (s < 120 ? `${s.toFixed(1)} s` : s < 7200 ? `${(s / 60).toFixed(1)} min` : `${(s / 3600).toFixed(1)} h`)
 
-const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>, attrs = "") =>
-  `<table ${attrs}><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>` +
-  (rows.length === 0 ? `<tr><td colspan="${head.length}" class="none">none</td></tr>` : rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")) +
-  `</tbody></table>`
+/** Columns of figures are right-aligned, so that digits line up under each other as on a statement. */
+const FIGURES = new Set(["rows", "amount", "completed", "fees", "fees estimated", "sent", "failed", "cancelled", "expired"])
+
+const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>, attrs = "") => {
+  const cls = (i: number) => (FIGURES.has(head[i]) ? ` class="n"` : "")
+  const body =
+    rows.length === 0
+      ? `<tr><td colspan="${head.length}" class="none">none</td></tr>`
+      : rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${esc(c)}</td>`).join("")}</tr>`).join("")
+  return `<table ${attrs}><thead><tr>${head.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join("")}</tr></thead><tbody>${body}</tbody></table>`
+}
 
 const CSS = `body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f6f9;color:#1d2733}
 header{background:#1d2733;color:#fff;padding:20px 32px}header h1{margin:0 0 4px;font-size:22px}header p{margin:0;opacity:.8}
 main{padding:20px 32px;display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:20px}
 section{background:#fff;border-radius:8px;padding:16px 20px;box-shadow:0 1px 3px rgba(0,0,0,.08)}section.wide{grid-column:1/-1}
 h2{font-size:16px;margin:0 0 12px}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #e3e8ee}
-th{font-weight:600;color:#4a5a6a;font-size:13px}td.none{color:#8a96a3;font-style:italic}.big{font-size:28px;font-weight:700}
+th{font-weight:600;color:#4a5a6a;font-size:13px}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}td.none{color:#8a96a3;font-style:italic}.big{font-size:28px;font-weight:700}
 .cards{display:flex;gap:16px;flex-wrap:wrap}.card{background:#f4f6f9;border-radius:6px;padding:10px 16px;min-width:120px}
 .card span{display:block;color:#4a5a6a;font-size:13px}.chart .lbl{font-size:13px;fill:#1d2733}.chart .val{font-size:13px;fill:#4a5a6a}
 .paused{background:#fff3cd;color:#6b4e00;padding:10px 32px;margin:0}`
