@@ -88,9 +88,10 @@ export class Exiting extends Data.TaggedError("Exiting")<{ readonly code: number
 
 /**
  * Reports a failure once, as one `payouts:` line. An argument error (unknown option, missing
- * argument) is a usage error, exit 2, pointing at the help of `command` when it is known.
+ * argument) is a usage error, exit 2, pointing at the help of `command` when it is known, and naming
+ * the option the command does not take that `strayOption` finds (asked only then), if any.
  */
-export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: string): Effect.Effect<A, Exiting, R> =>
+export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: string, strayOption?: () => string | undefined): Effect.Effect<A, Exiting, R> =>
   Effect.catchAllCause(program, (cause) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
     return Option.match(Cause.failureOption(cause), {
@@ -98,7 +99,9 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: strin
         if (error instanceof Exiting) return Effect.fail(error)
         if (CliValidationError.isValidationError(error)) {
           const help = command === undefined ? "payouts --help" : `payouts ${command} --help`
-          return Effect.zipRight(Console.error(`payouts: ${usageMessage(error.error)} (see ${help})`), Effect.fail(new Exiting({ code: ExitCode.configuration })))
+          const stray = strayOption?.()
+          const what = stray === undefined ? usageMessage(error.error) : `unknown option ${stray}`
+          return Effect.zipRight(Console.error(`payouts: ${what} (see ${help})`), Effect.fail(new Exiting({ code: ExitCode.configuration })))
         }
         const { code, message } = describe(error)
         return Effect.zipRight(Console.error(`payouts: ${message}`), Effect.fail(new Exiting({ code })))

@@ -25,7 +25,7 @@ import { walletCommand } from "./commands/Wallet.ts"
 import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown } from "./Failure.ts"
-import { answerHelp } from "./help/Help.ts"
+import { answerHelp, strayOption } from "./help/Help.ts"
 import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
 import { NoticesLive } from "./Notices.ts"
@@ -82,7 +82,7 @@ Effect.console.pipe(
         ))
   ),
   Effect.provide(profileLayer(process.argv)),
-  (program) => report(program, argv.find((arg) => HashMap.has(Command.getSubcommands(payouts), arg))),
+  (program) => report(program, argv.find((arg) => HashMap.has(Command.getSubcommands(payouts), arg)), () => strayOption(payouts, argv)),
   Effect.provide(NoticesLive),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown })

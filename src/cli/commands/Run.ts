@@ -41,8 +41,7 @@ const checkFields = {
 export const checkOptions = Options.all(checkFields)
 
 /** What only paying needs: sending, following, reconciling, writing the ledger as it goes. */
-export const batchOptions = Options.all({
-  ...checkFields,
+const payFields = {
   redirects: redirectOptions,
   concurrency: withDefault(Options.integer("concurrency"), DEFAULTS.concurrency, "Payout requests in flight at once.").pipe(fromEnvironment("concurrency", Config.integer)),
   pollInterval: withDefault(durationOption("poll-interval"), Duration.millis(DEFAULTS.pollIntervalMs), "First status poll after submission; doubles each time.").pipe(fromEnvironment("poll_interval", durationFallback)),
@@ -52,7 +51,6 @@ export const batchOptions = Options.all({
   reconcileDeadline: withDefault(durationOption("reconcile-deadline"), Duration.millis(DEFAULTS.reconcileDeadlineMs), "An ambiguous row still unproven after this long becomes an alarm for a person.").pipe(fromEnvironment("reconcile_deadline", durationFallback)),
   resendUnknown: withDefault(Options.choice("resend-unknown", ["after", "never"]), DEFAULTS.resendUnknown, "after: resend once when the listing proves the payout absent; never: leave every unproven row to a person.").pipe(fromEnvironment("resend_unknown", Config.literal("after", "never"))),
   leaseTtl: withDefault(durationOption("lease-ttl"), Duration.millis(DEFAULTS.leaseTtlMs), "How long the batch lease lasts without renewal (part of the reconcile grace floor).").pipe(fromEnvironment("lease_ttl", durationFallback)),
-  listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), fromEnvironment("listen", Config.string), Options.optional),
   notify: Options.text("notify").pipe(
     Options.withPseudoName("URL"),
     Options.withDescription("POST a signed JSON notification here when a batch is done, rejected, paused, under alarm or awaiting approval (signing secret: PAYOUTS_NOTIFY_SECRET)."),
@@ -62,9 +60,22 @@ export const batchOptions = Options.all({
   ledgerEvery: withDefault(durationOption("ledger-every"), RUN_PACING.ledgerEvery, "How often the ledger is rewritten while the run goes on.").pipe(fromEnvironment("ledger_every", durationFallback)),
   progressEvery: withDefault(durationOption("progress-every"), RUN_PACING.progressEvery, "How often progress is reported.").pipe(fromEnvironment("progress_every", durationFallback)),
   outputRetry: withDefault(durationOption("output-retry"), RUN_PACING.outputRetry, "How long ledger, summary and report that cannot be written are retried at the end before exit 4 (the store keeps everything: payouts ledger BATCH).").pipe(fromEnvironment("output_retry", durationFallback)),
-  yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service).")),
   stopRules: stopRuleOptions
+}
+
+export const batchOptions = Options.all({
+  ...checkFields,
+  ...payFields,
+  listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), fromEnvironment("listen", Config.string), Options.optional),
+  yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service)."))
 })
+
+// A job folder's outputs travel with each file, several batches run at once (no single webhook
+// receiver), and nothing is asked of a person at the terminal: no --out, --json, --listen or --yes.
+const { json: _json, out: _out, ...folderCheckFields } = checkFields
+
+/** What `payouts watch` takes for the batches it runs. */
+export const watchBatchOptions = Options.all({ ...folderCheckFields, ...payFields })
 
 const fileArg = Args.file({ name: "FILE", exists: "yes" }).pipe(Args.withDescription("The payout CSV."))
 

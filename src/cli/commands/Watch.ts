@@ -8,10 +8,10 @@ import { DEFAULT_JOBS_DIR } from "../../jobs/JobFolder.ts"
 import { durationFallback, fromEnvironment } from "../config/Keys.ts"
 import { durationOption } from "../Duration.ts"
 import { withDefault } from "../help/Defaults.ts"
-import { batchOptions } from "./Run.ts"
+import { watchBatchOptions } from "./Run.ts"
 
 const watchOptions = Options.all({
-  batch: batchOptions,
+  batch: watchBatchOptions,
   once: Options.boolean("once").pipe(Options.withDescription("Process what is waiting (and in processing/), then exit: for system cron.")),
   schedule: Options.text("schedule").pipe(Options.withPseudoName("CRON"), Options.withDescription('Take waiting files only at these times, e.g. "0 2 * * 1-5".'), fromEnvironment("schedule", Config.string), Options.optional),
   timezone: Options.text("timezone").pipe(Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), fromEnvironment("timezone", Config.string), Options.optional),

@@ -9,7 +9,7 @@ import { parseFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
 import { startNotifier } from "../../notify/Notifier.ts"
-import { type batchOptions, type checkOptions, RUN_PACING, type runCommand, type validateCommand } from "../commands/Run.ts"
+import { type checkOptions, RUN_PACING, type runCommand, type validateCommand, type watchBatchOptions } from "../commands/Run.ts"
 import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
 import { openStore } from "../StoreOpen.ts"
 import { type ClientOptions, clientLayer } from "../Connect.ts"
@@ -25,7 +25,8 @@ import type { AccountId } from "../../domain/Ids.ts"
 
 const DEFAULTS = DEFAULT_RUN_SETTINGS
 
-type BatchOptions = OptionValue<typeof batchOptions>
+/** The batch options `run` and `watch` share (`run` adds --out, --json, --listen and --yes). */
+type BatchOptions = OptionValue<typeof watchBatchOptions> & Outputs
 
 const parsePercent = (text: string) =>
   Either.match(parseFeeEstimate(text), {
@@ -54,17 +55,22 @@ export const embeddedSandbox = (timeScale: number) =>
 
 type CheckOptions = OptionValue<typeof checkOptions>
 
+/** `--out`: where `run` and `validate` write; a job folder's outputs travel with each file instead. */
+interface Outputs {
+  readonly out?: Option.Option<string>
+}
+
 /**
  * A RunRequest from what `validate` takes (the file's checks and the preflight); how a run paces and
  * follows its payouts keeps the run's defaults, as a dry run never gets that far.
  */
-const checkRequest = (args: CheckOptions, accountId: AccountId) =>
+const checkRequest = (args: Omit<CheckOptions, "out" | "json"> & Outputs, accountId: AccountId) =>
   Effect.gen(function* () {
     const feePercent = yield* parsePercent(args.feeEstimate)
     const guards = yield* guardSettings(args.guards)
     const request: Omit<RunRequest, "file" | "dryRun" | "listen"> = {
       accountId,
-      outDir: Option.getOrUndefined(args.out),
+      outDir: args.out === undefined ? undefined : Option.getOrUndefined(args.out),
       settings: { ...DEFAULTS, requestTimeoutMs: Duration.toMillis(args.requestTimeout), feePercent, onInsufficient: args.onInsufficient, safeguards: { guards } },
       skipInvalid: args.skipInvalid,
       allowRepeats: args.allowRepeats,

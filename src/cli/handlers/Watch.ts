@@ -59,8 +59,6 @@ const approvalPolicy = (args: WatchOptions) =>
 const watchFolder = (dir: string, args: WatchOptions) =>
   Effect.gen(function* () {
     const b = args.batch
-    if (Option.isSome(b.out)) return yield* new UsageError({ reason: "--out does not apply to watch: outputs travel with each file (done/, rejected/)" })
-    if (Option.isSome(b.listen)) return yield* new UsageError({ reason: "--listen does not apply to watch (several batches run at once); set PAYOUTS_CALLBACK_URL or rely on polling" })
     if (args.once && Option.isSome(args.schedule)) return yield* new UsageError({ reason: "--once and --schedule exclude each other: with --once, system cron is the schedule" })
     const approval = yield* approvalPolicy(args)
     const notifier = yield* notifierFor(b.notify, (text) => Effect.logWarning(text))

@@ -58,3 +58,24 @@ export const answerHelp = <Name extends string, R, E, A>(root: Command.Command<N
     onSome: (target) => Effect.flatMap(terminalStyle, (style) => Effect.as(Console.log(render(root, program, target, style)), true))
   })
 }
+
+const BUILT_IN = ["--help", "-h", "--version", "--completions", "--log-level", "--wizard"]
+
+/**
+ * The first `--flag` the command does not know, if any: @effect/cli may report it as a stray
+ * argument (or take it for a FILE), and a person wants to hear which option was wrong.
+ */
+export const strayOption = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>, argv: ReadonlyArray<string>): string | undefined => {
+  const end = argv.indexOf("--")
+  const args = end === -1 ? argv : argv.slice(0, end)
+  const subcommands = Command.getSubcommands(root)
+  const command = Option.flatMap(Option.fromNullable(args.find((arg) => HashMap.has(subcommands, arg))), (name) => HashMap.get(subcommands, name))
+  const known = new Set([
+    ...BUILT_IN,
+    ...Option.match(command, {
+      onNone: () => [],
+      onSome: (descriptor) => readCommandHelp(Descriptor.getHelp(descriptor, CONFIG)).options.flatMap((option) => option.term.split(/[ ,]+/).filter((word) => word.startsWith("-")))
+    })
+  ])
+  return args.map((arg) => arg.split("=")[0]).find((arg) => /^--?[A-Za-z]/.test(arg) && !known.has(arg))
+}
