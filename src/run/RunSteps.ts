@@ -157,7 +157,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     Effect.onInterrupt(() =>
       Effect.zipRight(
         say("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume."),
-        Effect.zipRight(Effect.zipRight(submitter.awaitInFlight, submitter.releaseUnsent), finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
+        Effect.zipRight(Effect.zipRight(Effect.zipRight(submitter.stopSending, submitter.awaitInFlight), submitter.releaseUnsent), finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
       )
     )
   )

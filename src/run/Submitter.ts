@@ -3,7 +3,7 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Context, Effect, Either, Fiber, Layer, Option, Ref, Schedule, Stream } from "effect"
+import { Context, Deferred, Effect, Either, Fiber, Layer, Option, Ref, Schedule, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
@@ -35,6 +35,10 @@ const make = Effect.gen(function* () {
 
   const { accepted, refused } = yield* makeAnswers
 
+  // Set on Ctrl-C: a row still waiting for its turn at the rate gate is put back, not sent, so
+  // "no new payouts sent" stays true; a request already on its way finishes.
+  const closing = yield* Ref.make(false)
+
   // Claimed rows whose POST has not started: a runner that stops releases them (DESIGN 7, rule 5),
   // so only rows that may really have reached the service are left for reconciliation.
   const unsent = new Set<number>()
@@ -49,6 +53,10 @@ const make = Effect.gen(function* () {
    */
   const mayStillSend = (row: Row, resend: boolean, blocked: { current?: Blocked }) =>
     Effect.gen(function* () {
+      if (yield* Ref.get(closing)) {
+        blocked.current = { _tag: "Halt", why: "the run was interrupted" }
+        return false
+      }
       if (!(yield* leaseValid(ctx))) return false
       const halt = yield* safeguards.halt
       if (Option.isSome(halt)) {
@@ -79,7 +87,8 @@ const make = Effect.gen(function* () {
       }
     }).pipe(Effect.ensuring(book.drop(row.idx)))
 
-  const submitRow = Effect.fn("Submitter.send")(function* (row: Row, resend: boolean) {
+  /** `answered` is completed when the POST is over: the row's slot is free while its answer is recorded. */
+  const submitRow = Effect.fn("Submitter.send")(function* (row: Row, resend: boolean, answered: Deferred.Deferred<void>) {
       const stopped = yield* Ref.get(ctx.stoppedCurrencies)
       if (stopped.has(row.currency)) {
         return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" }).pipe(Effect.ensuring(book.drop(row.idx)))
@@ -98,6 +107,7 @@ const make = Effect.gen(function* () {
       const blocked: { current?: Blocked } = {}
       yield* client.payout(body, mayStillSend(row, resend, blocked)).pipe(
         Effect.retry({ schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }),
+        Effect.ensuring(Deferred.succeed(answered, undefined)),
         Effect.matchEffect({
           onFailure: (e) => (fenced(e) && blocked.current !== undefined ? notSent(row, blocked.current) : refused(row, e)),
           onSuccess: (r) => accepted(row, r)
@@ -107,15 +117,19 @@ const make = Effect.gen(function* () {
 
   // Each row runs in a fiber of its own that an interruption of the run does not reach: Ctrl-C
   // stops new claims, while a POST already sent finishes (or times out) and its answer is recorded.
+  // Its slot is free once the POST is over: the answer's write (grouped with others) and the start of
+  // its tracking go on in that fiber while the next row is sent, and `awaitInFlight` waits for them.
   const inFlight = new Set<Fiber.RuntimeFiber<void>>()
   const submitOne = (row: Row, resend = false) =>
     Effect.gen(function* () {
-      const fiber = yield* Effect.forkDaemon(submitRow(row, resend))
+      const answered = yield* Deferred.make<void>()
+      const fiber = yield* Effect.forkDaemon(submitRow(row, resend, answered))
       inFlight.add(fiber)
-      yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => inFlight.delete(fiber))))
+      fiber.addObserver(() => inFlight.delete(fiber))
+      yield* Effect.raceFirst(Deferred.await(answered), Effect.asVoid(Fiber.await(fiber)))
     })
 
-  /** Waits for every row already being sent. */
+  /** Waits for every row already being sent, and for its answer to be recorded. */
   const awaitInFlight = Effect.suspend(() => Fiber.awaitAll([...inFlight])).pipe(Effect.asVoid)
 
   const claimGroup = Effect.gen(function* () {
@@ -137,14 +151,15 @@ const make = Effect.gen(function* () {
   ).pipe(
     Stream.flattenIterables,
     Stream.mapEffect((row) => submitOne(row), { concurrency: ctx.settings.concurrency, unordered: true }),
-    Stream.runDrain
+    Stream.runDrain,
+    Effect.zipRight(awaitInFlight)
   )
 
   /** Sends rows the reconciler cleared for a resend (unknown -> submitting, a new intent). */
   const resend = (rows: ReadonlyArray<Row>) =>
     Effect.suspend(() => {
       for (const r of rows) unsent.add(r.idx)
-      return Effect.forEach(rows, (row) => submitOne(row, true), { concurrency: ctx.settings.concurrency, discard: true })
+      return Effect.forEach(rows, (row) => submitOne(row, true), { concurrency: ctx.settings.concurrency, discard: true }).pipe(Effect.zipRight(awaitInFlight))
     })
 
   /** Puts back every claimed row whose POST never started (validated again). */
@@ -155,7 +170,7 @@ const make = Effect.gen(function* () {
   })
 
   yield* Effect.addFinalizer(() => releaseUnsent.pipe(Effect.ignore))
-  return { submitAll, resend, awaitInFlight, releaseUnsent } as const
+  return { submitAll, resend, awaitInFlight, releaseUnsent, stopSending: Ref.set(closing, true) } as const
 })
 
 /** Sends the run's rows, each payout once; rows it claimed and never sent are released when the run ends. */

@@ -132,6 +132,26 @@ describe("payouts run, end to end against the sandbox", () => {
     })
   )
 
+  it.scopedLive("Ctrl-C: rows waiting for their turn at the rate gate are put back, not sent after the interrupt", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox({})
+      const dir = tempDir()
+      const file = writeCsv(dir, "ctrlc.csv", clean(30))
+      const state = join(dir, "state.db")
+      // 8 rows claimed at once, sent 4 per second: most of them wait at the gate when the run is interrupted.
+      const first = yield* Effect.fork(run(sandbox, { file, state, rate: 4, settings: { concurrency: 8 } }))
+      while ((yield* admin(sandbox).payouts).length < 2) yield* Effect.sleep("20 millis")
+      const atInterrupt = (yield* admin(sandbox).payouts).length
+      yield* Fiber.interrupt(first)
+      // Requests already on their way may finish (one at 4/s); the rows behind them are not sent.
+      yield* Effect.sleep("2 seconds")
+      expect((yield* admin(sandbox).payouts).length - atInterrupt).toBeLessThanOrEqual(2)
+      const second = yield* run(sandbox, { file, state })
+      expect(second.exitCode).toBe(0)
+      expectPaidOnce(yield* admin(sandbox).payouts, 30)
+    })
+  )
+
   it.scopedLive("exactly once under 5xx-after-commit, resets, held responses and 429s", () =>
     Effect.gen(function* () {
       // Real time: the sandbox's Date header then agrees with our clock, so a proven absence may be resent.

@@ -65,12 +65,14 @@ export interface RunSetup {
   readonly requestTimeout?: Duration.DurationInput
   readonly settings?: Partial<RunSettings>
   readonly request?: Partial<RunRequest>
+  /** --rate: requests per second to the service. */
+  readonly rate?: number
 }
 
 export const run = (sandbox: Sandbox, setup: RunSetup) => {
   const key = setup.key ?? sandbox.key
   const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(key), apiSecret: Redacted.make(setup.secret ?? sandbox.secret) }
-  const client = clientLayer(connection, { requestTimeout: setup.requestTimeout ?? "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" } })
+  const client = clientLayer(connection, { requestTimeout: setup.requestTimeout ?? "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" }, ...(setup.rate === undefined ? {} : { ratePerSecond: setup.rate }) })
   const request: RunRequest = {
     accountId: accountOf(sandbox),
     file: setup.file,
