@@ -7,6 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
+import { AuthError, Unavailable } from "../../src/api/Errors.ts"
+import { preflightFailed } from "../../src/run/BalanceCheck.ts"
 import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
 
@@ -15,6 +17,15 @@ const sellers = (n: number, amount: string, currency = "XAF", prefix = "M") =>
 
 const jsonRecords = (output: string): Array<Record<string, unknown>> =>
   output.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
+
+describe("a balance preflight refused for its key", () => {
+  it("names the settings to check, not only the service's words", () => {
+    const text = preflightFailed(new AuthError({ message: "Invalid credentials" }))
+    expect(text).toMatch(/^Balance preflight failed: the service refused the credentials \(401: Invalid credentials\)\. /)
+    for (const named of ["--api-key", "PAYOUTS_API_KEY", "--api-secret", "PAYOUTS_API_SECRET", "--base-url", "PAYOUTS_BASE_URL"]) expect(text).toContain(named)
+    expect(preflightFailed(new Unavailable({ reason: "HTTP 503", status: 503 }))).toBe("Balance preflight failed: service unavailable: HTTP 503")
+  })
+})
 
 describe("messages that stay true (real CLI)", () => {
   it.scopedLive("a rejected file's errors are named in rejected/, and the JSON log carries batch_id, file, exit_code, counts as fields", () =>
