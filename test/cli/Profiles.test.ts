@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { admin, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
@@ -175,6 +175,15 @@ describe("profiles and payouts config", () => {
 
         const shown = yield* payouts(home, ["config", "--profile", "live"])
         expect(shown.stdout).toContain("Live: paying asks for confirmation")
+
+        // watch has no one to ask: a live profile needs each batch approved by a person.
+        const jobs = join(home, "jobs")
+        mkdirSync(jobs)
+        copyFileSync(file, join(jobs, "live.csv"))
+        const watched = yield* payouts(home, ["watch", jobs, "--once", "--profile", "live"])
+        expect(watched.code, watched.stderr).toBe(2)
+        expect(watched.stderr).toContain("needs --require-approval")
+        expect(yield* admin(sandbox).payouts).toEqual([])
 
         const paid = yield* payouts(home, ["run", file, "--profile", "live", "--yes", "--json"])
         expect(paid.code, paid.stderr).toBe(0)

@@ -14,7 +14,7 @@ import { refusalsOfTheService, ServiceProblem, serviceProblemOf } from "../../jo
 import { backoff, problemOf } from "../../jobs/JobProblem.ts"
 import { claimReady, makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
 import type { watchCommand } from "../commands/Watch.ts"
-import { shareRequestBudget } from "../SharedBudget.ts"
+import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
 import { openStore } from "../StoreOpen.ts"
 import { storeForWatch } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
@@ -22,7 +22,6 @@ import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { Parsed } from "../Lazy.ts"
 import { clientLayer } from "../Connect.ts"
 import { resolveConnection } from "../Settings.ts"
-import { resolveAccountScope } from "../../api/Account.ts"
 import { batchClient, batchRequest, embeddedSandbox, notifierFor } from "./Run.ts"
 import { AccountId } from "../../domain/Ids.ts"
 
@@ -66,6 +65,12 @@ const watchFolder = (dir: string, args: WatchOptions) =>
     const request = yield* batchRequest(b, AccountId.make(""))
     yield* exitCodeOnInterrupt(0)
     const connection = b.sandbox ? yield* embeddedSandbox(b.timeScale) : yield* resolveConnection(b.connection)
+    // A live profile makes a person's "yes" mandatory before real money moves; unattended, that is an approval.
+    if ("live" in connection && connection.live === true && !args.requireApproval) {
+      return yield* new UsageError({
+        reason: `profile "${connection.profile ?? ""}" is marked live: watch pays with no one to ask, so it needs --require-approval (each batch approved with payouts approve)`
+      })
+    }
     const folder = jobFolder(dir)
     const health = yield* makeHealth
     const lateAfterMs = Duration.toMillis(args.scanEvery) * 10 + 30_000
@@ -73,7 +78,7 @@ const watchFolder = (dir: string, args: WatchOptions) =>
       const url = yield* serveHealth(health, yield* parseHostPort("health", args.health.value), lateAfterMs)
       yield* Effect.logInfo(`health endpoint at ${url}`)
     }
-    const scope = yield* accountScope(connection, b, args, health)
+    const scope = yield* accountScope(connection, b, args, health, yield* storeForWatch(b.state, dir))
     if (Either.isLeft(scope)) {
       // --once with the service out of reach: the files are taken (never rejected) and wait in processing/.
       const claimed = yield* claimReady(folder, Duration.toMillis(args.settle))
@@ -129,9 +134,8 @@ const watchFolder = (dir: string, args: WatchOptions) =>
  * The account (the store's scope) is asked of the service. While the service cannot be used the
  * daemon waits and asks again with backoff (health and logs say why); `--once` asks once.
  */
-const accountScope = (connection: Parameters<typeof clientLayer>[0], b: WatchOptions["batch"], args: WatchOptions, health: Ref.Ref<HealthState>) =>
-  resolveAccountScope(connection.baseUrl).pipe(
-    Effect.provide(clientLayer(connection, batchClient(b))),
+const accountScope = (connection: Parameters<typeof clientLayer>[0], b: WatchOptions["batch"], args: WatchOptions, health: Ref.Ref<HealthState>, store: string) =>
+  lookupAccountScope(connection, clientLayer(connection, batchClient(b)), store).pipe(
     Effect.mapError((e) => Option.getOrElse(serviceProblemOf(e), () => new ServiceProblem({ kind: "unexpected", reason: e.message }))),
     Effect.tapError((problem) =>
       Effect.zipRight(serviceIs(health, problem.reason), Effect.logWarning(`the service cannot be used: ${problem.reason}${args.once ? "" : "; asking again with backoff"}`))
