@@ -74,12 +74,12 @@ const BOILERPLATE = [
 const OPTIONAL = /^This setting is optional\./
 
 /** `--time-scale float` reads `--time-scale NUMBER`: the value's kind, as the README writes it. */
-const PSEUDO_NAMES: Record<string, string> = { float: "NUMBER", integer: "N", text: "TEXT", directory: "DIR", file: "FILE", path: "PATH", date: "DATE" }
+const PSEUDO_NAMES: Record<string, string> = { float: "NUMBER", integer: "N", text: "TEXT", redacted: "SECRET", directory: "DIR", file: "FILE", path: "PATH", date: "DATE" }
 
 const termOf = (span: Span): string =>
   spanText(span)
     .replace(/^<(.*)>$/, "$1")
-    .replace(/ (float|integer|text|directory|file|path|date)$/, (_, kind: string) => ` ${PSEUDO_NAMES[kind]}`)
+    .replace(/ (float|integer|text|redacted|directory|file|path|date)$/, (_, kind: string) => ` ${PSEUDO_NAMES[kind]}`)
     .replace(/ ((?:[\w-]+ \| )+[\w-]+)$/, (_, choices: string) => ` ${choices.replaceAll(" | ", "|")}`)
 
 const entry = ([term, body]: readonly [Span, HelpDoc.HelpDoc]): Entry => {
