@@ -5,6 +5,7 @@ import { withClient } from "../Connect.ts"
 import { UsageError } from "../Errors.ts"
 import type { Parsed } from "../Lazy.ts"
 import { printJson } from "../Output.ts"
+import { userFormat } from "../../output/Format.ts"
 import { pageFooter, transactionsTable } from "../Views.ts"
 
 type Filters = Parsed<typeof transactionsCommand>["args"]
@@ -34,12 +35,13 @@ export const transactions = ({ connection, json, args }: Parsed<typeof transacti
     yield* checkPaging(args)
     const client = yield* PaymentClient
     const filters = filtersOf(args)
+    const f = yield* userFormat
     if (args.all) {
       const transactions = Chunk.toReadonlyArray(yield* Stream.runCollect(client.transactionStream(filters)))
       return yield* json
         ? printJson({ transactions })
-        : Console.log(`${transactionsTable(transactions)}\n${transactions.length} transactions.`)
+        : Console.log(`${transactionsTable(transactions, f)}\n${f.count(transactions.length)} transactions.`)
     }
     const page = yield* client.transactions(filters)
-    yield* json ? printJson(page) : Console.log(`${transactionsTable(page.transactions)}\n${pageFooter(page.pagination)}`)
+    yield* json ? printJson(page) : Console.log(`${transactionsTable(page.transactions, f)}\n${pageFooter(page.pagination, f)}`)
   }).pipe(withClient(connection))

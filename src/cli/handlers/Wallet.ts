@@ -4,11 +4,12 @@ import type { walletCommand } from "../commands/Wallet.ts"
 import { withClient } from "../Connect.ts"
 import type { Parsed } from "../Lazy.ts"
 import { printJson } from "../Output.ts"
+import { userFormat } from "../../output/Format.ts"
 import { walletsTable } from "../Views.ts"
 
 export const wallet = ({ connection, json }: Parsed<typeof walletCommand>) =>
   Effect.gen(function* () {
     const client = yield* PaymentClient
     const wallets = yield* client.wallets()
-    yield* json ? printJson({ wallets }) : Console.log(walletsTable(wallets))
+    yield* json ? printJson({ wallets }) : Console.log(walletsTable(wallets, yield* userFormat))
   }).pipe(withClient(connection))
