@@ -89,8 +89,8 @@ describe("payouts CLI", () => {
         const rows = [...lines].filter((line) => /^(XAF|XOF)\s/.test(line))
         expect(rows).toHaveLength(2)
         expect(table.stdout).toMatch(/CURRENCY\s+AVAILABLE\s+BALANCE/)
-        expect(table.stdout).toMatch(/XAF\s+2000000\s+2000000\s+0\s+0\s+wal_/)
-        expect(table.stdout).toMatch(/XOF\s+750000\s+750000/)
+        expect(table.stdout).toMatch(/XAF\s+2,000,000\s+2,000,000\s+0\s+0\s+wal_/)
+        expect(table.stdout).toMatch(/XOF\s+750,000\s+750,000/)
 
         const json = yield* cli(["wallet", "--json"], settings(baseUrl))
         expect(json.code, json.stderr).toBe(0)
@@ -108,7 +108,7 @@ describe("payouts CLI", () => {
         expect(list.code, list.stderr).toBe(0)
         const line = [...Str.linesIterator(list.stdout)].find((l) => l.includes(reference))
         expect(line, list.stdout).toBeDefined()
-        expect(line).toMatch(/payout\s+(pending|processing|completed)\s+XAF\s+12500\s+125\s+12625/)
+        expect(line).toMatch(/payout\s+(pending|processing|completed)\s+XAF\s+12,500\s+125\s+12,625/)
         expect(list.stdout).toContain("[clitest01] settlement")
         expect(list.stdout).toMatch(/Page 1 of 1: 1 shown, 1 in all\./)
 
@@ -121,7 +121,7 @@ describe("payouts CLI", () => {
         const status = yield* cli(["status", reference], settings(baseUrl))
         expect(status.code, status.stderr).toBe(0)
         expect(status.stdout).toMatch(new RegExp(`Reference:\\s+${reference}`))
-        expect(status.stdout).toMatch(/Amount:\s+12500 XAF/)
+        expect(status.stdout).toMatch(/Amount:\s+12,500 XAF/)
         expect(status.stdout).toContain("Awa Seller")
         expect(status.stdout).not.toContain(phone)
         expect(status.stdout).toContain(`${phone.slice(0, 4)}`)
@@ -143,7 +143,7 @@ describe("payouts CLI", () => {
         const run = yield* cli(["summary"], settings(baseUrl))
         expect(run.code, run.stderr).toBe(0)
         expect(run.stdout).toMatch(/CURRENCY\s+TOTAL\s+AVAILABLE\s+PENDING\s+RESERVED/)
-        expect(run.stdout).toMatch(/^XOF\s+750000\s+750000\s+0\s+0$/m)
+        expect(run.stdout).toMatch(/^XOF\s+750,000\s+750,000\s+0\s+0$/m)
         expect(run.stdout).toMatch(/Payouts:\s+\d+/)
       }))
 
