@@ -53,13 +53,13 @@ describe("--skip-invalid: the figures of rejected and skipped rows", () => {
       })
 
       const html = readFileSync(join(dir, "mixed.report.html"), "utf8")
-      expect(reportTable(html, "totals")).toEqual([["XAF", "2", "3000", "3000", "100", "100"]])
+      expect(reportTable(html, "totals")).toEqual([["XAF", "2", "3,000", "3,000", "100", "100"]])
       const unpaid = reportTable(html, "unpaid")
       expect(unpaid.map(([line, id, , amount, status]) => [line, id, amount, status])).toEqual([
         ["3", "NG", "2000 NGN", "rejected"],
         ["4", "GH", "2000.50 GHS", "rejected"],
         ["5", "AMB", "100.000 XAF", "rejected"],
-        ["7", "BIG", "50000 XAF", "skipped"]
+        ["7", "BIG", "50,000 XAF", "skipped"]
       ])
       expect(unpaid[0][5]).toContain("no payout operator serves NGN")
       expect(unpaid[2][5]).toContain("ambiguous: thousands separator?")
