@@ -98,6 +98,16 @@ describe("payouts --help", () => {
       expect(refused.stderr.trim()).toBe("payouts: unknown option --out (see payouts watch --help)")
     }), 30_000)
 
+  it.live("retry lists only what it honours: no --sandbox or --time-scale, refused as unknown options", () =>
+    Effect.gen(function* () {
+      const { stdout } = yield* piped(["retry", "--help"])
+      for (const own of ["--jobs", "--out", "--json", "--concurrency", "--yes", "--notify"]) expect(stdout).toContain(own)
+      for (const notRetry of ["--sandbox", "--time-scale"]) expect(stdout).not.toContain(notRetry)
+      const refused = yield* piped(["retry", "3f2a9c1e", "--sandbox"])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr.trim()).toBe("payouts: unknown option --sandbox (see payouts retry --help)")
+    }), 30_000)
+
   it.live("under a terminal: colour and the terminal's width; none with NO_COLOR", () =>
     Effect.gen(function* () {
       const coloured = yield* underTerminal(["run", "--help"], 100)

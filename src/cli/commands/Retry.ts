@@ -5,7 +5,13 @@
  */
 import { Command, Options } from "@effect/cli"
 import { batchArg } from "../JobOptions.ts"
-import { batchOptions } from "./Run.ts"
+import { runFields } from "./Run.ts"
+
+// run's options without --sandbox and --time-scale: a fresh embedded sandbox never ran the parent
+// batch, so retry pays against the service that did (help lists only what retry honours).
+const { sandbox: _sandbox, timeScale: _timeScale, ...retryFields } = runFields
+
+export const retryOptions = Options.all(retryFields)
 
 export const retryCommand = Command.make("retry", {
   batch: batchArg,
@@ -13,7 +19,7 @@ export const retryCommand = Command.make("retry", {
     Options.withDescription("Drop the retry file in this job folder instead of paying it now: the watcher validates, preflights, asks for approval (--require-approval) and pays it."),
     Options.optional
   ),
-  args: batchOptions
+  args: retryOptions
 }).pipe(
   Command.withDescription(
     "Pay again a finished batch's failed, cancelled and expired rows as a new batch linked to it, like run (never unknown, abandoned or alarmed rows; a second retry pays nothing twice)."

@@ -18,6 +18,9 @@ const DEFAULTS = DEFAULT_RUN_SETTINGS
 /** How often a run rewrites its ledger and reports progress, and how long it retries its outputs. */
 export const RUN_PACING = { ledgerEvery: Duration.seconds(15), progressEvery: Duration.seconds(5), outputRetry: Duration.minutes(2) }
 
+/** The time scale `run --sandbox` uses unless told otherwise (what `retry` hands to `run`). */
+export const DEFAULT_TIME_SCALE = 600
+
 /** What `validate` uses: the file's checks and the balance preflight (also taken by `run` and `watch`). */
 const checkFields = {
   connection: connectionOptions,
@@ -25,7 +28,7 @@ const checkFields = {
   sandbox: Options.boolean("sandbox").pipe(
     Options.withDescription("Start the embedded sandbox in this process, funded, and run against it (a rehearsal).")
   ),
-  timeScale: withDefault(Options.float("time-scale").pipe(Options.withPseudoName("X")), 600, "With --sandbox: sandbox seconds per real second."),
+  timeScale: withDefault(Options.float("time-scale").pipe(Options.withPseudoName("X")), DEFAULT_TIME_SCALE, "With --sandbox: sandbox seconds per real second."),
   out: Options.directory("out").pipe(Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
   json: Options.boolean("json").pipe(Options.withDescription("Print the summary as JSON on stdout.")),
   rate: Options.float("rate").pipe(Options.withPseudoName("PER_SECOND"), Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."), fromEnvironment("rate", Config.number), Options.optional),
@@ -63,12 +66,15 @@ const payFields = {
   stopRules: stopRuleOptions
 }
 
-export const batchOptions = Options.all({
+/** What `run` takes: every batch option, plus a webhook receiver and the answer to "pay?". */
+export const runFields = {
   ...checkFields,
   ...payFields,
   listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), fromEnvironment("listen", Config.string), Options.optional),
   yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service)."))
-})
+}
+
+export const batchOptions = Options.all(runFields)
 
 // A job folder's outputs travel with each file, several batches run at once (no single webhook
 // receiver), and nothing is asked of a person at the terminal: no --out, --json, --listen or --yes.

@@ -7,6 +7,7 @@ import { Console, Effect, Option } from "effect"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { describeLeftOut, makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
 import type { retryCommand } from "../commands/Retry.ts"
+import { DEFAULT_TIME_SCALE } from "../commands/Run.ts"
 import { UsageError } from "../Errors.ts"
 import { accountOf, findBatch } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
@@ -16,9 +17,6 @@ import { run } from "./Run.ts"
 
 export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
   Effect.gen(function* () {
-    if (args.sandbox) {
-      return yield* new UsageError({ reason: "--sandbox starts a fresh sandbox, where batch " + batch + " never ran: retry against the service that ran it" })
-    }
     const dir = Option.getOrElse(jobs, () => Option.getOrElse(args.out, () => "."))
     // The store of the folder the child goes to (a watched folder's own), as run and watch would find it.
     const store = yield* storeFor(args.state, dir)
@@ -57,5 +55,6 @@ export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
         `Left in the job folder: the watcher validates and preflights it, puts it up for approval when it runs with --require-approval (payouts approve ${made.child} --jobs ${folder.value.root} --by NAME), then pays it.`
       )
     }
-    return yield* run({ args, file: made.file })
+    // retry takes no --sandbox (its commands/Retry.ts): run gets the service that ran the parent.
+    return yield* run({ args: { ...args, sandbox: false, timeScale: DEFAULT_TIME_SCALE }, file: made.file })
   })
