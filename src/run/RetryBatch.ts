@@ -27,7 +27,8 @@ export const RETRY_OF_DETAIL = "retry_of"
 /** Rows that may still end failed: a retry waits for them, or it would leave them out for good. */
 const NOT_YET_FINAL: ReadonlyArray<RowState> = ["validated", "submitting", "submitted", "pending", "processing"]
 
-export class RetryRefused extends Data.TaggedError("RetryRefused")<{ readonly reason: string }> {}
+/** `leftOut`: when the parent has nothing to retry, what it leaves to a person (for `retry --json`). */
+export class RetryRefused extends Data.TaggedError("RetryRefused")<{ readonly reason: string; readonly leftOut?: LeftOut }> {}
 
 export interface RetryBatch {
   readonly parent: BatchId
@@ -121,7 +122,8 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
   if (rows.length === 0) {
     const left = describeLeftOut(leftOut)
     return yield* new RetryRefused({
-      reason: `batch ${parent.batchId} has no failed, cancelled or expired row to pay again${left === "" ? "" : ` (left to a person, never retried: ${left})`}`
+      reason: `batch ${parent.batchId} has no failed, cancelled or expired row to pay again${left === "" ? "" : ` (left to a person, never retried: ${left})`}`,
+      leftOut
     })
   }
   const generation = (yield* retryLineage(accountId, parent.batchId)).generation + 1

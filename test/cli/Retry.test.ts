@@ -125,8 +125,9 @@ describe("payouts retry (the binary)", () => {
         expect(request.currencies.XAF).toMatchObject({ rows: 1, amount: "2500" })
         expect(yield* admin(sandbox).payouts).toHaveLength(2)
         // Retried again while its child waits for approval: no second copy in the folder.
-        const twice = yield* cli(sandbox, state, ["retry", parent.batch_id, "--jobs", root])
+        const twice = yield* cli(sandbox, state, ["retry", parent.batch_id, "--jobs", root, "--json"])
         expect(twice.code, twice.stderr).toBe(0)
+        expect(JSON.parse(twice.stdout)).toMatchObject({ retry_of: parent.batch_id, batch_id: request.batch_id, status: "waiting_in_job_folder", rows: 1 })
         expect(twice.stderr).toContain(`was already retried as batch ${request.batch_id}: its file waits in the job folder`)
         expect(readdirSync(root).filter((n) => n.endsWith(".csv"))).toEqual([])
 
