@@ -62,7 +62,7 @@ h2{font-size:16px;margin:0 0 12px}table{border-collapse:collapse;width:100%}th,t
 th{font-weight:600;color:#4a5a6a;font-size:13px}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}td.none{color:#8a96a3;font-style:italic}.big{font-size:28px;font-weight:700}
 .cards{display:flex;gap:16px;flex-wrap:wrap}.card{background:#f4f6f9;border-radius:6px;padding:10px 16px;min-width:120px}
 .card span{display:block;color:#4a5a6a;font-size:13px}.chart .lbl{font-size:13px;fill:#1d2733}.chart .val{font-size:13px;fill:#4a5a6a}
-.paused{background:#fff3cd;color:#6b4e00;padding:10px 32px;margin:0}`
+.paused{background:#fff3cd;color:#6b4e00;padding:10px 32px;margin:0}.retry{background:#e7f0fb;color:#1d3c66;padding:10px 32px;margin:0}`
 
 export const renderReport = (data: ReportData): string => {
   const s = data.summary
@@ -83,6 +83,7 @@ export const renderReport = (data: ReportData): string => {
 <title>Payout report ${esc(s.batch_id)}</title><style>${CSS}</style></head><body>
 <header><h1>Payout report: ${esc(s.file.split(/[\\/]/).pop() ?? s.file)}</h1>
 <p>batch <span data-field="batch_id">${esc(s.batch_id)}</span> &middot; <span data-field="outcome">${esc(s.outcome)}</span> &middot; <span data-field="started_at">${esc(s.started_at === undefined ? "" : f.time(s.started_at))}</span> to <span data-field="finished_at">${esc(s.finished_at === undefined ? "" : f.time(s.finished_at))}</span> &middot; exit ${esc(s.exit_code)}</p></header>
+${s.parent === undefined ? "" : `<p class="retry" data-field="parent">Retry of batch ${esc(s.parent)}: its failed, cancelled and expired rows paid again</p>`}
 ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: ${esc(s.paused)}</p>`}
 <main>
 <section class="wide"><div class="cards">${cards.join("")}</div></section>

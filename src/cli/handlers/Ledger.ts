@@ -6,6 +6,7 @@
 import { FileSystem } from "@effect/platform"
 import { Console, DateTime, Effect } from "effect"
 import { resolve } from "node:path"
+import { retryLineage } from "../../intake/RetryLineage.ts"
 import { exitCodeFor } from "../../run/ExitCode.ts"
 import { outputPaths } from "../../output/AtomicFile.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../../output/Outputs.ts"
@@ -28,6 +29,7 @@ export const ledger = ({ batch, connection, jobs, json, out, state }: Parsed<typ
     const counts = yield* store.batch(account, found.batchId).countByState()
     const flagged = yield* store.batch(account, found.batchId).flaggedRows()
     const alarms = flagged.filter((r) => r.alarm !== null).map((r) => ({ line: r.line, reason: r.alarm ?? "", references: r.candidates ?? [] }))
+    const { parent } = yield* retryLineage(account, found.batchId)
     const summary = yield* makeSummary({
       batchId: found.batchId,
       file: found.fileName,
@@ -37,7 +39,8 @@ export const ledger = ({ batch, connection, jobs, json, out, state }: Parsed<typ
       exitCode: alarms.length > 0 ? 5 : exitCodeFor(counts, false),
       outcome: "written again from the state store (payouts ledger)",
       alarms,
-      extra: { ledger: paths.ledger, report: reportPath(paths), batch_state: found.state }
+      // A retry's link to its parent is in the store (not in the rows): kept, as the run's summary has it.
+      extra: { ledger: paths.ledger, report: reportPath(paths), batch_state: found.state, ...(parent === undefined ? {} : { parent }) }
     })
     yield* writeLedgerFromStore(paths, account, found.batchId)
     yield* writeSummaryFile(paths, summary)
