@@ -21,6 +21,8 @@ export interface SafeguardsShape {
   readonly settings: SafeguardSettings
   /** Called with every transition the run records; counts each row's first outcome once. */
   readonly observe: (transition: Transition) => Effect.Effect<void>
+  /** A row's operator, told when it is sent, so its outcome is counted without reading the row back. */
+  readonly sending: (idx: number, operator: string) => void
   /** Pauses the whole batch (no new payouts); the first reason wins. */
   readonly pause: (reason: string) => Effect.Effect<void>
   readonly paused: Effect.Effect<string | undefined>
@@ -82,6 +84,8 @@ const make = Effect.gen(function* () {
         )
       }
       const operator = yield* operatorOf(t.idx)
+      // Settled once: its operator is not asked for again (and the map stays the size of what is in flight).
+      operators.delete(t.idx)
       if (operator === undefined || settings.breakerFailures <= 0) return
       const run = failed ? (streak.get(operator) ?? 0) + 1 : 0
       streak.set(operator, run)
@@ -103,6 +107,7 @@ const make = Effect.gen(function* () {
   return {
     settings,
     observe,
+    sending: (idx, operator) => void operators.set(idx, operator),
     pause,
     paused: Ref.get(paused),
     openCircuits: Ref.get(circuits),

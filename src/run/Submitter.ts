@@ -101,6 +101,7 @@ const make = Effect.gen(function* () {
       const halt = yield* safeguards.halt
       if (Option.isSome(halt)) return yield* notSent(row, { _tag: "Halt", why: describeHalt(halt.value) })
       const body = payoutRequest(row, ctx.settings)
+      safeguards.sending(row.idx, row.operator)
       unsent.delete(row.idx)
       yield* Ref.set(ctx.sentAny, true)
       const blocked: { current?: Blocked } = {}
