@@ -25,7 +25,7 @@ import { walletCommand } from "./commands/Wallet.ts"
 import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown } from "./Failure.ts"
-import { answerHelp, strayOption } from "./help/Help.ts"
+import { answerHelp, refuseBuiltIns, strayOption } from "./help/Help.ts"
 import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
 import { NoticesLive } from "./Notices.ts"
@@ -76,7 +76,7 @@ Effect.console.pipe(
     Effect.flatMap(answerHelp(payouts, PROGRAM, argv), (answered) =>
       answered
         ? Effect.void
-        : cli(process.argv).pipe(
+        : Effect.zipRight(refuseBuiltIns(argv), cli(process.argv)).pipe(
           Effect.withConsole({ ...console, error: () => Effect.void }),
           Effect.provideService(HandlerConsole, console)
         ))

@@ -127,7 +127,7 @@ describe("payouts --help", () => {
 
   it.live("an unknown option, a missing argument, an unknown command: one payouts: line, exit 2", () =>
     Effect.gen(function* () {
-      for (const args of [["run", "--bogus"], ["batches", "--bogus"], ["validate"], ["bogus"]]) {
+      for (const args of [["run", "--bogus"], ["batches", "--bogus"], ["validate"], ["bogus"], ["--wizard"], ["run", "--wizard"]]) {
         const ran = yield* piped(args)
         expect(ran.code, args.join(" ")).toBe(2)
         expect(ran.stdout, args.join(" ")).toBe("")
@@ -140,6 +140,9 @@ describe("payouts --help", () => {
       expect(unknown.stderr.trim()).toBe("payouts: unknown option --bogus (see payouts batches --help)")
       // Taken by @effect/cli for the FILE, it is still named as the unknown option it is.
       expect((yield* piped(["run", "--bogus"])).stderr.trim()).toBe("payouts: unknown option --bogus (see payouts run --help)")
+      // @effect/cli's interactive --wizard is not offered: typed, it is an unknown option, not a prompt.
+      expect((yield* piped(["--wizard"])).stderr.trim()).toBe("payouts: unknown option --wizard (see payouts --help)")
+      expect((yield* piped(["batches", "--wizard"])).stderr.trim()).toBe("payouts: unknown option --wizard (see payouts batches --help)")
       const missing = yield* piped(["validate"])
       expect(missing.stderr).toContain("FILE")
     }), 60_000)

@@ -4,7 +4,7 @@
  * command's full usage on one line and colours pipes. Reads only the descriptors, so asking for help
  * loads no handler.
  */
-import { CliConfig, Command, type HelpDoc } from "@effect/cli"
+import { CliConfig, Command, HelpDoc, ValidationError } from "@effect/cli"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
 import { Config, Console, Effect, HashMap, Option } from "effect"
 import { readCommandHelp } from "./Doc.ts"
@@ -59,7 +59,20 @@ export const answerHelp = <Name extends string, R, E, A>(root: Command.Command<N
   })
 }
 
-const BUILT_IN = ["--help", "-h", "--version", "--completions", "--log-level", "--wizard"]
+// Built-ins of @effect/cli we offer. Not --wizard: it asks for a whole command interactively, is not
+// in our help, and under a script waits on stdin for ever; typed, it is an unknown option.
+const BUILT_IN = ["--help", "-h", "--version", "--completions", "--log-level"]
+const REFUSED_BUILT_IN = ["--wizard"]
+
+/**
+ * Fails as @effect/cli fails on an unknown option when the arguments name a built-in we do not offer,
+ * before @effect/cli would act on it (`report` then names it: `payouts: unknown option --wizard`).
+ */
+export const refuseBuiltIns = (argv: ReadonlyArray<string>): Effect.Effect<void, ValidationError.ValidationError> => {
+  const end = argv.indexOf("--")
+  const refused = (end === -1 ? argv : argv.slice(0, end)).find((arg) => REFUSED_BUILT_IN.includes(arg.split("=")[0]))
+  return refused === undefined ? Effect.void : Effect.fail(ValidationError.invalidArgument(HelpDoc.p(`unknown option ${refused}`)))
+}
 
 /**
  * The first `--flag` the command does not know, if any: @effect/cli may report it as a stray
