@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, Option, TestClock } from "effect"
+import { DateTime, Effect, Option, TestClock, TestContext } from "effect"
 import * as fc from "fast-check"
 import type { Transition } from "../../src/store/Model.ts"
 import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
 import { ACCOUNT, ADAPTERS, newBatch, openStore, OTHER_ACCOUNT, rowInputs, scopedStoreOn } from "./fixtures.ts"
 import type { scopedStore } from "./fixtures.ts"
+import type { BatchStore } from "../../src/store/StateStore.ts"
 import { BatchId, MinorUnits, Reference } from "../../src/domain/Ids.ts"
 
 const getRow = (store: Effect.Effect.Success<typeof scopedStore>["store"], idx: number) =>
@@ -177,6 +178,53 @@ describe("transitions, by property", () => {
           }
           yield* close
         }).pipe(Effect.runPromise)
+      ),
+      { numRuns: 150 }
+    )
+  })
+})
+
+// A group is written as one UPDATE of every row it moves (Sqlite/Transitions.ts): its result must be
+// the one of the same transitions written one by one, whatever the order and repeats within it.
+const arbTimedTransition = fc.record({
+  idx: fc.integer({ min: 0, max: 3 }),
+  to: fc.constantFrom(...ROW_STATES),
+  from: fc.option(fc.subarray([...ROW_STATES]), { nil: undefined }),
+  reference: fc.option(fc.constantFrom("ref-a", "ref-b").map(Reference.make), { nil: undefined }),
+  feeMinor: fc.option(fc.integer({ min: 0, max: 500 }).map(MinorUnits.make), { nil: undefined }),
+  error: fc.option(fc.constantFrom("refused", "timed out"), { nil: undefined }),
+  source: fc.constantFrom("response" as const, "poll" as const, "reconcile" as const)
+})
+
+describe("transitions written as a group", () => {
+  it("give every row (state, reference, fee, error, attempts, times) and event of the same transitions written one by one", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 4 }), fc.array(arbTimedTransition, { maxLength: 30 }), (claims, steps) =>
+        Effect.gen(function* () {
+          const timed: Array<Transition> = steps.map((t, i) => ({ ...t, at: DateTime.unsafeMake(1_800_000_000_000 + i * 1_000) }))
+          const outcome = function* (write: (b: BatchStore) => Effect.Effect<ReadonlyArray<boolean>, unknown>) {
+            const opened = yield* openStore(":memory:")
+            yield* opened.store.createBatch(newBatch("b1"), rowInputs(4))
+            const batch = opened.store.batch(ACCOUNT, BatchId.make("b1"))
+            yield* batch.claimRows({ limit: claims })
+            const applied = yield* write(batch)
+            const rows = []
+            for (const idx of [0, 1, 2, 3]) {
+              const row = yield* batch.getRow(idx).pipe(Effect.map(Option.getOrThrow))
+              const events = yield* batch.events(idx)
+              rows.push({
+                ...[row.state, row.reference, row.feeMinor, row.error, row.attempts, row.intentAt, row.submittedAt, row.finalAt, row.endedAt, row.updatedAt],
+                events: events.map((e) => [e.fromState, e.toState, e.source])
+              })
+            }
+            yield* opened.close
+            return { applied, rows }
+          }
+          const grouped = yield* Effect.gen(() => outcome((b) => b.recordTransitions(timed)))
+          const single = yield* Effect.gen(() => outcome((b) => Effect.forEach(timed, (t) => b.recordTransition(t))))
+          expect(grouped).toEqual(single)
+          // A test clock: both stores create and claim their rows at the same instant.
+        }).pipe(Effect.orDie, Effect.provide(TestContext.TestContext), Effect.runPromise)
       ),
       { numRuns: 150 }
     )
