@@ -24,13 +24,17 @@ export class InvalidSetting extends Data.TaggedError("InvalidSetting")<{
   }
 }
 
-/** The service refused the key and secret: what to check, and the service they were sent to. */
+/**
+ * The service refused the key and secret: the service they were sent to, and what to check (`advice`,
+ * naming where each setting came from: config/Sources.ts; the generic list when not given).
+ */
 export class CredentialsRefused extends Data.TaggedError("CredentialsRefused")<{
   readonly baseUrl: string
   readonly detail: string
+  readonly advice?: string
 }> {
   override get message() {
-    return `the service at ${this.baseUrl} refused the credentials (401: ${this.detail}). ${CHECK_CREDENTIALS}`
+    return `the service at ${this.baseUrl} refused the credentials (401: ${this.detail}). ${this.advice ?? CHECK_CREDENTIALS}`
   }
 }
 

@@ -12,6 +12,7 @@ import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import * as Api from "../api/Errors.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
 import { CHECK_CREDENTIALS, CredentialsRefused, InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
+import { baseUrlAdvice, type ConnectionSources, connectionSources, credentialsAdvice } from "./config/Sources.ts"
 import { usageMessage } from "./help/Doc.ts"
 
 export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
@@ -26,13 +27,17 @@ const fields = (errors: Api.FieldErrors): string =>
     .map(([field, messages]) => `${field}: ${messages.join("; ")}`)
     .join(", ")
 
-export const describe = (error: unknown): Described => {
+/**
+ * `sources`: where the connection's settings came from (config/Sources.ts), so that the advice after a
+ * refused key or an unreachable service names the flag, variable or profile to fix.
+ */
+export const describe = (error: unknown, sources?: ConnectionSources): Described => {
   if (error instanceof MissingSetting || error instanceof InvalidSetting || error instanceof UsageError || error instanceof CredentialsRefused) {
     return { message: error.message, code: ExitCode.configuration }
   }
   if (error instanceof Api.AuthError) {
     return {
-      message: `the service refused the credentials (401: ${error.message}). ${CHECK_CREDENTIALS}`,
+      message: `the service refused the credentials (401: ${error.message}). ${sources === undefined ? CHECK_CREDENTIALS : credentialsAdvice(sources)}`,
       code: ExitCode.configuration
     }
   }
@@ -52,7 +57,7 @@ export const describe = (error: unknown): Described => {
   }
   if (error instanceof Api.Unavailable || error instanceof Api.NotSent) {
     return {
-      message: `cannot reach the service: ${error.reason} (check PAYOUTS_BASE_URL, or try again later)`,
+      message: `cannot reach the service: ${error.reason} (${sources === undefined ? "check PAYOUTS_BASE_URL" : baseUrlAdvice(sources)}, or try again later)`,
       code: ExitCode.unavailable
     }
   }
@@ -80,6 +85,9 @@ export const describe = (error: unknown): Described => {
   return { message: String(error), code: ExitCode.refused }
 }
 
+/** Failures whose advice names the connection's settings: a refused key, a service out of reach. */
+const needsSources = (error: unknown) => error instanceof Api.AuthError || error instanceof Api.NotSent || (error instanceof Api.Unavailable && error.status === undefined)
+
 /**
  * The failure a finished program carries to the teardown: already reported, only the code is left.
  * A command that has printed its own outcome (e.g. `run`'s summary) fails with it to set the code.
@@ -103,8 +111,10 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: strin
           const what = stray === undefined ? usageMessage(error.error) : `unknown option ${stray}`
           return Effect.zipRight(Console.error(`payouts: ${what} (see ${help})`), Effect.fail(new Exiting({ code: ExitCode.configuration })))
         }
-        const { code, message } = describe(error)
-        return Effect.zipRight(Console.error(`payouts: ${message}`), Effect.fail(new Exiting({ code })))
+        return Effect.flatMap(needsSources(error) ? Effect.asSome(connectionSources()) : Effect.succeedNone, (sources) => {
+          const { code, message } = describe(error, Option.getOrUndefined(sources))
+          return Effect.zipRight(Console.error(`payouts: ${message}`), Effect.fail(new Exiting({ code })))
+        })
       },
       onNone: () => {
         // A state store that went away mid-run can end a part of the run as a defect: said plainly.

@@ -81,8 +81,11 @@ Effect.console.pipe(
           Effect.provideService(HandlerConsole, console)
         ))
   ),
-  Effect.provide(profileLayer(process.argv)),
   (program) => report(program, argv.find((arg) => HashMap.has(Command.getSubcommands(payouts), arg)), () => strayOption(payouts, argv)),
+  // Outside the report above, so that its advice sees the selected profile (where a setting came
+  // from); a fault of the config file itself is reported by the report below.
+  Effect.provide(profileLayer(process.argv)),
+  (program) => report(program),
   Effect.provide(NoticesLive),
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown })

@@ -163,7 +163,7 @@ describe("payouts CLI", () => {
         const run = yield* cli(["wallet", "--api-secret", wrong], settings(baseUrl))
         expect(run.code).toBe(2)
         expect(run.stderr.trim()).toBe(
-          "payouts: the service refused the credentials (401: Invalid credentials). Check the API key and secret in use (--api-key / PAYOUTS_API_KEY, --api-secret / PAYOUTS_API_SECRET) and that they belong to this service (--base-url / PAYOUTS_BASE_URL)."
+          "payouts: the service refused the credentials (401: Invalid credentials). Check the API key from environment PAYOUTS_API_KEY and the secret from flag --api-secret, and that they belong to this service (base URL from environment PAYOUTS_BASE_URL). payouts config shows each setting and where it comes from."
         )
         expect(run.stdout + run.stderr).not.toContain(wrong)
         expect(run.stdout + run.stderr).not.toContain(SECRET)

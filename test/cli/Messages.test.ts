@@ -109,7 +109,10 @@ describe("messages that stay true (real CLI)", () => {
       expect(wrongKey.code).toBe(2)
       const lines = wrongKey.stderr.trim().split("\n")
       expect(lines.at(-1)).toMatch(/^payouts: the service at http:\/\/127\.0\.0\.1:\d+\/v1 refused the credentials/)
-      for (const named of ["PAYOUTS_API_KEY", "PAYOUTS_API_SECRET", "PAYOUTS_BASE_URL", "--api-key"]) expect(lines.at(-1)).toContain(named)
+      // Each setting named where it came from (here the environment), with the key's fingerprint.
+      for (const named of ["key (sha256:", "from environment PAYOUTS_API_KEY", "secret from environment PAYOUTS_API_SECRET", "base URL from environment PAYOUTS_BASE_URL"]) {
+        expect(lines.at(-1)).toContain(named)
+      }
       expect(wrongKey.output).not.toContain("not-the-key")
     }), 180_000)
 })

@@ -3,12 +3,13 @@
  * selected profile, else the built-in default) and its source. Secrets are never shown: a mask, and
  * for the key a fingerprint that tells two keys apart (Confirm.ts).
  */
-import { Config, ConfigProvider, Console, Effect, Option, Redacted } from "effect"
+import { Console, Effect, Option, Redacted } from "effect"
 import type { configCommand } from "../commands/Config.ts"
 import { keyFingerprint } from "../Confirm.ts"
 import { findConfigFile, type LoadedProfile, problemOf } from "../config/File.ts"
 import { SETTINGS, type Setting } from "../config/Keys.ts"
 import { ActiveProfile } from "../config/Profile.ts"
+import { environment } from "../config/Sources.ts"
 import type { Parsed } from "../Lazy.ts"
 import { defaultStorePath } from "../StoreLocation.ts"
 import { printJson } from "../Output.ts"
@@ -44,13 +45,6 @@ const shown = (setting: Setting, text: string) =>
 
 const checkedAs = (setting: Setting, text: string): unknown =>
   setting.kind === "integer" || setting.kind === "number" ? (text.trim() === "" ? Number.NaN : Number(text)) : text
-
-const environment = (variable: string) =>
-  Config.option(Config.string(variable)).pipe(
-    Effect.withConfigProvider(ConfigProvider.fromEnv()),
-    Effect.orElseSucceed(() => Option.none<string>()),
-    Effect.map(Option.filter((value) => value.trim() !== ""))
-  )
 
 const resolveOne = (setting: Setting, flag: Option.Option<string | Redacted.Redacted>, profile: Option.Option<LoadedProfile>) =>
   Effect.gen(function* () {

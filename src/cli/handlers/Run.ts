@@ -16,6 +16,7 @@ import { type ClientOptions, clientLayer } from "../Connect.ts"
 import { confirmBeforePaying } from "../Confirm.ts"
 import { announceStore, storeFor } from "../StoreLocation.ts"
 import { CredentialsRefused, type InvalidSetting, UsageError } from "../Errors.ts"
+import { refusedKeyAdvice } from "../config/Sources.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { Parsed } from "../Lazy.ts"
 import { guardSettings, safeguardSettings } from "../SafeguardOptions.ts"
@@ -145,7 +146,7 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
     const store = yield* storeFor(args.state, file)
     const account = yield* lookupAccountScope(connection, client, store).pipe(
-      Effect.catchTag("AuthError", (e) => new CredentialsRefused({ baseUrl: connection.baseUrl, detail: e.message }))
+      Effect.catchTag("AuthError", (e) => Effect.flatMap(refusedKeyAdvice(connection), (advice) => new CredentialsRefused({ baseUrl: connection.baseUrl, detail: e.message, advice })))
     )
     const confirm = confirmBeforePaying({ connection, file, yes: plan.yes, sandbox: args.sandbox, dryRun })
     const request: RunRequest = {

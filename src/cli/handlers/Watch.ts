@@ -22,6 +22,7 @@ import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { Parsed } from "../Lazy.ts"
 import { clientLayer } from "../Connect.ts"
 import { resolveConnection } from "../Settings.ts"
+import { refusedKeyAdvice } from "../config/Sources.ts"
 import { batchClient, batchRequest, embeddedSandbox, notifierFor } from "./Run.ts"
 import { AccountId } from "../../domain/Ids.ts"
 
@@ -136,7 +137,11 @@ const watchFolder = (dir: string, args: WatchOptions) =>
  */
 const accountScope = (connection: Parameters<typeof clientLayer>[0], b: WatchOptions["batch"], args: WatchOptions, health: Ref.Ref<HealthState>, store: string) =>
   lookupAccountScope(connection, clientLayer(connection, batchClient(b)), store).pipe(
-    Effect.mapError((e) => Option.getOrElse(serviceProblemOf(e), () => new ServiceProblem({ kind: "unexpected", reason: e.message }))),
+    // A refused key: where the key, the secret and the base URL came from, as run says it.
+    Effect.catchTag("AuthError", (e) =>
+      Effect.flatMap(refusedKeyAdvice(connection), (advice) => new ServiceProblem({ kind: "auth", reason: `the service refused the key (${e.message}). ${advice}` }))
+    ),
+    Effect.mapError((e) => (e instanceof ServiceProblem ? e : Option.getOrElse(serviceProblemOf(e), () => new ServiceProblem({ kind: "unexpected", reason: e.message })))),
     Effect.tapError((problem) =>
       Effect.zipRight(serviceIs(health, problem.reason), Effect.logWarning(`the service cannot be used: ${problem.reason}${args.once ? "" : "; asking again with backoff"}`))
     ),
