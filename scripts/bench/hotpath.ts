@@ -6,13 +6,17 @@
  * `npx tsx scripts/bench/hotpath.ts [--n 3000]`
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Queue, Redacted } from "effect"
 import { request } from "undici"
 import { NodeHttpClient } from "@effect/platform-node"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { Customer, PayoutRequest } from "../../src/api/Schemas.ts"
 import { clientLayer } from "../../src/cli/Connect.ts"
 import { spawnSandbox } from "./sandbox.ts"
+import { freePort } from "./measure.ts"
+import { startWebhookReceiver } from "../../src/run/WebhookReceiver.ts"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 
 const at = process.argv.indexOf("--n")
 const n = at === -1 ? 3000 : Number(process.argv[at + 1])
@@ -68,12 +72,32 @@ try {
         const r = await request(`${sandbox.baseUrl}/payment/status/${references[i % references.length]}`, { headers })
         return r.body.text()
       }))))
+      // Webhooks: sender and receiver both in this process; a plain node:http receiver is the bound.
+      const hook = (i: number) => JSON.stringify({ event: "payout.completed", data: { reference: references[i % references.length], status: "success" } })
+      const plainServer = createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (c: Buffer) => chunks.push(c))
+        req.on("end", () => {
+          JSON.parse(Buffer.concat(chunks).toString("utf8"))
+          res.end("ok")
+        })
+      })
+      yield* Effect.promise(() => new Promise<void>((r) => plainServer.listen(0, "127.0.0.1", () => r())))
+      const plainPort = (plainServer.address() as AddressInfo).port
+      const post = (port: number, i: number) => request(`http://127.0.0.1:${port}/webhooks`, { method: "POST", headers: { "content-type": "application/json" }, body: hook(i) }).then((r) => r.body.text())
+      yield* Effect.promise(() => cpuPer(`${label}webhook to a plain node:http receiver`, (i) => post(plainPort, i)))
+      plainServer.close()
+      const hookPort = yield* Effect.promise(() => freePort())
+      const woken = yield* Queue.unbounded<string>()
+      yield* startWebhookReceiver({ host: "127.0.0.1", port: hookPort }, woken)
+      yield* Effect.sleep("200 millis")
+      yield* Effect.promise(() => cpuPer(`${label}webhook to startWebhookReceiver`, (i) => post(hookPort, i)))
       yield* Effect.promise(() => cpuPer(`${label}PaymentClient.payout`, (i) =>
         run(client.payout(body(i, "client")))))
       yield* Effect.promise(() => cpuPer(`${label}PaymentClient.status`, (i) => run(client.status(references[i % references.length]))))
     }
   })
-  await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(clientLayer(connection, {}), NodeHttpClient.layerUndici))))
+  await Effect.runPromise(program.pipe(Effect.scoped, Effect.provide(Layer.merge(clientLayer(connection, {}), NodeHttpClient.layerUndici))))
 } finally {
   await sandbox.stop()
 }

@@ -123,7 +123,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         const wakeups = yield* Queue.unbounded<string>()
         let settings = request.settings
         if (request.listen !== undefined && !request.dryRun) {
-          const receiver = yield* startWebhookReceiver(request.listen, (reference) => Queue.offer(wakeups, reference).pipe(Effect.asVoid))
+          const receiver = yield* startWebhookReceiver(request.listen, wakeups)
           yield* say(`Webhook receiver listening at ${receiver.url}`)
           settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url, webhooks: true }
         }

@@ -26,7 +26,7 @@ describe("webhook receiver", () => {
   it.scopedLive("refuses bodies over 64 KiB by header and while streaming, and keeps serving", () =>
     Effect.gen(function* () {
       const seen = yield* Queue.unbounded<string>()
-      const { url } = yield* startWebhookReceiver({ host: "127.0.0.1", port: 0 }, (ref) => Queue.offer(seen, ref))
+      const { url } = yield* startWebhookReceiver({ host: "127.0.0.1", port: 0 }, seen)
       // 8 MiB streamed in chunks without a length: cut at the cap, never held whole (the client sees
       // the 413, or the connection closed under its writes).
       const chunk = Buffer.alloc(256 * 1024, 0x61)
@@ -37,6 +37,26 @@ describe("webhook receiver", () => {
       const ok = yield* post(url, [Buffer.from(JSON.stringify({ event: "payout.completed", data: { reference: "TXN1" } }))])
       expect(ok).toBe(200)
       expect(yield* Queue.take(seen)).toBe("TXN1")
+    })
+  )
+
+  it.scopedLive("names nothing for a body without data.reference or another path, and stops listening when the run ends", () =>
+    Effect.gen(function* () {
+      const seen = yield* Queue.unbounded<string>()
+      const url = yield* startWebhookReceiver({ host: "127.0.0.1", port: 0 }, seen).pipe(
+        Effect.flatMap(({ url }) =>
+          Effect.gen(function* () {
+            expect(yield* post(url, [Buffer.from("not json")])).toBe(400)
+            expect(yield* post(url, [Buffer.from(JSON.stringify({ data: { ref: "TXN2" } }))])).toBe(400)
+            expect(yield* post(url.replace("/webhooks", "/other"), [Buffer.from(JSON.stringify({ data: { reference: "TXN3" } }))])).toBe(404)
+            expect(yield* Queue.size(seen)).toBe(0)
+            return url
+          })
+        ),
+        Effect.scoped
+      )
+      // The scope (the run) is over: the port no longer answers.
+      expect(yield* post(url, [Buffer.from(JSON.stringify({ data: { reference: "TXN4" } }))])).toBe(-1)
     })
   )
 })
