@@ -179,3 +179,30 @@ if (process.argv.includes("--analyze")) {
   const { analyzeMetafile } = await import("esbuild")
   console.log(await analyzeMetafile(result.metafile))
 }
+
+// `node scripts/build.mjs --closure`: what starting each command loads (its chunk and every chunk it
+// imports statically), in bytes, with the packages and source folders that weigh most.
+if (process.argv.includes("--closure")) {
+  const { outputs } = result.metafile
+  const closureOf = (start) => {
+    const seen = new Set()
+    const stack = [start]
+    while (stack.length > 0) {
+      const file = stack.pop()
+      if (seen.has(file)) continue
+      seen.add(file)
+      for (const i of outputs[file]?.imports ?? []) if (i.kind === "import-statement" && !i.external) stack.push(i.path)
+    }
+    return [...seen]
+  }
+  const groupOf = (input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.replace(/^lazy-\w+:/, "").replace(root, "").split("/").slice(0, 2).join("/")
+  for (const [file, output] of Object.entries(outputs)) {
+    if (output.entryPoint === undefined) continue
+    const files = closureOf(file)
+    const groups = new Map()
+    for (const f of files) for (const [input, { bytesInOutput }] of Object.entries(outputs[f].inputs)) groups.set(groupOf(input), (groups.get(groupOf(input)) ?? 0) + bytesInOutput)
+    const total = files.reduce((n, f) => n + outputs[f].bytes, 0)
+    const top = [...groups].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([g, n]) => `${g} ${(n / 1024).toFixed(0)}k`)
+    console.log(`${output.entryPoint.replace(/^lazy-entry:/, "").replace(root, "")}: ${files.length} files, ${(total / 1024).toFixed(0)} KiB (${top.join(", ")})`)
+  }
+}

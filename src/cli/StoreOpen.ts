@@ -3,10 +3,8 @@
  * PostgreSQL store (DESIGN 12), anything else a SQLite file. A URL may carry a password: it is kept
  * Redacted, never printed, and never written to a folder's pin (which holds the URL without it).
  */
-import { type Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import type { StoreError } from "../store/Model.ts"
-import * as PostgresStateStore from "../store/PostgresStateStore.ts"
-import * as SqliteStateStore from "../store/SqliteStateStore.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location.trim())
@@ -28,11 +26,16 @@ export const sameStore = (a: string, b: string): boolean => withoutPassword(a) =
  * store (default public), so one database can hold several stores: a test's, a staging account's.
  */
 export const openStore = (location: string): Layer.Layer<StateStore, StoreError> => {
-  if (!isPostgresUrl(location)) return SqliteStateStore.layer({ filename: location })
+  // The adapters (and the SQL packages under them) are imported when a store is opened, not by every
+  // command that only names its store: `payouts validate` of a file refused at intake opens none.
+  if (!isPostgresUrl(location)) return adapter(() => import("../store/SqliteStateStore.ts"), (m) => m.layer({ filename: location }))
   const text = location.trim()
-  if (!URL.canParse(text)) return PostgresStateStore.layer({ url: Redacted.make(text) })
+  if (!URL.canParse(text)) return adapter(() => import("../store/PostgresStateStore.ts"), (m) => m.layer({ url: Redacted.make(text) }))
   const url = new URL(text)
   const schema = url.searchParams.get("schema") ?? undefined
   url.searchParams.delete("schema")
-  return PostgresStateStore.layer({ url: Redacted.make(url.toString()), ...(schema === undefined ? {} : { schema }) })
+  return adapter(() => import("../store/PostgresStateStore.ts"), (m) => m.layer({ url: Redacted.make(url.toString()), ...(schema === undefined ? {} : { schema }) }))
 }
+
+const adapter = <M>(load: () => Promise<M>, layer: (module: M) => Layer.Layer<StateStore, StoreError>): Layer.Layer<StateStore, StoreError> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(load), layer))

@@ -36,7 +36,7 @@ const payouts = Command.make("payouts").pipe(
   Command.withDescription(PROGRAM.description),
   Command.withSubcommands([
     Command.withHandler(runCommand, lazy("run", () => import("./handlers/Run.ts"), (m) => m.run)),
-    Command.withHandler(validateCommand, lazy("validate", () => import("./handlers/Run.ts"), (m) => m.validate)),
+    Command.withHandler(validateCommand, lazy("validate", () => import("./handlers/Validate.ts"), (m) => m.validate)),
     Command.withHandler(sandboxCommand, lazy("sandbox", () => import("./handlers/Sandbox.ts"), (m) => m.sandbox)),
     Command.withHandler(walletCommand, lazy("wallet", () => import("./handlers/Wallet.ts"), (m) => m.wallet)),
     Command.withHandler(transactionsCommand, lazy("transactions", () => import("./handlers/Transactions.ts"), (m) => m.transactions)),

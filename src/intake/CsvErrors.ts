@@ -54,6 +54,11 @@ export class CsvRecordTooLongError extends Data.TaggedError("CsvRecordTooLongErr
 
 export type CsvFileError = CsvReadError | CsvEncodingError | CsvHeaderError | CsvNoRowsError | CsvRecordTooLongError
 
+const FILE_ERROR_TAGS: ReadonlySet<unknown> = new Set(["CsvReadError", "CsvEncodingError", "CsvHeaderError", "CsvNoRowsError", "CsvRecordTooLongError"])
+
+/** A problem of the whole file (a refusal to word), not a failure of what the check asks beyond it. */
+export const isCsvFileError = (u: unknown): u is CsvFileError => typeof u === "object" && u !== null && "_tag" in u && FILE_ERROR_TAGS.has(u._tag)
+
 /** A refused file as lines of the errors file. */
 export const csvFileErrorRows = (error: CsvFileError): ReadonlyArray<RowError> => {
   switch (error._tag) {

@@ -8,19 +8,21 @@
 import { FileSystem } from "@effect/platform"
 import { Chunk, Data, Effect, Either, Stream } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
-import type { StoreError } from "../store/Model.ts"
 import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts"
 import { csvFileErrorRows } from "./Csv.ts"
 import { CsvChunkSplitter, type TextChunk } from "./CsvChunks.ts"
 import { headerNames } from "./CsvReader.ts"
 import { type CrossBatchSettings, type IntakeRow, makeCrossBatch } from "./CrossBatch.ts"
+import { isCsvFileError } from "./CsvErrors.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
 import { Intake } from "./IntakeResult.ts"
-import { PendingColumns } from "./PendingColumns.ts"
 import type { RowError } from "./RowError.ts"
 import { validateCsvFile } from "./Validate.ts"
 import { type ChunkRows, FLAG_ID, FLAG_VALID } from "./ValidateChunk.ts"
-import { makeValidatePool } from "./ValidatePool.ts"
+import { makeValidatePool, WorkerFailed } from "./ValidatePool.ts"
+import { type CrossBatchCheck, type CrossBatchError, makeTally, type OtherBatches } from "./DryRunTally.ts"
+
+export type { CrossBatchCheck, OtherBatches }
 
 /** From this size a file is checked on worker threads: below, starting them costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 4 * 1024 * 1024
@@ -31,7 +33,10 @@ const CHUNK_CHARS = 512 * 1024
 /** Rows per group asked of the store on the streamed path (as `payouts run`'s intake). */
 const GROUP = 500
 
-export interface DryRunInput extends CrossBatchSettings {
+/** The file's own checks: what they need beyond the store. */
+export interface FileCheckInput {
+  readonly batchId: BatchId
+  readonly allowRepeats: boolean
   readonly file: string
   readonly fileName: string
   readonly skipInvalid: boolean
@@ -41,53 +46,23 @@ export interface DryRunInput extends CrossBatchSettings {
   readonly chunkChars?: number
 }
 
+export interface DryRunInput extends FileCheckInput, CrossBatchSettings {}
+
 /** The parallel path gives the file to the streamed reader (it alone words file-level problems). */
 export class Fallback extends Data.TaggedError("Fallback")<{ readonly why: string }> {}
 
-/** What the check adds up, row after row in file order. */
-const makeTally = (batchId: BatchId, skipInvalid: boolean) => {
-  const errors: Array<RowError> = []
-  const pending = new PendingColumns()
-  let rows = 0
-  let rejected = 0
-  return {
-    get rows() {
-      return rows
-    },
-    add: (group: ReadonlyArray<IntakeRow>, extras: ReadonlyArray<ReadonlyArray<RowError>>) => {
-      group.forEach((row, i) => {
-        const extra = extras[i]
-        const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
-        for (const e of rowErrors) errors.push(e)
-        rows++
-        if (rowErrors.length > 0) return void rejected++
-        if (row._tag !== "ValidRow") return
-        pending.push(row.index, row.currency, row.amountMinor)
-      })
-    },
-    result: (): Intake =>
-      errors.length > 0 && !skipInvalid
-        ? Intake.Refused({ batchId, errors, rows })
-        : Intake.Checked({ batchId, pending, rejected, errors })
-  }
-}
-
-const streamed = (input: DryRunInput) =>
+const streamed = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
   Effect.gen(function* () {
-    const crossBatch = yield* makeCrossBatch(input)
-    const tally = makeTally(input.batchId, input.skipInvalid)
+    const tally = makeTally(input.batchId, input.skipInvalid, others)
     const checked = yield* validateCsvFile(input.file, { fileName: input.fileName, allowRepeats: input.allowRepeats }).pipe(
       Stream.grouped(GROUP),
-      Stream.mapEffect((chunk) => {
-        const group = Chunk.toReadonlyArray(chunk)
-        return Effect.map(crossBatch(group), (extras) => tally.add(group, extras))
-      }),
+      Stream.mapEffect((chunk) => tally.add(Chunk.toReadonlyArray(chunk))),
       Stream.runDrain,
       Effect.either
     )
     if (Either.isLeft(checked)) {
       const error = checked.left
-      if (error._tag === "StoreError") return yield* Effect.fail(error)
+      if (!isCsvFileError(error)) return yield* Effect.fail(error)
       return Intake.Refused({ batchId: input.batchId, errors: csvFileErrorRows(error), rows: tally.rows })
     }
     return tally.result()
@@ -134,13 +109,12 @@ const merge = (r: ChunkRows, finder: DuplicateFinder, index: number): Array<Inta
   return group
 }
 
-/** The check on worker threads alone: fails (Fallback, WorkerFailed) where `dryRun` uses the streamed reader. */
-export const checkOnThreads = (input: DryRunInput) =>
+/** The check on worker threads alone: fails (Fallback, WorkerFailed) where `checkFile` uses the streamed reader. */
+export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const pool = yield* makeValidatePool()
-    const crossBatch = yield* makeCrossBatch(input)
-    const tally = makeTally(input.batchId, input.skipInvalid)
+    const tally = makeTally(input.batchId, input.skipInvalid, others)
     const splitter = new CsvChunkSplitter(input.chunkChars ?? CHUNK_CHARS)
     const ready = (chunks: ReadonlyArray<TextChunk> | undefined) =>
       chunks === undefined ? Effect.fail(new Fallback({ why: "the file needs the streamed reader" })) : Effect.succeed(chunks)
@@ -161,29 +135,43 @@ export const checkOnThreads = (input: DryRunInput) =>
         },
         { concurrency: pool.size * 2 }
       ),
-      Stream.runForEach((result): Effect.Effect<void, StoreError | Fallback> => {
+      Stream.runForEach((result): Effect.Effect<void, Fallback | E | CrossBatchError, R> => {
         if (result._tag === "Misaligned" || finder === undefined) return Effect.fail(new Fallback({ why: "a chunk was not cut between rows" }))
         // The first chunk tells the file's rows ahead: the tables are sized once, never regrown.
         if (result.seq === 0 && firstChars > 0) finder.reserve(Math.ceil((fileBytes / firstChars) * result.count * 1.05))
         const group = merge(result, finder, index)
         index += result.count
-        return Effect.map(crossBatch(group), (extras) => tally.add(group, extras))
+        return tally.add(group)
       })
     )
     if (tally.rows === 0) return yield* new Fallback({ why: "no rows" })
     return tally.result()
   }).pipe(Effect.scoped)
 
-export const dryRun = Effect.fn("Intake.dryRun")(function* (input: DryRunInput) {
-  const fs = yield* FileSystem.FileSystem
-  const big = input.parallel ?? (yield* fs.stat(input.file).pipe(Effect.map((s) => Number(s.size) >= PARALLEL_MIN_BYTES), Effect.orElseSucceed(() => false)))
-  if (big) {
-    const checked = yield* checkOnThreads(input).pipe(
-      Effect.map(Either.right),
-      Effect.catchTags({ Fallback: (e) => Effect.succeed(Either.left(e.why)), WorkerFailed: (e) => Effect.succeed(Either.left(String(e.cause))) })
-    )
-    if (Either.isRight(checked)) return checked.right
-    yield* Effect.logDebug(`validation on this thread: ${checked.left}`)
-  }
-  return yield* streamed(input)
-})
+/** `checkOnThreadsWith` against the store in context (tests compare it with the streamed reader). */
+export const checkOnThreads = (input: DryRunInput) => checkOnThreadsWith(input, { open: makeCrossBatch(input), ownFirst: false })
+
+const fellBack = (e: unknown): e is Fallback | WorkerFailed => e instanceof Fallback || e instanceof WorkerFailed
+
+/**
+ * A file's checks, nothing stored: on worker threads when it is big (and they can read it), else, or
+ * when they cannot, on this thread. `others.open` runs at most once whichever path reads the file.
+ */
+export const checkFile = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const once = { ...others, open: yield* Effect.cached(others.open) }
+    const big = input.parallel ?? (yield* fs.stat(input.file).pipe(Effect.map((s) => Number(s.size) >= PARALLEL_MIN_BYTES), Effect.orElseSucceed(() => false)))
+    if (big) {
+      const checked = yield* checkOnThreadsWith(input, once).pipe(
+        Effect.map(Either.right),
+        Effect.catchIf(fellBack, (e) => Effect.succeed(Either.left(e._tag === "Fallback" ? e.why : String(e.cause))))
+      )
+      if (Either.isRight(checked)) return checked.right
+      yield* Effect.logDebug(`validation on this thread: ${checked.left}`)
+    }
+    return yield* streamed(input, once)
+  }).pipe(Effect.withSpan("Intake.checkFile"))
+
+/** `payouts run`'s dry run (the watcher's): every row asked of the store in context. */
+export const dryRun = (input: DryRunInput) => checkFile(input, { open: makeCrossBatch(input), ownFirst: false })

@@ -3,9 +3,8 @@
  * and repeats with the account's other batches, insert in chunks. A refused file leaves nothing in
  * the store, so running it again is refused again rather than resumed.
  */
-import { FileSystem } from "@effect/platform"
 import { Chunk, DateTime, type Duration, Effect, Either, Option, Stream } from "effect"
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { basename } from "node:path"
 import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
@@ -18,7 +17,7 @@ import { retryLineage } from "./RetryLineage.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
 import { type CheckedRow, validateCsvFile } from "./Validate.ts"
-import { type AccountId, BatchId } from "../domain/Ids.ts"
+import type { AccountId } from "../domain/Ids.ts"
 import { withLock } from "../store/RegisterLock.ts"
 
 export interface IntakeOptions {
@@ -48,14 +47,9 @@ import { Intake } from "./IntakeResult.ts"
 
 export { Intake }
 
-/** Batch id: a hash of the file's bytes (the account scopes it in the store). */
-export const fileBatchId = (file: string) =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const hash = createHash("sha256")
-    yield* fs.stream(file, { chunkSize: 256 * 1024 }).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
-    return BatchId.make(hash.digest("hex").slice(0, 16))
-  })
+import { fileBatchId } from "./FileBatchId.ts"
+
+export { fileBatchId }
 
 const GROUP = 500
 

@@ -1,39 +1,34 @@
 /**
- * `payouts run FILE` and `payouts validate FILE`: wiring only; the work is in src/run (Runner) over
- * the state store and the client. Loaded when one of them (or `payouts watch`) runs.
+ * `payouts run FILE`: wiring only; the work is in src/run (Runner) over the state store and the
+ * client. Loaded when it (or `payouts watch`) runs; `payouts validate` has its own (./Validate.ts).
  */
-import { Console, Context, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
-import { randomBytes } from "node:crypto"
+import { Console, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
-import { parseFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
 import { startNotifier } from "../../notify/Notifier.ts"
-import { type checkOptions, RUN_PACING, type runCommand, type validateCommand, type watchBatchOptions } from "../commands/Run.ts"
+import type { checkOptions, runCommand, watchBatchOptions } from "../commands/Run.ts"
 import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
 import { openStore } from "../StoreOpen.ts"
-import { type ClientOptions, clientLayer } from "../Connect.ts"
+import { clientLayer } from "../Connect.ts"
 import { confirmBeforePaying } from "../Confirm.ts"
 import { announceStore, storeFor } from "../StoreLocation.ts"
 import { CredentialsRefused, type InvalidSetting, UsageError } from "../Errors.ts"
 import { refusedKeyAdvice } from "../config/Sources.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
 import type { Parsed } from "../Lazy.ts"
-import { guardSettings, safeguardSettings } from "../SafeguardOptions.ts"
+import { safeguardSettings } from "../SafeguardOptions.ts"
 import { type OptionValue, printJson } from "../Output.ts"
-import { type Connection, resolveConnection, resolveRedirects } from "../Settings.ts"
+import { resolveConnection, resolveRedirects } from "../Settings.ts"
 import type { AccountId } from "../../domain/Ids.ts"
+import { batchClient, checkRequest, embeddedSandbox, type Outputs } from "./Validate.ts"
+
+export { batchClient, embeddedSandbox }
 
 const DEFAULTS = DEFAULT_RUN_SETTINGS
 
 /** The batch options `run` and `watch` share (`run` adds --out, --json, --listen and --yes). */
 type BatchOptions = OptionValue<typeof watchBatchOptions> & Outputs
-
-const parsePercent = (text: string) =>
-  Either.match(parseFeeEstimate(text), {
-    onLeft: (reason) => Effect.fail(new UsageError({ reason: `--fee-estimate: ${reason}` })),
-    onRight: Effect.succeed
-  })
 
 const parseListen = (text: string) => {
   const match = /^(.+):(\d{1,5})$/.exec(text.trim())
@@ -42,44 +37,7 @@ const parseListen = (text: string) => {
     : Effect.fail(new UsageError({ reason: `--listen: "${text}" is not HOST:PORT` }))
 }
 
-const SANDBOX_FUND = { XAF: 500_000_000, XOF: 500_000_000 }
-
-/** The embedded sandbox: fresh credentials each time, so its account never mixes with another. */
-export const embeddedSandbox = (timeScale: number) =>
-  Effect.gen(function* () {
-    const { startSandbox } = yield* Effect.promise(() => import("../../sandbox/Sandbox.ts"))
-    const key = `sbx_${randomBytes(8).toString("hex")}`
-    const sandbox = yield* startSandbox({ timeScale, fund: SANDBOX_FUND, key, secret: randomBytes(16).toString("hex") })
-    yield* Console.error(`Embedded sandbox at ${sandbox.baseUrl} (time scale ${timeScale}x): a rehearsal, no real money moves.`)
-    return { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) } satisfies Connection
-  })
-
 type CheckOptions = OptionValue<typeof checkOptions>
-
-/** `--out`: where `run` and `validate` write; a job folder's outputs travel with each file instead. */
-interface Outputs {
-  readonly out?: Option.Option<string>
-}
-
-/**
- * A RunRequest from what `validate` takes (the file's checks and the preflight); how a run paces and
- * follows its payouts keeps the run's defaults, as a dry run never gets that far.
- */
-const checkRequest = (args: Omit<CheckOptions, "out" | "json"> & Outputs, accountId: AccountId) =>
-  Effect.gen(function* () {
-    const feePercent = yield* parsePercent(args.feeEstimate)
-    const guards = yield* guardSettings(args.guards)
-    const request: Omit<RunRequest, "file" | "dryRun" | "listen"> = {
-      accountId,
-      outDir: args.out === undefined ? undefined : Option.getOrUndefined(args.out),
-      settings: { ...DEFAULTS, requestTimeoutMs: Duration.toMillis(args.requestTimeout), feePercent, onInsufficient: args.onInsufficient, safeguards: { guards } },
-      skipInvalid: args.skipInvalid,
-      allowRepeats: args.allowRepeats,
-      repeatWindow: args.repeatWindow,
-      ...RUN_PACING
-    }
-    return request
-  })
 
 /** RunSettings and the rest of a RunRequest from the batch options (shared with `payouts watch`). */
 export const batchRequest = (args: BatchOptions, accountId: AccountId) =>
@@ -111,12 +69,6 @@ export const batchRequest = (args: BatchOptions, accountId: AccountId) =>
     }
     return request
   })
-
-/** The client for a batch run: the request timeout and the shared rate ceiling from the options. */
-export const batchClient = (args: Pick<CheckOptions, "requestTimeout" | "rate">): ClientOptions => ({
-  requestTimeout: args.requestTimeout,
-  ratePerSecond: Option.getOrUndefined(args.rate)
-})
 
 /** `--notify URL` given: the started notifier; else none (every notification dropped). */
 export const notifierFor = (url: Option.Option<string>, warn: (text: string) => Effect.Effect<void>) =>
@@ -175,7 +127,3 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
 
 export const run = ({ args, file }: Parsed<typeof runCommand>) =>
   runWith(file, args, { dryRun: false, listen: args.listen, notify: args.notify, yes: args.yes, request: (accountId) => batchRequest(args, accountId) })
-
-/** A dry run: only the file's checks and the balance preflight; it never pays, listens or asks. */
-export const validate = ({ args, file }: Parsed<typeof validateCommand>) =>
-  runWith(file, args, { dryRun: true, listen: Option.none(), notify: Option.none(), yes: false, request: (accountId) => checkRequest(args, accountId) })
