@@ -231,10 +231,13 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     })
   })
 
-export const processJob = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string) =>
+export const processJob = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, csv: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const batchId = yield* fileBatchId(csv)
+    // The run's own messages (log records under --log-format json) carry which batch and file as
+    // fields, as the watcher's end-of-job lines do, not only inside their text.
+    const run: RunFile<E, R> = (file, dryRun) => Effect.annotateLogs(runFile(file, dryRun), { batch_id: batchId, file })
     const batch = yield* store.batch(settings.accountId, batchId).getBatch()
     if (Option.isSome(batch) && batch.value.state === "paused") {
       return JobOutcome.Held({ batchId, reason: batch.value.pauseReason ?? "paused" })

@@ -55,10 +55,16 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     const seeErrors = errorsAt === undefined ? "" : `; see ${errorsAt}`
     if (loaded._tag === "Refused") {
       yield* writeErrors(paths, loaded.errors)
-      yield* say(formatRowErrors(loaded.errors, { file: request.file, ...(errorsAt === undefined ? {} : { errorsFile: errorsAt }) }))
       const where = errorsAt === undefined ? "" : ` Errors written to ${errorsAt}`
-      // validate's verdict, like its OK: the file as it is would be refused whole.
-      yield* say(request.dryRun ? `NOT OK: the file would be refused, nothing paid.${where}` : `Refused: nothing was paid.${where}`)
+      // validate's verdict, like its OK: the file as it is would be refused whole. Under
+      // --log-format json the refusal's facts are fields of its records, as in its summary.
+      yield* Effect.annotateLogs(
+        Effect.zipRight(
+          say(formatRowErrors(loaded.errors, { file: request.file, ...(errorsAt === undefined ? {} : { errorsFile: errorsAt }) })),
+          say(request.dryRun ? `NOT OK: the file would be refused, nothing paid.${where}` : `Refused: nothing was paid.${where}`)
+        ),
+        { exit_code: EXIT_REFUSED, counts: { rejected: loaded.rows } }
+      )
       const summary = yield* makeSummary({
         batchId: loaded.batchId,
         file: request.file,
