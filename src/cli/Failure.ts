@@ -12,8 +12,8 @@ import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import * as Api from "../api/Errors.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
 import { CHECK_CREDENTIALS, CredentialsRefused, InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
-import { baseUrlAdvice, type ConnectionSources, connectionSources, credentialsAdvice } from "./config/Sources.ts"
-import { usageMessage } from "./help/Doc.ts"
+import { baseUrlAdvice, type ConnectionSources, connectionSources, credentialsAdvice, environment } from "./config/Sources.ts"
+import { usageMessage, variableProblem } from "./help/Doc.ts"
 
 export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
 
@@ -106,6 +106,19 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: strin
       onSome: (error) => {
         if (error instanceof Exiting) return Effect.fail(error)
         if (CliValidationError.isValidationError(error)) {
+          // A variable that does not parse is no mistake on the command line: named with its value, no help.
+          const variable = variableProblem(error.error)
+          if (variable !== undefined) {
+            return environment(variable.variable).pipe(
+              Effect.map(Option.match({
+                // Unset: the value came from the profile under it (which File.ts checks as it loads, so rarely).
+                onNone: () => `${variable.variable} (from the profile)`,
+                onSome: (value) => `${variable.variable}=${value}`
+              })),
+              Effect.flatMap((named) => Console.error(`payouts: ${named}: ${variable.why}`)),
+              Effect.zipRight(Effect.fail(new Exiting({ code: ExitCode.configuration })))
+            )
+          }
           const help = command === undefined ? "payouts --help" : `payouts ${command} --help`
           const stray = strayOption?.()
           const what = stray === undefined ? usageMessage(error.error) : `unknown option ${stray}`

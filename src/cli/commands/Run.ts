@@ -3,10 +3,10 @@
  * `payouts watch`). Their handlers are in ../handlers/Run.ts, loaded on use.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Config, Duration } from "effect"
+import { Config, Duration, Option } from "effect"
 import { formatFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
-import { durationFallback, fromEnvironment } from "../config/Keys.ts"
+import { ABOVE_ZERO, AT_LEAST_ONE, durationFallback, fromEnvironment, positiveInteger, positiveNumber } from "../config/Keys.ts"
 import { durationOption } from "../Duration.ts"
 import { withDefault } from "../help/Defaults.ts"
 import { guardOptions, stopRuleOptions } from "../SafeguardOptions.ts"
@@ -31,7 +31,13 @@ const checkFields = {
   timeScale: withDefault(Options.float("time-scale").pipe(Options.withPseudoName("X")), DEFAULT_TIME_SCALE, "With --sandbox: sandbox seconds per real second."),
   out: Options.directory("out").pipe(Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
   json: Options.boolean("json").pipe(Options.withDescription("Print the summary as JSON on stdout.")),
-  rate: Options.float("rate").pipe(Options.withPseudoName("PER_SECOND"), Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."), fromEnvironment("rate", Config.number), Options.optional),
+  rate: Options.float("rate").pipe(
+    Options.filterMap((n) => (Number.isFinite(n) && n > 0 ? Option.some(n) : Option.none()), `--rate ${ABOVE_ZERO}`),
+    Options.withPseudoName("PER_SECOND"),
+    Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."),
+    fromEnvironment("rate", positiveNumber),
+    Options.optional
+  ),
   requestTimeout: withDefault(durationOption("request-timeout"), Duration.millis(DEFAULTS.requestTimeoutMs), "Timeout of each request to the service.").pipe(fromEnvironment("request_timeout", durationFallback)),
   skipInvalid: Options.boolean("skip-invalid").pipe(Options.withDescription("Pay the valid rows of a file with invalid rows (they are rejected in the ledger).")),
   allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
@@ -46,7 +52,11 @@ export const checkOptions = Options.all(checkFields)
 /** What only paying needs: sending, following, reconciling, writing the ledger as it goes. */
 const payFields = {
   redirects: redirectOptions,
-  concurrency: withDefault(Options.integer("concurrency"), DEFAULTS.concurrency, "Payout requests in flight at once.").pipe(fromEnvironment("concurrency", Config.integer)),
+  concurrency: withDefault(
+    Options.integer("concurrency").pipe(Options.filterMap((n) => (n >= 1 ? Option.some(n) : Option.none()), `--concurrency ${AT_LEAST_ONE}`)),
+    DEFAULTS.concurrency,
+    "Payout requests in flight at once."
+  ).pipe(fromEnvironment("concurrency", positiveInteger)),
   pollInterval: withDefault(durationOption("poll-interval"), Duration.millis(DEFAULTS.pollIntervalMs), "First status poll after submission; doubles each time.").pipe(fromEnvironment("poll_interval", durationFallback)),
   pollMax: withDefault(durationOption("poll-max"), Duration.millis(DEFAULTS.pollMaxMs), "Longest interval between two status polls.").pipe(fromEnvironment("poll_max", durationFallback)),
   trackTimeout: withDefault(durationOption("track-timeout"), Duration.millis(DEFAULTS.trackTimeoutMs), "Stop following a payout after this long (it stays pending; exit 3).").pipe(fromEnvironment("track_timeout", durationFallback)),

@@ -95,3 +95,23 @@ export const fromEnvironment =
 /** A duration from the environment or a profile; the error names the variable once. */
 export const durationFallback = (variable: string): Config.Config<Duration.Duration> =>
   Config.string(variable).pipe(Config.mapOrFail((text) => Either.mapLeft(parseDuration(text), (why) => ConfigError.InvalidData([], why))))
+
+/** The words a profile's check (File.ts) uses too, so the environment and the file say the same. */
+export const AT_LEAST_ONE = "must be a whole number, at least 1"
+export const ABOVE_ZERO = "must be a number above 0"
+
+const numberFrom = (variable: string, parse: (text: string) => number | undefined, why: string): Config.Config<number> =>
+  Config.string(variable).pipe(
+    Config.mapOrFail((text) => {
+      const n = parse(text.trim())
+      return n === undefined ? Either.left(ConfigError.InvalidData([], why)) : Either.right(n)
+    })
+  )
+
+/** A count (concurrency) from the environment or a profile: 1 or more, refused otherwise. */
+export const positiveInteger = (variable: string) =>
+  numberFrom(variable, (text) => (/^\d+$/.test(text) && Number(text) >= 1 ? Number(text) : undefined), AT_LEAST_ONE)
+
+/** A rate from the environment or a profile: a finite number above 0 (0 would never send anything). */
+export const positiveNumber = (variable: string) =>
+  numberFrom(variable, (text) => (text !== "" && Number.isFinite(Number(text)) && Number(text) > 0 ? Number(text) : undefined), ABOVE_ZERO)

@@ -113,3 +113,22 @@ export const usageMessage = (doc: HelpDoc.HelpDoc): string => {
   const unknown = /^Received unknown argument: '(.*)'$/.exec(text) ?? /^Path '(-.*)' must exist$/.exec(text)
   return unknown === null ? text : `unknown option or argument: ${unknown[1]}`
 }
+
+// How @effect/cli reports a fallback Config that failed: `(Invalid data at PAYOUTS_RATE: "why")`.
+const INVALID_VARIABLE = /Invalid data at (PAYOUTS_[A-Z0-9_]+): "(.*)"\)?$/
+
+/** Config's own wording, said as our settings say it elsewhere (a profile's check, the flags). */
+const plainWhy = (why: string) =>
+  why
+    .replace(/^Expected one of \((.*)\) but received ".*"$/, "must be one of $1")
+    .replace(/^Expected an? (integer|number) value but received ".*"$/, (_, kind: string) => (kind === "integer" ? "must be a whole number" : "must be a number"))
+    .replace(/^".*" is not a duration/, "not a duration")
+
+/**
+ * A setting of the environment (or of the selected profile, under it) that does not parse: its
+ * variable and why, in our words (Failure.ts adds the value); undefined for any other argument error.
+ */
+export const variableProblem = (doc: HelpDoc.HelpDoc): { readonly variable: string; readonly why: string } | undefined => {
+  const found = INVALID_VARIABLE.exec(paragraphs(doc).join(" ").replace(/\s+/g, " ").trim())
+  return found === null ? undefined : { variable: found[1], why: plainWhy(found[2]) }
+}
