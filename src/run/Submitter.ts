@@ -3,7 +3,7 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Context, Effect, Either, Fiber, Layer, Option, Ref, Schedule, Stream } from "effect"
+import { Context, Effect, Either, Fiber, Layer, Option, Ref, Schedule } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
@@ -142,14 +142,37 @@ const make = Effect.gen(function* () {
     return rows.length === 0 ? Option.none() : Option.some(rows)
   })
 
-  /** Sends every validated row; returns when none is left or the run must stop. */
-  const submitAll = Stream.repeatEffectOption(
-    claimGroup.pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed })))
-  ).pipe(
-    Stream.flattenIterables,
-    Stream.mapEffect((row) => submitOne(row), { concurrency: ctx.settings.concurrency, unordered: true }),
-    Stream.runDrain
-  )
+  /**
+   * Sends every validated row; returns when none is left or the run must stop. `concurrency` slots,
+   * each taking the next claimed row as soon as its last answer is in; the slot that finds the claimed
+   * group used up claims the next one (its intents committed before any of its POSTs). A pool of
+   * plain loops rather than a stream's concurrent map: that cost a queue and a fiber per row.
+   */
+  const submitAll = Effect.gen(function* () {
+    let group: ReadonlyArray<Row> = []
+    let taken = 0
+    let done = false
+    const claiming = yield* Effect.makeSemaphore(1)
+    const nextRow: Effect.Effect<Row | undefined> = claiming.withPermits(1)(
+      Effect.suspend(() => {
+        if (taken < group.length) return Effect.succeed(group[taken++])
+        if (done) return Effect.succeed(undefined)
+        return Effect.map(claimGroup, (claimed) => {
+          if (Option.isNone(claimed)) {
+            done = true
+            return undefined
+          }
+          group = claimed.value
+          taken = 1
+          return group[0]
+        })
+      })
+    )
+    const slot = Effect.gen(function* () {
+      for (let row = yield* nextRow; row !== undefined; row = yield* nextRow) yield* submitOne(row)
+    })
+    yield* Effect.all(Array.from({ length: Math.max(1, ctx.settings.concurrency) }, () => slot), { concurrency: "unbounded", discard: true })
+  })
 
   /** Sends rows the reconciler cleared for a resend (unknown -> submitting, a new intent). */
   const resend = (rows: ReadonlyArray<Row>) =>
