@@ -69,7 +69,11 @@ export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => 
   return row._tag === "RejectedRow" ? row : { ...row, repeatKey: repeatKeyOf(row.phone, row.amountMinor, row.operator) }
 }
 
-export const checkFields = (record: CsvRecord, fileName: string): CheckedFields => {
+/** What a worker does not send back (ValidateChunk.ts): neither is computed for it. */
+const NO_DETAILS: Record<string, string> = Object.freeze({}) as Record<string, string>
+
+/** `checksOnly`: a worker's check, which sends back columns only: no details, no default description. */
+export const checkFields = (record: CsvRecord, fileName: string, checksOnly = false): CheckedFields => {
   const { line, index, fields, headers } = record
   const errors: Array<RowError> = [...record.errors]
   const cell = (column: CsvColumn): string => fields[column] ?? ""
@@ -93,7 +97,7 @@ export const checkFields = (record: CsvRecord, fileName: string): CheckedFields 
   const name = present("name") ? get("name", Rules.checkName(cell("name"))) : undefined
   const email = present("email") ? get("email", Rules.checkEmail(cell("email"))) : undefined
   const description = present("description") ? get("description", Rules.checkDescription(cell("description"))) : undefined
-  const details = Rules.cleanDetails(record.meta)
+  const details = checksOnly ? NO_DETAILS : Rules.cleanDetails(record.meta)
 
   if (
     errors.length === 0 &&
@@ -116,7 +120,7 @@ export const checkFields = (record: CsvRecord, fileName: string): CheckedFields 
       phone,
       name,
       email,
-      description: description ?? defaultDescription(id, fileName, line),
+      description: description ?? (checksOnly ? "" : defaultDescription(id, fileName, line)),
       details
     }
   }

@@ -107,7 +107,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     const record = records.record(csvRow)
     if (record === undefined) return
     const i = c.next()
-    const row = checkFields(record, job.fileName)
+    const row = checkFields(record, job.fileName, true)
     c.lines[i] = row.line
     c.flags[i] = 0
     ids.push(row.id ?? "")

@@ -1,6 +1,6 @@
 /** The checks of one cell (DESIGN.md section 5); each returns the clean value or the reason. */
 import { Either } from "effect"
-import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
+import { isKnownCurrency, minorDigits, parseAmount } from "../domain/Money.ts"
 import type { MinorUnits } from "../domain/Ids.ts"
 import {
   cardOperator,
@@ -23,7 +23,13 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/
 const WHITESPACE = /\s+/g
 
 /** Trimmed, with every run of white space (line breaks included) made one space. */
-export const oneLine = (text: string): string => text.trim().replace(WHITESPACE, " ")
+// White space other than one plain space between words: only then is there anything to replace.
+const UNUSUAL_SPACE = /[^\S ]|\s\s/
+
+export const oneLine = (text: string): string => {
+  const trimmed = text.trim()
+  return UNUSUAL_SPACE.test(trimmed) ? trimmed.replace(WHITESPACE, " ") : trimmed
+}
 
 /** One-line text; undefined when empty. */
 const text = (what: string, raw: string): Check<string | undefined> => {
@@ -87,7 +93,21 @@ export const checkCurrencyOfOperator = (currency: PayoutCurrency, operator: Mobi
     ? Either.right(currency)
     : Either.left(`${operator.code} pays in ${operator.currency}, not ${currency}`)
 
-export const checkAmount = (raw: string, currency: string): Check<MinorUnits> => parseAmount(raw, currency)
+// A whole number without sign, zeros ahead or separators: what nearly every amount cell holds.
+const PLAIN_WHOLE = /^[1-9][0-9]{0,14}$/
+
+/**
+ * The common case without parseAmount's BigInt and schema check (most of an amount's cost): the same
+ * value parseAmount gives for such a cell (fewer than 16 digits are exact as a number); any other
+ * cell, or a value too large, goes to parseAmount, which words every refusal.
+ */
+export const checkAmount = (raw: string, currency: string): Check<MinorUnits> => {
+  if (PLAIN_WHOLE.test(raw)) {
+    const minor = Number(raw) * 10 ** minorDigits(currency)
+    if (Number.isSafeInteger(minor)) return Either.right(minor as MinorUnits)
+  }
+  return parseAmount(raw, currency)
+}
 
 /** Meta values, trimmed; empty ones are left out of payout_details. */
 export const cleanDetails = (meta: Readonly<Record<string, string>>): Record<string, string> => {
