@@ -59,8 +59,13 @@ const parseJson = (text: string): Option.Option<unknown> => {
   }
 }
 
-const decodeA = Schema.decodeUnknownOption(EnvelopeA)
-const decodeB = Schema.decodeUnknownOption(EnvelopeB)
+const decodeEnvelopeA = Schema.decodeUnknownOption(EnvelopeA)
+const decodeEnvelopeB = Schema.decodeUnknownOption(EnvelopeB)
+const field = (json: unknown, key: string): unknown => (typeof json === "object" && json !== null ? (json as Record<string, unknown>)[key] : undefined)
+// Each envelope requires its literal (success: false, error: true): a body without it is not one, and
+// is not decoded as one (a failed decode builds its whole error tree, on every successful answer).
+const decodeA = (json: unknown) => (field(json, "success") === false ? decodeEnvelopeA(json) : Option.none())
+const decodeB = (json: unknown) => (field(json, "error") === true ? decodeEnvelopeB(json) : Option.none())
 
 const statusSpeaks = (status: number) => status === 401 || status === 403 || status >= 500
 

@@ -4,7 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { StoreError, type Transition } from "../Model.ts"
 import { canMove, isFinal, predecessors, RowState } from "../RowState.ts"
-import { chunksOf, type EventInput, insertEvents } from "./Queries.ts"
+import { type EventInput, insertEvents } from "./Queries.ts"
 
 const Current = Schema.Struct({
   state: RowState,
@@ -67,8 +67,23 @@ const decodeCurrentWithIdx = (rows: ReadonlyArray<unknown>) =>
   Effect.orDie(Schema.decodeUnknown(Schema.Array(CurrentWithIdx))(rows))
 
 const GROUP_READ = 500
-/** Rows per UPDATE: 11 parameters each, well under SQLite's 32,766. */
-const GROUP_WRITE = 250
+/** Rows per UPDATE at most: 11 parameters each, well under SQLite's 32,766. */
+const GROUP_WRITE = 256
+
+/**
+ * A group cut into UPDATEs of a power of two rows each (largest first): at most nine statement texts,
+ * so each is prepared once and then found in the prepared-statement cache, not prepared per group.
+ */
+const powerOfTwoChunks = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let at = 0; at < items.length;) {
+    let size = GROUP_WRITE
+    while (size > items.length - at) size /= 2
+    out.push(items.slice(at, at + size))
+    at += size
+  }
+  return out
+}
 
 /** A row's values after the last of its transitions in a group: what its one UPDATE writes. */
 interface Written {
@@ -82,7 +97,7 @@ interface Written {
 /** One UPDATE for many rows: each row's values joined by `idx` from a VALUES list. */
 const updateRows = (sql: SqlClient.SqlClient, accountId: string, batchId: string, rows: ReadonlyArray<Written>) =>
   Effect.forEach(
-    chunksOf(rows, GROUP_WRITE),
+    powerOfTwoChunks(rows),
     (chunk) =>
       sql`WITH v(idx, state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at, ended_at, updated_at) AS (VALUES ${sql.csv(
         chunk.map(({ idx, next: n, endedAt, updatedAt }) =>
@@ -99,7 +114,7 @@ const updateRows = (sql: SqlClient.SqlClient, accountId: string, batchId: string
 /**
  * `applyTransition` for many rows at once, with the same result: the rows are read in one query per
  * 500, each row's transitions applied in order in memory (each seeing the one before), and the rows
- * written in one UPDATE per 250 and their events in one insert. Statements through @effect/sql cost
+ * written in a few UPDATEs (at most 256 rows each) and their events in one insert. Statements through @effect/sql cost
  * about 0.1 ms of CPU each, so a group costs a handful rather than one per transition.
  */
 export const applyTransitions = (
