@@ -17,16 +17,27 @@ export const CurrencyAmounts = Schema.Struct({
   fees: Schema.optional(Schema.String)
 })
 
+const RaisedAlarm = Schema.Struct({ line: Schema.Number, reason: Schema.String })
+
+/** At most this many raised rows are listed in one notification (a deadline may alarm hundreds at once). */
+export const RAISED_LISTED = 20
+
 export const BatchEvent = Schema.Struct({
   batch_id: Schema.String,
   /** The batch file's name (a watched file moves between folders; its name stays). */
   file: Schema.String,
+  /** `running` for an alarm raised while the run goes on (RowAlarm), else the summary's. */
   outcome: Schema.String,
-  exit_code: Schema.Number,
+  /** None while the run goes on (a row's alarm told at once): the run's end tells it. */
+  exit_code: Schema.optional(Schema.Number),
   counts: Schema.Record({ key: Schema.String, value: Schema.Number }),
   amounts: Schema.Record({ key: Schema.String, value: CurrencyAmounts }),
   /** Rows under alarm (`batch.alarm`). */
   alarms: Schema.optional(Schema.Number),
+  /** The rows that just became alarms, while the run goes on: each one's line in the file and why (no row data). */
+  raised: Schema.optional(Schema.Array(RaisedAlarm)),
+  /** Rows raised beyond the first RAISED_LISTED, not listed. */
+  raised_more: Schema.optional(Schema.Number),
   /** Errors found in a refused file (`batch.rejected`), listed in its errors file. */
   errors: Schema.optional(Schema.Number)
 })
@@ -44,11 +55,12 @@ const SummaryFacts = Schema.Struct({
   batch_id: Schema.String,
   file: Schema.String,
   outcome: Schema.String,
-  exit_code: Schema.Number,
+  exit_code: Schema.optional(Schema.Number),
   counts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Number }), { default: () => ({}) }),
   totals: Schema.optionalWith(Schema.Record({ key: Schema.String, value: CurrencyAmounts }), { default: () => ({}) }),
   alarms: Schema.optional(Schema.Array(Schema.Unknown)),
-  errors: Schema.optional(Schema.Number)
+  errors: Schema.optional(Schema.Number),
+  raised: Schema.optional(Schema.Array(RaisedAlarm))
 })
 
 const decodeFacts = Schema.decodeUnknownOption(SummaryFacts)
@@ -62,7 +74,7 @@ export const notificationOf = (type: EventType, summary: unknown, atMillis: numb
       batch_id: facts.batch_id,
       file: basename(facts.file),
       outcome: facts.outcome,
-      exit_code: facts.exit_code,
+      ...(facts.exit_code === undefined ? {} : { exit_code: facts.exit_code }),
       counts: facts.counts,
       amounts: Object.fromEntries(
         Object.entries(facts.totals).map(([currency, t]) => [
@@ -71,9 +83,30 @@ export const notificationOf = (type: EventType, summary: unknown, atMillis: numb
         ])
       ),
       ...(facts.alarms === undefined || facts.alarms.length === 0 ? {} : { alarms: facts.alarms.length }),
-      ...(facts.errors === undefined ? {} : { errors: facts.errors })
+      ...(facts.errors === undefined ? {} : { errors: facts.errors }),
+      ...(facts.raised === undefined ? {} : { raised: facts.raised.slice(0, RAISED_LISTED) }),
+      ...(facts.raised === undefined || facts.raised.length <= RAISED_LISTED ? {} : { raised_more: facts.raised.length - RAISED_LISTED })
     }
   }))
+
+/**
+ * What a run under way tells when rows become alarms (a person is wanted now, not at the run's end):
+ * the batch, the counts so far, every row under alarm, and the new ones' lines and reasons.
+ */
+export const rowAlarmFacts = (facts: {
+  readonly batchId: string
+  readonly file: string
+  readonly counts: Readonly<Record<string, number>>
+  readonly alarms: ReadonlyArray<unknown>
+  readonly raised: ReadonlyArray<{ readonly line: number; readonly reason: string }>
+}) => ({
+  batch_id: facts.batchId,
+  file: facts.file,
+  outcome: "running",
+  counts: Object.fromEntries(Object.entries(facts.counts).filter(([, n]) => n > 0)),
+  alarms: facts.alarms,
+  raised: facts.raised
+})
 
 const encode = Schema.encodeSync(Schema.parseJson(Notification))
 

@@ -6,6 +6,8 @@
  */
 import { Chunk, Clock, Context, DateTime, Effect, Layer, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
+import { notify } from "../notify/Notifier.ts"
+import { rowAlarmFacts } from "../notify/Payload.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
@@ -53,12 +55,28 @@ const make = Effect.gen(function* () {
   const lastWait = new Map<number, string>()
   let announcedGrace = 0
 
+  // Rows this round put under alarm, told together at its end (tellRaised).
+  const raised: Array<{ readonly line: number; readonly reason: string }> = []
   const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
       yield* batchStore.setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
       yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
       const refs = references.length > 0 ? ` (${references.join(", ")})` : ""
       yield* say(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
+      raised.push({ line: row.line, reason })
     })
+
+  // --notify: the rows a round put under alarm are told at once, in one notification (queued, never
+  // waited for; a failure to gather the facts only skips it). The run's end tells batch.alarm again.
+  const tellRaised = Effect.gen(function* () {
+    if (raised.length === 0) return
+    const rows = raised.splice(0)
+    yield* Effect.all([batchStore.getBatch(), batchStore.countByState(), Ref.get(ctx.alarms)]).pipe(
+      Effect.flatMap(([batch, counts, alarms]) =>
+        notify("batch.alarm", rowAlarmFacts({ batchId, file: Option.match(batch, { onNone: () => "", onSome: (b) => b.fileName }), counts, alarms: [...alarms.keys()], raised: rows }))
+      ),
+      Effect.ignore
+    )
+  })
 
   /** One pass over the unknown rows and the rows resent once: each adopted, alarmed, resent or left waiting. */
   const round = Effect.fn("Reconciler.round")(function* () {
@@ -190,6 +208,7 @@ const make = Effect.gen(function* () {
         }
       }
     }
+    yield* tellRaised
     if (toResend.length > 0) {
       yield* writer.flush
       // Claimed a few at a time, each group right before it is sent: a crash then cuts at most one

@@ -1,7 +1,7 @@
 /**
  * The run's end as a notification, in process over the real sandbox, SQLite and a real receiver that
  * verifies each signature: a batch paused by the stop rule sends `batch.paused`, one ending under alarm
- * `batch.alarm`, a dry run nothing. The secret comes through Config, as a profile would give it.
+ * `batch.alarm` (and one as its rows became alarms), a dry run nothing. The secret comes through Config, as a profile would give it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
@@ -66,9 +66,17 @@ describe("a run's end, notified", () => {
           settings: { concurrency: 6, reconcileGraceMs: 1_000, reconcileDeadlineMs: 4_000, leaseTtlMs: 3_000 }
         })
         expect(result.exitCode).toBe(5)
-        expect(bodies).toHaveLength(1)
-        expect(bodies[0]).toMatchObject({ type: "batch.alarm", data: { file: "stuck.csv", exit_code: 5 } })
-        expect(bodies[0].data.alarms).toBeGreaterThan(0)
+        // The end's batch.alarm, last; before it, one batch.alarm per reconcile round that raised alarms
+        // while the run went on, listing those rows' lines: together, every row under alarm once.
+        const end = bodies.at(-1)
+        expect(end).toMatchObject({ type: "batch.alarm", data: { file: "stuck.csv", exit_code: 5 } })
+        expect(end.data.alarms).toBeGreaterThan(0)
+        const during = bodies.slice(0, -1)
+        expect(during.length).toBeGreaterThan(0)
+        for (const body of during) expect(body).toMatchObject({ type: "batch.alarm", data: { file: "stuck.csv", outcome: "running" } })
+        const lines = during.flatMap((body) => body.data.raised.map((r: { line: number }) => r.line))
+        expect(new Set(lines).size).toBe(lines.length)
+        expect(lines.length).toBe(end.data.alarms)
       }),
     120_000
   )
