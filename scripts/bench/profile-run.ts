@@ -59,7 +59,7 @@ const original = (frame: ProfileNode["callFrame"]): string | undefined => {
  * called in libraries: which of our functions the time is spent under, where self time only shows
  * the Effect runtime's internals.
  */
-const ownerTimes = (profile: Profile, self: Map<number, number>) => {
+const ownerTimes = (profile: Profile, self: Map<number, number>, only?: (id: number) => boolean) => {
   const parent = new Map<number, number>()
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
@@ -75,7 +75,7 @@ const ownerTimes = (profile: Profile, self: Map<number, number>) => {
     return result
   }
   const times = new Map<string, number>()
-  for (const [id, ms] of self) times.set(ownerOf(id), (times.get(ownerOf(id)) ?? 0) + ms)
+  for (const [id, ms] of self) if (only === undefined || only(id)) times.set(ownerOf(id), (times.get(ownerOf(id)) ?? 0) + ms)
   return times
 }
 
@@ -108,7 +108,7 @@ const areaTimes = (profile: Profile, self: Map<number, number>) => {
   }
   const times = new Map<string, number>()
   for (const [id, ms] of self) for (const area of areasOf(id)) times.set(area, (times.get(area) ?? 0) + ms)
-  return times
+  return { times, areasOf }
 }
 
 /** The top `top` functions by self time, and self time per file, as text. */
@@ -130,12 +130,14 @@ export const summarise = (profile: Profile, top: number): string => {
   const lines = (map: Map<string, number>) =>
     [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, ms]) => `${ms.toFixed(0).padStart(7)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${k}`)
   const owners = ownerTimes(profile, self)
+  const areas = areaTimes(profile, self)
   return [
     `total sampled ${total.toFixed(0)} ms`, "",
     "top self time by function:", ...lines(byFunction), "",
     "self time by original file:", ...lines(byFile), "",
     "time under the innermost function of ours (src/) on the stack:", ...lines(owners), "",
-    "inclusive time by area (a frame of the area on the stack):", ...lines(areaTimes(profile, self))
+    "inclusive time by area (a frame of the area on the stack):", ...lines(areas.times), "",
+    "Schema's time under the innermost function of ours:", ...lines(ownerTimes(profile, self, (id) => areas.areasOf(id).has(AREAS[3][0])))
   ].join("\n")
 }
 
