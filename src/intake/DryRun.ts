@@ -27,7 +27,7 @@ export type { CrossBatchCheck, OtherBatches }
 /** From this size a file is checked on worker threads: below, starting them costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 
-/** Characters of text per chunk sent to a worker (about 4,000 rows of a typical file). */
+/** Bytes of text per chunk sent to a worker (about 4,000 rows of a typical file). */
 const CHUNK_CHARS = 512 * 1024
 
 /** Bytes read at a time on the worker path. */
@@ -142,7 +142,7 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
       Stream.mapEffect(
         (chunk) => {
           finder ??= new DuplicateFinder(input.allowRepeats, headerNames(chunk.header))
-          if (chunk.seq === 0) firstChars = chunk.text.length
+          if (chunk.seq === 0) firstChars = chunk.text?.length ?? 0
           return pool.run({ ...chunk, fileName: input.fileName })
         },
         { concurrency: pool.size * 2 }

@@ -8,6 +8,7 @@ import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts
 import type { TextChunk } from "./CsvChunks.ts"
 import { CsvRecordReader } from "./CsvReader.ts"
 import { eachRowOfText } from "./CsvRows.ts"
+import { LineBreakNormaliser } from "./CsvText.ts"
 import type { RowError } from "./RowError.ts"
 import { checkFields } from "./Validate.ts"
 import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
@@ -95,7 +96,24 @@ class Columns {
   }
 }
 
+// A piece starts after a line feed: a BOM there is a character of a cell, as the streamed reader keeps it.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/** A piece's text: decoded and its line breaks normalised here (CsvChunks.ts); undefined when it is not UTF-8. */
+const textOf = (job: ChunkJob): string | undefined => {
+  if (job.text !== undefined) return job.text
+  if (job.bytes === undefined) return undefined
+  try {
+    return new LineBreakNormaliser().push(decoder.decode(job.bytes), true)
+  } catch {
+    return undefined
+  }
+}
+
 export const validateChunk = (job: ChunkJob): ChunkResult => {
+  const text = textOf(job)
+  // Not UTF-8: the streamed reader words it (the file goes to it as for a cut between rows).
+  if (text === undefined) return { _tag: "Misaligned", seq: job.seq }
   const records = CsvRecordReader.after(job.header)
   const c = new Columns()
   const ids: Array<string> = []
@@ -103,7 +121,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
   const amountsWritten: Array<string> = []
   const repeatKeys: Array<string> = []
   const rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }> = []
-  const end = eachRowOfText(job.text, job.header.delimiter, job.line, job.last, (csvRow) => {
+  const end = eachRowOfText(text, job.header.delimiter, job.line, job.last, (csvRow) => {
     const record = records.record(csvRow)
     if (record === undefined) return
     const i = c.next()
@@ -136,7 +154,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     // The sha256 only where the store will be asked about it: rows with ids are compared by id.
     repeatKeys.push(row.id === undefined ? repeatKeyOf(row.phone, row.amountMinor, row.operator) : "")
   })
-  if (!job.last && end !== job.text.length) return { _tag: "Misaligned", seq: job.seq }
+  if (!job.last && end !== text.length) return { _tag: "Misaligned", seq: job.seq }
   const n = c.size
   return {
     _tag: "Rows",

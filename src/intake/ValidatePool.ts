@@ -82,7 +82,8 @@ export const makeValidatePool = (max = 4) =>
           const slot = slots[job.seq % slots.length]
           if (slot.failed !== undefined) return resume(Effect.fail(slot.failed))
           slot.waiting.push(resume)
-          slot.worker.postMessage(job)
+          // A piece sent as bytes is moved to the worker, not copied.
+          slot.worker.postMessage(job, job.bytes === undefined ? [] : [job.bytes.buffer as ArrayBuffer])
         })
     }))
   )
