@@ -7,7 +7,8 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Layer, Queue, Redacted } from "effect"
-import { request } from "undici"
+// undici through @effect/platform-node, which depends on it (the product does not name it directly).
+import { request } from "@effect/platform-node/Undici"
 import { NodeHttpClient } from "@effect/platform-node"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { Customer, PayoutRequest } from "../../src/api/Schemas.ts"
