@@ -26,7 +26,7 @@ export class ServiceProblem extends Data.TaggedError("ServiceProblem")<{
 export const serviceProblemOf = (error: ClientError): Option.Option<ServiceProblem> => {
   switch (error._tag) {
     case "AuthError":
-      return Option.some(new ServiceProblem({ kind: "auth", reason: `the service refused the key (${error.message}): check PAYOUTS_API_KEY / PAYOUTS_API_SECRET` }))
+      return Option.some(new ServiceProblem({ kind: "auth", reason: `the service refused the key (${error.message}): check the API key and secret in use (flag, environment or profile; payouts config shows which)` }))
     case "NotSent":
       return Option.some(new ServiceProblem({ kind: "unreachable", reason: `the service cannot be reached: ${error.reason}` }))
     case "Unavailable":
