@@ -69,6 +69,11 @@ describe("payouts retry (the binary)", () => {
         expect(again.stderr).toContain(`was already retried as batch ${child.batch_id}, which ran to its end: nothing is paid again`)
         expect(yield* admin(sandbox).payouts).toHaveLength(8)
 
+        // Its file run again reports the finished child, and the closing line says whose rows it paid again.
+        const rerun = yield* cli(sandbox, state, ["run", childFile, "--out", out, ...FAST])
+        expect(rerun.stderr).toContain(`(retry of batch ${parent.batch_id}): `)
+        expect(yield* admin(sandbox).payouts).toHaveLength(8)
+
         const listed = yield* cli(sandbox, state, ["batches", "--json"])
         expect(listed.code, listed.stderr).toBe(0)
         const views = JSON.parse(listed.stdout) as Array<{ batch_id: string; parent: string | null; retried_as: string | null }>

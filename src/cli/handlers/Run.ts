@@ -120,7 +120,9 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
     else if (!dryRun && typeof summary.ledger === "string") {
       const tally = Option.getOrElse(Schema.decodeUnknownOption(Schema.Record({ key: Schema.String, value: Schema.Number }))(summary.counts), () => ({}))
       const counts = Object.entries(tally).map(([s, n]) => `${n} ${s}`)
-      yield* Console.error(`Done (exit ${result.exitCode}): ${counts.join(", ")}\nLedger:  ${summary.ledger}`)
+      // A retry batch says whose failed rows it paid again, as its summary and report do.
+      const retryOf = typeof summary.parent === "string" ? ` (retry of batch ${summary.parent})` : ""
+      yield* Console.error(`Done (exit ${result.exitCode})${retryOf}: ${counts.join(", ")}\nLedger:  ${summary.ledger}`)
     }
     if (result.exitCode !== EXIT_OK) return yield* new Exiting({ code: result.exitCode })
   }).pipe(Effect.scoped)
