@@ -17,6 +17,7 @@ import { RunContext } from "./RunContext.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { adoptListed } from "./Adopt.ts"
 import { say } from "./Notices.ts"
+import { type RaisedAlarm, tellRaisedAlarms } from "./TellAlarms.ts"
 
 export interface PreScanResult {
   readonly adopted: number
@@ -46,6 +47,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
     }
     let adopted = 0
     let alarms = 0
+    const raised: Array<RaisedAlarm> = []
     yield* batchStore.streamRowsInStates(["validated"]).pipe(
       Stream.grouped(CHUNK),
       Stream.runForEach((chunk) =>
@@ -71,6 +73,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
               yield* batchStore.setRowAlarm(row.idx, reason, [exact[0].reference])
               yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references: [exact[0].reference] }]]))
               yield* say(`ALARM line ${row.line}: ${reason}; it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+              raised.push({ line: row.line, reason })
               continue
             }
             if (exact.length === 1 && carrying.length === 1) {
@@ -88,11 +91,14 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
             yield* batchStore.setRowAlarm(row.idx, reason, references)
             yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
             yield* say(`ALARM line ${row.line}: ${reason} (${references.join(", ")}); it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+            raised.push({ line: row.line, reason })
           }
         })
       )
     )
     yield* writer.flush
+    // --notify: told now, before the rest of the batch is sent, not only at the run's end.
+    yield* tellRaisedAlarms(ctx, raised)
     if (adopted > 0) {
       yield* say(
         `PRE-SCAN: ${adopted} row(s) of this file were ALREADY PAID (their tokens are in the service's listing, e.g. by another state store or an earlier install): adopted, NOT paid again.`

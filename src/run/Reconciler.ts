@@ -6,11 +6,10 @@
  */
 import { Chunk, Clock, Context, DateTime, Effect, Layer, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
-import { notify } from "../notify/Notifier.ts"
-import { rowAlarmFacts } from "../notify/Payload.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { type RaisedAlarm, tellRaisedAlarms } from "./TellAlarms.ts"
 import { DAY_MS, daysBetween } from "./ListingMirror.ts"
 import { syncDays } from "./ListingMirror.ts"
 import { daysNeeded, decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag } from "./ResendRules.ts"
@@ -56,7 +55,7 @@ const make = Effect.gen(function* () {
   let announcedGrace = 0
 
   // Rows this round put under alarm, told together at its end (tellRaised).
-  const raised: Array<{ readonly line: number; readonly reason: string }> = []
+  const raised: Array<RaisedAlarm> = []
   const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
       yield* batchStore.setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
       yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
@@ -65,18 +64,8 @@ const make = Effect.gen(function* () {
       raised.push({ line: row.line, reason })
     })
 
-  // --notify: the rows a round put under alarm are told at once, in one notification (queued, never
-  // waited for; a failure to gather the facts only skips it). The run's end tells batch.alarm again.
-  const tellRaised = Effect.gen(function* () {
-    if (raised.length === 0) return
-    const rows = raised.splice(0)
-    yield* Effect.all([batchStore.getBatch(), batchStore.countByState(), Ref.get(ctx.alarms)]).pipe(
-      Effect.flatMap(([batch, counts, alarms]) =>
-        notify("batch.alarm", rowAlarmFacts({ batchId, file: Option.match(batch, { onNone: () => "", onSome: (b) => b.fileName }), counts, alarms: [...alarms.keys()], raised: rows }))
-      ),
-      Effect.ignore
-    )
-  })
+  // --notify: the rows a round put under alarm are told at once, in one notification.
+  const tellRaised = Effect.suspend(() => tellRaisedAlarms(ctx, raised.splice(0)))
 
   /** One pass over the unknown rows and the rows resent once: each adopted, alarmed, resent or left waiting. */
   const round = Effect.fn("Reconciler.round")(function* () {

@@ -55,4 +55,40 @@ describe("payouts run --notify: a row's alarm (real CLI, real receiver)", () => 
       }),
     120_000
   )
+  it.scopedLive(
+    "a row the pre-scan puts under alarm is told before the rest of the batch is sent",
+    () =>
+      Effect.gen(function* () {
+        // Row D-1 was paid 1,000 from another state store; the file now says 1,500 for the same id:
+        // the pre-scan finds its token listed with another amount, an alarm, while D-2 takes 8 s.
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 8 })
+        const hooks = yield* receiver()
+        const secret = newSecret()
+        const dir = tempDir("payouts-notify-prescan-")
+        const env = { PAYOUTS_BASE_URL: sandbox.baseUrl, PAYOUTS_API_KEY: sandbox.key, PAYOUTS_API_SECRET: sandbox.secret, PAYOUTS_NOTIFY_SECRET: secret }
+        const first = writeCsv(dir, "first.csv", [{ id: "D-1", amount: "1000", phone: ordinaryPhone(3) }])
+        const paid = yield* payouts(["run", first, ...FAST], { ...env, PAYOUTS_STATE: join(dir, "a.db") })
+        expect(paid.code, paid.stderr).toBe(0)
+        const second = writeCsv(dir, "second.csv", [
+          { id: "D-1", amount: "1500", phone: ordinaryPhone(3) },
+          { id: "D-2", amount: "2000", phone: ordinaryPhone(4) }
+        ])
+        const ended = yield* payouts(["run", second, ...FAST, "--notify", hooks.url], { ...env, PAYOUTS_STATE: join(dir, "b.db") })
+        expect(ended.code, ended.stderr).toBe(5)
+        expect(ended.stderr).toContain("ALARM line 2")
+        const bodies = hooks.deliveries.map((d) => JSON.parse(d.body))
+        expect(bodies.map((b) => [b.type, b.data.outcome])).toEqual([
+          ["batch.alarm", "running"],
+          ["batch.alarm", expect.not.stringMatching(/^running$/)]
+        ])
+        for (const d of hooks.deliveries) expect(verifies(secret, d, d.at)).toBe(true)
+        expect(bodies[0].data).toMatchObject({ file: "second.csv", alarms: 1, raised: [{ line: 2 }] })
+        expect(bodies[0].data.raised[0].reason).toContain("another amount or currency")
+        // The alarmed row was never sent: it stays validated, for a person.
+        expect(bodies[1].data.counts).toEqual({ validated: 1, completed: 1 })
+        // Told while D-2 was still on its way: seconds before the run ended.
+        expect(ended.at - hooks.deliveries[0].at).toBeGreaterThan(1_500)
+      }),
+    120_000
+  )
 })

@@ -1,0 +1,29 @@
+/**
+ * `--notify`: rows just put under alarm are told at once, in one `batch.alarm` (outcome running, no
+ * exit code), by the pass that raised them (the pre-scan, a reconciling round). Queued, never waited
+ * for; a failure to gather the facts only skips it. The run's end tells batch.alarm again.
+ */
+import { Effect, Option, Ref } from "effect"
+import { notify } from "../notify/Notifier.ts"
+import { rowAlarmFacts } from "../notify/Payload.ts"
+import type { RunContextShape } from "./RunContext.ts"
+
+export interface RaisedAlarm {
+  readonly line: number
+  readonly reason: string
+}
+
+export const tellRaisedAlarms = (ctx: Pick<RunContextShape, "batchId" | "batchStore" | "alarms">, raised: ReadonlyArray<RaisedAlarm>) =>
+  Effect.gen(function* () {
+    if (raised.length === 0) return
+    const { batchId, batchStore, alarms } = ctx
+    yield* Effect.all([batchStore.getBatch(), batchStore.countByState(), Ref.get(alarms)]).pipe(
+      Effect.flatMap(([batch, counts, all]) =>
+        notify(
+          "batch.alarm",
+          rowAlarmFacts({ batchId, file: Option.match(batch, { onNone: () => "", onSome: (b) => b.fileName }), counts, alarms: [...all.keys()], raised })
+        )
+      ),
+      Effect.ignore
+    )
+  })
