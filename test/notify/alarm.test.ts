@@ -11,7 +11,20 @@ import { Effect } from "effect"
 import { join } from "node:path"
 import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { FAST } from "../cli/binarySupport.ts"
-import { newSecret, payouts, receiver, verifies } from "./receiver.ts"
+import { type Delivery, newSecret, payouts, receiver, verifies } from "./receiver.ts"
+
+/** The run ended on its alarm (exit 5, line 2) and told it twice: while running, then at its end; both signed. */
+const alarmedThenEnded = (ended: { code: number; stderr: string }, deliveries: ReadonlyArray<Delivery>, secret: string) => {
+  expect(ended.code, ended.stderr).toBe(5)
+  expect(ended.stderr).toContain("ALARM line 2")
+  const bodies = deliveries.map((d) => JSON.parse(d.body))
+  expect(bodies.map((b) => [b.type, b.data.outcome])).toEqual([
+    ["batch.alarm", "running"],
+    ["batch.alarm", expect.not.stringMatching(/^running$/)]
+  ])
+  for (const d of deliveries) expect(verifies(secret, d, d.at)).toBe(true)
+  return bodies
+}
 
 describe("payouts run --notify: a row's alarm (real CLI, real receiver)", () => {
   it.scopedLive(
@@ -34,14 +47,7 @@ describe("payouts run --notify: a row's alarm (real CLI, real receiver)", () => 
           PAYOUTS_STATE: join(dir, "state.db"),
           PAYOUTS_NOTIFY_SECRET: secret
         })
-        expect(ended.code, ended.stderr).toBe(5)
-        expect(ended.stderr).toContain("ALARM line 2")
-        const bodies = hooks.deliveries.map((d) => JSON.parse(d.body))
-        expect(bodies.map((b) => [b.type, b.data.outcome])).toEqual([
-          ["batch.alarm", "running"],
-          ["batch.alarm", expect.not.stringMatching(/^running$/)]
-        ])
-        for (const d of hooks.deliveries) expect(verifies(secret, d, d.at)).toBe(true)
+        const bodies = alarmedThenEnded(ended, hooks.deliveries, secret)
         const [during, end] = bodies
         expect(during.data).toMatchObject({ file: "doubt.csv", alarms: 1, raised: [{ line: 2 }] })
         expect(during.data.raised[0].reason).toContain("--reconcile-deadline")
@@ -74,14 +80,7 @@ describe("payouts run --notify: a row's alarm (real CLI, real receiver)", () => 
           { id: "D-2", amount: "2000", phone: ordinaryPhone(4) }
         ])
         const ended = yield* payouts(["run", second, ...FAST, "--notify", hooks.url], { ...env, PAYOUTS_STATE: join(dir, "b.db") })
-        expect(ended.code, ended.stderr).toBe(5)
-        expect(ended.stderr).toContain("ALARM line 2")
-        const bodies = hooks.deliveries.map((d) => JSON.parse(d.body))
-        expect(bodies.map((b) => [b.type, b.data.outcome])).toEqual([
-          ["batch.alarm", "running"],
-          ["batch.alarm", expect.not.stringMatching(/^running$/)]
-        ])
-        for (const d of hooks.deliveries) expect(verifies(secret, d, d.at)).toBe(true)
+        const bodies = alarmedThenEnded(ended, hooks.deliveries, secret)
         expect(bodies[0].data).toMatchObject({ file: "second.csv", alarms: 1, raised: [{ line: 2 }] })
         expect(bodies[0].data.raised[0].reason).toContain("another amount or currency")
         // The alarmed row was never sent: it stays validated, for a person.
