@@ -2,7 +2,7 @@
  * The typed client of the payment API v1. Responses are classified as DESIGN.md section 3 reads
  * them (see Classify.ts); GETs retry transient failures, POSTs never retry on their own.
  */
-import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Chunk, Clock, Effect, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
 import { classify, type Endpoint, makeScrub, type Transient } from "./Classify.ts"
 import { PaymentClientConfig } from "./ClientConfig.ts"
@@ -23,12 +23,11 @@ import {
   type WalletTransaction
 } from "./Schemas.ts"
 import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
-import { failureWithoutAnswer, TimedOut } from "./Transport.ts"
+import { Exchange, sendOf } from "./Exchange.ts"
+import { failureWithoutAnswer } from "./Transport.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 export { FENCED } from "./ClientApi.ts"
-
-const REDACTED_HEADERS = ["authorization", "cookie", "set-cookie", "x-api-key", "x-api-secret"]
 
 const decoder = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownOption(schema)
 
@@ -55,6 +54,8 @@ export const make = Effect.gen(function*() {
   // No span per request and no trace headers sent to the service: nothing here exports traces, and the
   // span alone was a fifth of a request's CPU (scripts/bench/hotpath.ts).
   const http = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerDisabledWhen(() => true), HttpClient.withTracerPropagation(false))
+  // UndiciExchange.layer (Connect.ts) provides a cheaper path for the same requests; any HttpClient works without it.
+  const send = sendOf(http, yield* Effect.serviceOption(Exchange))
   const base = settings.baseUrl
   const baseUrl = new URL(URL.canParse(base) ? base : "http://invalid.invalid")
   const scrub = makeScrub([Redacted.value(settings.apiKey), Redacted.value(settings.apiSecret)])
@@ -84,19 +85,7 @@ export const make = Effect.gen(function*() {
       if (mayStillSend !== undefined && !(yield* mayStillSend)) {
         return yield* new NotSent({ reason: FENCED })
       }
-      const answer = yield* http.execute(request).pipe(
-        Effect.flatMap((response) =>
-          Effect.map(response.text, (body) => ({
-            status: response.status,
-            retryAfter: response.headers["retry-after"],
-            date: response.headers["date"],
-            body
-          }))
-        ),
-        Effect.timeoutFail({ duration: settings.requestTimeout, onTimeout: () => new TimedOut(settings.requestTimeout) }),
-        Effect.mapError((error) => failureWithoutAnswer(method, error)),
-        Effect.locally(Headers.currentRedactedNames, REDACTED_HEADERS)
-      )
+      const answer = yield* Effect.mapError(send(request, settings.requestTimeout), (error) => failureWithoutAnswer(method, error))
       const nowMs = yield* Clock.currentTimeMillis
       const served = answer.date === undefined ? NaN : Date.parse(answer.date)
       // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.

@@ -2,11 +2,11 @@
  * Wiring for the commands that talk to the service: a connection and client options -> PaymentClient.
  * The one place the client's layer is assembled; the tests and the bench build theirs with it too.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { PaymentClientConfig, type PaymentClientSettingsInput } from "../api/ClientConfig.ts"
 import { RequestGate } from "../api/RequestGate.ts"
+import * as UndiciExchange from "../api/UndiciExchange.ts"
 import { type Connection, type ConnectionOptions, resolveConnection } from "./Settings.ts"
 
 export interface ClientOptions {
@@ -28,7 +28,8 @@ export const clientLayer = (connection: Connection, options: ClientOptions = LOO
     Layer.provide(PaymentClientConfig.layer({ ...connection, ...settings })),
     // Kept in the output: a run shares it with the account's other workers once the account is known.
     Layer.provideMerge(RequestGate.layer(ratePerSecond === undefined ? {} : { ratePerSecond })),
-    Layer.provide(NodeHttpClient.layerUndici)
+    // undici with the client's own request path (its HttpClient too, for the rest): UndiciExchange.ts.
+    Layer.provide(UndiciExchange.layer)
   )
 }
 

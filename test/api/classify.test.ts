@@ -7,43 +7,18 @@ import { PaymentClient } from "../../src/api/Client.ts"
 import { PaymentClientConfig, type PaymentClientSettingsInput } from "../../src/api/ClientConfig.ts"
 import type { ClientError } from "../../src/api/Errors.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
+import * as UndiciExchange from "../../src/api/UndiciExchange.ts"
 import * as F from "./support/fixtures.ts"
 import { closedPort, type Received, type Reply, scriptedServer, type ScriptedServer } from "./support/ScriptedServer.ts"
 
 const KEY = "key-3f9a7c1d2e5b"
 const SECRET = "sec-8b7e6d5c4a3f"
 
-const clientLayer = (
-  baseUrl: string,
-  input: Partial<PaymentClientSettingsInput> = {},
-  httpLayer: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici
-) =>
-  PaymentClient.Default.pipe(
-    Layer.provideMerge(RequestGate.layer({ minRate: 50 })),
-    Layer.provide(
-      PaymentClientConfig.layer({
-        baseUrl,
-        apiKey: KEY,
-        apiSecret: SECRET,
-        requestTimeout: "2 seconds",
-        getRetry: { base: "10 millis", times: 3 },
-        ...input
-      })
-    ),
-    Layer.provide(httpLayer)
-  )
-
-const withServer = <A, E>(
-  script: (request: Received, index: number) => Reply,
-  use: (server: ScriptedServer, client: PaymentClient) => Effect.Effect<A, E, RequestGate>,
-  input: Partial<PaymentClientSettingsInput> = {}
-) =>
-  Effect.scoped(
-    Effect.flatMap(scriptedServer(script), (server) =>
-      Effect.flatMap(PaymentClient, (client) => use(server, client)).pipe(
-        Effect.provide(clientLayer(server.baseUrl, input))
-      ))
-  )
+// Every case runs over the transport `payouts run` uses (Connect.ts) and over a plain Effect HttpClient.
+const TRANSPORTS = [
+  ["UndiciExchange", UndiciExchange.layer],
+  ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici]
+] as const
 
 const always = (reply: Reply) => () => reply
 
@@ -67,7 +42,39 @@ const failureOf = <A>(effect: Effect.Effect<A, ClientError>) =>
 
 const payoutBody = () => F.payoutRequest
 
-describe("PaymentClient classification", () => {
+describe.each(TRANSPORTS)("PaymentClient classification over %s", (_, transport) => {
+  const clientLayer = (
+    baseUrl: string,
+    input: Partial<PaymentClientSettingsInput> = {},
+    httpLayer: Layer.Layer<HttpClient.HttpClient> = transport
+  ) =>
+    PaymentClient.Default.pipe(
+      Layer.provideMerge(RequestGate.layer({ minRate: 50 })),
+      Layer.provide(
+        PaymentClientConfig.layer({
+          baseUrl,
+          apiKey: KEY,
+          apiSecret: SECRET,
+          requestTimeout: "2 seconds",
+          getRetry: { base: "10 millis", times: 3 },
+          ...input
+        })
+      ),
+      Layer.provide(httpLayer)
+    )
+
+  const withServer = <A, E>(
+    script: (request: Received, index: number) => Reply,
+    use: (server: ScriptedServer, client: PaymentClient) => Effect.Effect<A, E, RequestGate>,
+    input: Partial<PaymentClientSettingsInput> = {}
+  ) =>
+    Effect.scoped(
+      Effect.flatMap(scriptedServer(script), (server) =>
+        Effect.flatMap(PaymentClient, (client) => use(server, client)).pipe(
+          Effect.provide(clientLayer(server.baseUrl, input))
+        ))
+    )
+
   it.scopedLive("sends the spec's headers: auth, Accept, Content-Type only with a body", () =>
     withServer(
       (req) => (req.method === "GET" ? { status: 200, json: F.walletsBody } : { status: 200, json: F.payoutBody }),
@@ -271,6 +278,30 @@ describe("PaymentClient classification", () => {
           expect(server.received).toHaveLength(1)
         }),
       { requestTimeout: "300 millis" }
+    ))
+
+  it.scopedLive("an answer cut off after its headers: OutcomeUnknown for a POST, retried then Unavailable for a GET", () =>
+    withServer(always({ cut: 200 }), (server, client) =>
+      Effect.gen(function*() {
+        const error = yield* failureOf(client.payout(payoutBody()))
+        expect(error).toMatchObject({ _tag: "OutcomeUnknown" })
+        expect(String(error)).toContain("answer cut off")
+        expect(server.received).toHaveLength(1)
+        expect((yield* failureOf(client.wallets()))._tag).toBe("Unavailable")
+        expect(server.received).toHaveLength(5)
+      })))
+
+  it.scopedLive("a request past its timeout has its connection closed, not left to a late answer", () =>
+    withServer(
+      always({ hold: true }),
+      (server, client) =>
+        Effect.gen(function*() {
+          expect((yield* failureOf(client.payout(payoutBody())))._tag).toBe("OutcomeUnknown")
+          expect(server.received).toHaveLength(1)
+          yield* Effect.sleep("50 millis").pipe(Effect.repeat({ until: () => server.open() === 0, times: 40 }))
+          expect(server.open()).toBe(0)
+        }),
+      { requestTimeout: "200 millis" }
     ))
 
   it.scopedLive("a POST with a 2xx body we cannot read is OutcomeUnknown; a 4xx one is UnexpectedResponse", () =>

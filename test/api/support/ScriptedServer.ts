@@ -14,11 +14,15 @@ export type Reply =
   | { readonly status: number; readonly json?: unknown; readonly text?: string; readonly headers?: Record<string, string> }
   | { readonly reset: true }
   | { readonly hold: true }
+  /** Headers and part of the body, then the connection is destroyed. */
+  | { readonly cut: number }
 
 export interface ScriptedServer {
   readonly origin: string
   readonly baseUrl: string
   readonly received: Array<Received>
+  /** Connections the server has accepted that are still open. */
+  readonly open: () => number
 }
 
 export const scriptedServer = (
@@ -27,6 +31,7 @@ export const scriptedServer = (
   Effect.acquireRelease(
     Effect.async<{ server: Http.Server; state: ScriptedServer }>((resume) => {
       const received: Array<Received> = []
+      let open = 0
       const server = Http.createServer((req, res) => {
         const chunks: Array<Buffer> = []
         req.on("data", (c: Buffer) => chunks.push(c))
@@ -41,6 +46,10 @@ export const scriptedServer = (
           const reply = script(request, received.length - 1)
           if ("reset" in reply) return req.socket.destroy()
           if ("hold" in reply) return
+          if ("cut" in reply) {
+            res.writeHead(reply.cut, { "content-type": "application/json", "content-length": "1000" })
+            return res.write(`{"reference":"TXN`, () => req.socket.destroy())
+          }
           const body = reply.json !== undefined ? JSON.stringify(reply.json) : reply.text ?? ""
           res.writeHead(reply.status, {
             ...(reply.json !== undefined ? { "content-type": "application/json" } : {}),
@@ -49,10 +58,14 @@ export const scriptedServer = (
           res.end(body)
         })
       })
+      server.on("connection", (socket) => {
+        open++
+        socket.on("close", () => open--)
+      })
       server.listen(0, "127.0.0.1", () => {
         const { port } = server.address() as AddressInfo
         const origin = `http://127.0.0.1:${port}`
-        resume(Effect.succeed({ server, state: { origin, baseUrl: `${origin}/v1`, received } }))
+        resume(Effect.succeed({ server, state: { origin, baseUrl: `${origin}/v1`, received, open: () => open } }))
       })
     }),
     ({ server }) =>
