@@ -3,7 +3,8 @@
  * goes through (the payout POST and the status GET through our client, a plain undici request to the
  * same endpoint as the bound), at concurrency 32 against a sandbox in its own process. A profile of a
  * whole run shows only the Effect runtime; this says which of our calls its time belongs to.
- * `npx tsx scripts/bench/hotpath.ts [--n 3000]`
+ * `npx tsx scripts/bench/hotpath.ts [--n 3000] [--client]` (--client: only our client's calls and their plain bound,
+ * in rounds; copy this file into another checkout to compare its client in the same session)
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Layer, Queue, Redacted } from "effect"
@@ -22,6 +23,8 @@ import type { AddressInfo } from "node:net"
 const at = process.argv.indexOf("--n")
 const n = at === -1 ? 3000 : Number(process.argv[at + 1])
 const CONCURRENCY = 32
+const clientOnly = process.argv.includes("--client")
+const rounds = clientOnly ? 4 : 2
 
 /** CPU of this process per item (ms), running `one(i)` for i < n at concurrency 32. */
 const cpuPer = async (label: string, one: (i: number) => Promise<unknown>) => {
@@ -49,7 +52,7 @@ try {
   const program = Effect.gen(function* () {
     const client = yield* PaymentClient
     const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < rounds; round++) {
       // The first round warms the JIT; the second is the figure.
       const label = round === 0 ? "(warm-up) " : ""
       references.length = 0
@@ -63,6 +66,11 @@ try {
         const r = await request(`${sandbox.baseUrl}/payment/status/${references[i % references.length]}`, { headers })
         await r.body.json()
       }))
+      if (clientOnly) {
+        yield* Effect.promise(() => cpuPer(`${label}PaymentClient.payout`, (i) => run(client.payout(body(i, "client")))))
+        yield* Effect.promise(() => cpuPer(`${label}PaymentClient.status`, (i) => run(client.status(references[i % references.length]))))
+        continue
+      }
       const http = yield* HttpClient.HttpClient
       const get = (i: number) => HttpClientRequest.get(`${sandbox.baseUrl}/payment/status/${references[i % references.length]}`).pipe(HttpClientRequest.setHeaders(headers))
       yield* Effect.promise(() => cpuPer(`${label}HttpClient.execute GET status + text`, (i) => run(Effect.flatMap(http.execute(get(i)), (r) => r.text))))

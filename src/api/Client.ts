@@ -199,13 +199,15 @@ export const make = Effect.gen(function*() {
     return response.data
   })
 
-  const status = Effect.fn("PaymentClient.status")(function*(reference: string) {
+  // status and payout run once or more per payout: untraced, as the HTTP call under them (a span and the
+  // call site's stack trace per call were 5% of a run's CPU, and nothing exports traces).
+  const status = Effect.fnUntraced(function*(reference: string) {
     const url = `${base}/payment/status/${encodeURIComponent(reference)}`
     const response = yield* getJson("status", HttpClientRequest.get(url), decodeStatus, reference)
     return response.data
   })
 
-  const payout = Effect.fn("PaymentClient.payout")(function*(body: PayoutRequest, mayStillSend?: Effect.Effect<boolean>) {
+  const payout = Effect.fnUntraced(function*(body: PayoutRequest, mayStillSend?: Effect.Effect<boolean>) {
     return yield* postJson("payout", "/payments/payout/mobile-money", yield* encodePayout(body), decodePayout, mayStillSend)
   })
 
