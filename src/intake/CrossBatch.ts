@@ -64,54 +64,83 @@ const refusing = (hits: ReadonlyArray<RowMatch>, lineage: RetryLineage, column: 
     ? hits
     : hits.filter((m) => !(lineage.ancestors.has(m.batchId) && (column === "repeat_key" || SETTLED_FAILURE_STATES.includes(m.state))))
 
-/** For each row of a group, the errors the other batches and the guards add to it (often none). */
+/** What the other batches hold of a group's ids and repeat keys: the matches that refuse a row. */
+export interface Found {
+  readonly byId: ReadonlyMap<string, RowMatch>
+  readonly byKey: ReadonlyMap<string, RowMatch>
+}
+
+/**
+ * For each row of a group, the errors the other batches and the guards add to it (often none). Also
+ * in two steps, for a caller holding its rows as columns (DryRun.ts): `lookup` asks the store about
+ * the ids and repeat keys alone, and only a group with matches, or with the guards on, needs its rows
+ * as objects for `extrasOf`; a group without is known to get nothing, with no object made per row.
+ */
 export const makeCrossBatch = (settings: CrossBatchSettings) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const { accountId, batchId } = settings
     const guards = yield* makeIntakeGuards(accountId, settings.guards)
     const lineage = yield* retryLineage(accountId, batchId)
-    return Effect.fn("Intake.crossBatch")(function* (group: ReadonlyArray<IntakeRow>) {
+    const guarded = guardsActive(settings.guards)
+
+    /** `ids`: of the rows valid so far that have one; `keys`: the repeat keys of those that have none. */
+    const lookup = (ids: ReadonlyArray<string>, keys: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const asked = settings.allowRepeats ? [] : keys
+        const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
+        const keyHits = asked.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(asked, settings.since)
+        const found: Found = {
+          byId: new Map(refusing(idHits, lineage, "row_id").map((m) => [m.key, m])),
+          byKey: new Map(refusing(keyHits, lineage, "repeat_key").map((m) => [m.key, m]))
+        }
+        return found
+      })
+
+    /** The group's extras from what `lookup` found for its ids and keys. */
+    const extrasOf = (group: ReadonlyArray<IntakeRow>, { byId, byKey }: Found) =>
+      Effect.gen(function* () {
+        // Most rows get nothing: they share one empty array (a million rows, a million arrays less).
+        const extras: Array<ReadonlyArray<RowError>> = group.map((row) => {
+          if (row._tag !== "ValidRow" || (byId.size === 0 && byKey.size === 0)) return NONE
+          const extra: Array<RowError> = []
+          const id = row.id === undefined ? undefined : byId.get(row.id)
+          if (id !== undefined) {
+            extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${row.id}" was already used in ${id.fileName} line ${id.line} (${id.state})` })
+          }
+          const key = row.id === undefined && row.repeatKey !== undefined ? byKey.get(row.repeatKey) : undefined
+          if (key !== undefined) {
+            extra.push({
+              line: row.line,
+              column: "phone+amount+operator",
+              value: `${row.phone} ${row.amountMinor} ${row.operator}`,
+              reason: `same phone, amount and operator as ${key.fileName} line ${key.line} within the repeat window, without an id: a double entry? (give rows ids, or allow repeats)`
+            })
+          }
+          return extra.length === 0 ? NONE : extra
+        })
+        if (!guarded) return extras
+        // The guards judge only the rows that would otherwise be paid, in file order.
+        const payable = group.flatMap((row, i) => (row._tag === "ValidRow" && extras[i].length === 0 ? [{ row, i }] : []))
+        const breaches = yield* guards.check(payable.map(({ row }) => row))
+        payable.forEach(({ row, i }, k) => {
+          const broken = breaches[k]
+          if (broken !== undefined) {
+            extras[i] = [{ line: row.line, column: broken.column, value: broken.column === "phone" ? row.phone : formatAmount(row.amountMinor, row.currency), reason: broken.reason }]
+          }
+        })
+        return extras
+      })
+
+    const check = Effect.fn("Intake.crossBatch")(function* (group: ReadonlyArray<IntakeRow>) {
       const ids: Array<string> = []
       const keys: Array<string> = []
       for (const r of group) {
         if (r._tag !== "ValidRow") continue
         if (r.id !== undefined) ids.push(r.id)
-        else if (!settings.allowRepeats && r.repeatKey !== undefined) keys.push(r.repeatKey)
+        else if (r.repeatKey !== undefined) keys.push(r.repeatKey)
       }
-      const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
-      const keyHits = keys.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(keys, settings.since)
-      const byId = new Map(refusing(idHits, lineage, "row_id").map((m) => [m.key, m]))
-      const byKey = new Map(refusing(keyHits, lineage, "repeat_key").map((m) => [m.key, m]))
-      // Most rows get nothing: they share one empty array (a million rows, a million arrays less).
-      const extras: Array<ReadonlyArray<RowError>> = group.map((row) => {
-        if (row._tag !== "ValidRow" || (byId.size === 0 && byKey.size === 0)) return NONE
-        const extra: Array<RowError> = []
-        const id = row.id === undefined ? undefined : byId.get(row.id)
-        if (id !== undefined) {
-          extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${row.id}" was already used in ${id.fileName} line ${id.line} (${id.state})` })
-        }
-        const key = row.id === undefined && row.repeatKey !== undefined ? byKey.get(row.repeatKey) : undefined
-        if (key !== undefined) {
-          extra.push({
-            line: row.line,
-            column: "phone+amount+operator",
-            value: `${row.phone} ${row.amountMinor} ${row.operator}`,
-            reason: `same phone, amount and operator as ${key.fileName} line ${key.line} within the repeat window, without an id: a double entry? (give rows ids, or allow repeats)`
-          })
-        }
-        return extra.length === 0 ? NONE : extra
-      })
-      if (!guardsActive(settings.guards)) return extras
-      // The guards judge only the rows that would otherwise be paid, in file order.
-      const payable = group.flatMap((row, i) => (row._tag === "ValidRow" && extras[i].length === 0 ? [{ row, i }] : []))
-      const breaches = yield* guards.check(payable.map(({ row }) => row))
-      payable.forEach(({ row, i }, k) => {
-        const broken = breaches[k]
-        if (broken !== undefined) {
-          extras[i] = [{ line: row.line, column: broken.column, value: broken.column === "phone" ? row.phone : formatAmount(row.amountMinor, row.currency), reason: broken.reason }]
-        }
-      })
-      return extras
+      return yield* extrasOf(group, yield* lookup(ids, keys))
     })
+    return Object.assign(check, { lookup, extrasOf, guarded })
   })

@@ -8,17 +8,15 @@
 import { FileSystem } from "@effect/platform"
 import { Chunk, Data, Effect, Either, Option, Stream } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
-import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts"
+import { MergedChunk } from "./ChunkMerge.ts"
 import { csvFileErrorRows } from "./Csv.ts"
 import { CsvChunkSplitter, type TextChunk } from "./CsvChunks.ts"
 import { headerNames } from "./CsvReader.ts"
-import { type CrossBatchSettings, type IntakeRow, makeCrossBatch } from "./CrossBatch.ts"
+import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
 import { isCsvFileError } from "./CsvErrors.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
 import { Intake } from "./IntakeResult.ts"
-import type { RowError } from "./RowError.ts"
 import { validateCsvFile } from "./Validate.ts"
-import { type ChunkRows, FLAG_ID, FLAG_VALID } from "./ValidateChunk.ts"
 import { makeValidatePool, WorkerFailed } from "./ValidatePool.ts"
 import { type CrossBatchCheck, type CrossBatchError, makeTally, type OtherBatches } from "./DryRunTally.ts"
 
@@ -71,47 +69,6 @@ const streamed = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
     return tally.result()
   })
 
-/** A chunk's rows with the file's duplicates found, in order: `index` is the file's row index so far. */
-const merge = (r: ChunkRows, finder: DuplicateFinder, index: number): Array<IntakeRow> => {
-  const group: Array<IntakeRow> = []
-  const ids = r.ids.split("\n")
-  const phones = r.phones.split("\n")
-  const repeatKeys = r.repeatKeys.split("\n")
-  let amountsWritten: Array<string> | undefined
-  let k = 0
-  for (let i = 0; i < r.count; i++) {
-    const line = r.lines[i]
-    const hasId = (r.flags[i] & FLAG_ID) !== 0
-    const id = hasId ? ids[i] : undefined
-    const own = r.rejected[k]?.at === i ? r.rejected[k++].errors : undefined
-    const operator = MOBILE_OPERATOR_CODES[r.operators[i]]
-    let dup: Array<RowError> | undefined
-    const firstId = id === undefined ? undefined : finder.idSeen(r.idHi[i], r.idLo[i], line)
-    if (firstId !== undefined && id !== undefined) dup = [finder.duplicateId(line, id, firstId)]
-    const firstRepeat = (r.flags[i] & FLAG_VALID) === 0 ? undefined : finder.repeatSeen(hasId, r.keyHi[i], r.keyLo[i], line)
-    if (firstRepeat !== undefined) {
-      amountsWritten ??= r.amountsWritten.split("\n")
-      ;(dup ??= []).push(finder.repeat(line, [phones[i], amountsWritten[i], operator], firstRepeat))
-    }
-    if (own !== undefined || dup !== undefined) {
-      group.push({ _tag: "RejectedRow", line, index: index + i, id, errors: own === undefined ? dup ?? [] : [...own, ...dup ?? []] })
-    } else {
-      group.push({
-        _tag: "ValidRow",
-        line,
-        index: index + i,
-        id,
-        repeatKey: hasId ? undefined : repeatKeys[i],
-        phone: phones[i],
-        amountMinor: r.amounts[i],
-        operator,
-        currency: PAYOUT_CURRENCIES[r.currencies[i]]
-      })
-    }
-  }
-  return group
-}
-
 /** The check on worker threads alone: fails (Fallback, WorkerFailed) where `checkFile` uses the streamed reader. */
 export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
   Effect.gen(function* () {
@@ -151,9 +108,9 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
         if (result._tag === "Misaligned" || finder === undefined) return Effect.fail(new Fallback({ why: "a chunk was not cut between rows" }))
         // The first chunk tells the file's rows ahead: the tables are sized once, never regrown.
         if (result.seq === 0 && firstChars > 0) finder.reserve(Math.ceil((fileBytes / firstChars) * result.count * 1.05))
-        const group = merge(result, finder, index)
+        const chunk = new MergedChunk(result, finder, index)
         index += result.count
-        return tally.add(group)
+        return tally.addChunk(chunk)
       })
     )
     if (tally.rows === 0) return yield* new Fallback({ why: "no rows" })

@@ -4,6 +4,7 @@
  */
 import { Effect } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
+import type { MergedChunk } from "./ChunkMerge.ts"
 import type { IntakeRow, makeCrossBatch } from "./CrossBatch.ts"
 import { Intake } from "./IntakeResult.ts"
 import { PendingColumns } from "./PendingColumns.ts"
@@ -55,6 +56,18 @@ export const makeTally = <E, R>(batchId: BatchId, skipInvalid: boolean, others: 
     })
   }
 
+  /** `count` of a chunk's rows to which the other batches add nothing, read from its columns. */
+  const countChunk = (chunk: MergedChunk) => {
+    for (let i = 0; i < chunk.count; i++) {
+      const own = chunk.errorsOf(i)
+      rows++
+      if (own !== undefined) {
+        for (const e of own) errors.push(e)
+        rejected++
+      } else pending.push(chunk.index + i, chunk.currencyOf(i), chunk.amountOf(i))
+    }
+  }
+
   const opened: Effect.Effect<CrossBatchCheck, E, R> = Effect.suspend(() =>
     check === undefined ? Effect.tap(others.open, (c) => Effect.sync(() => void (check = c))) : Effect.succeed(check)
   )
@@ -67,6 +80,22 @@ export const makeTally = <E, R>(batchId: BatchId, skipInvalid: boolean, others: 
       if (others.ownFirst && !invalidAlone && group.some((row) => row._tag === "RejectedRow")) invalidAlone = true
       if (refusedAlone()) return Effect.sync(() => count(group, undefined))
       return Effect.flatMap(opened, (c) => Effect.map(c(group), (extras) => count(group, extras)))
+    },
+    /**
+     * `add` of a chunk merged from a worker's columns: the rows are made objects only when the other
+     * batches found something for its ids or repeat keys, or the guards must judge them.
+     */
+    addChunk: (chunk: MergedChunk): Effect.Effect<void, E | CrossBatchError, R> => {
+      if (others.ownFirst && !invalidAlone && chunk.anyErrors) invalidAlone = true
+      if (refusedAlone()) return Effect.sync(() => countChunk(chunk))
+      return Effect.flatMap(opened, (c) => {
+        const { ids, keys } = chunk.asks()
+        return Effect.flatMap(c.lookup(ids, keys), (found) => {
+          if (found.byId.size === 0 && found.byKey.size === 0 && !c.guarded) return Effect.sync(() => countChunk(chunk))
+          const group = chunk.rows()
+          return Effect.map(c.extrasOf(group, found), (extras) => count(group, extras))
+        })
+      })
     },
     result: (): DryRunResult => {
       if (errors.length === 0 || skipInvalid) return Intake.Checked({ batchId, pending, rejected, errors })

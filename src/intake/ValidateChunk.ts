@@ -7,8 +7,8 @@
 import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts"
 import type { TextChunk } from "./CsvChunks.ts"
 import { CsvRecordReader } from "./CsvReader.ts"
-import { eachRowOfText } from "./CsvRows.ts"
-import { LineBreakNormaliser } from "./CsvText.ts"
+import { type CsvRow, eachRowOfText } from "./CsvRows.ts"
+import { countNewlines, LineBreakNormaliser } from "./CsvText.ts"
 import type { RowError } from "./RowError.ts"
 import { checkFields } from "./Validate.ts"
 import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
@@ -99,21 +99,56 @@ class Columns {
 // A piece starts after a line feed: a BOM there is a character of a cell, as the streamed reader keeps it.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
-/** A piece's text: decoded and its line breaks normalised here (CsvChunks.ts); undefined when it is not UTF-8. */
-const textOf = (job: ChunkJob): string | undefined => {
-  if (job.text !== undefined) return job.text
-  if (job.bytes === undefined) return undefined
-  try {
-    return new LineBreakNormaliser().push(decoder.decode(job.bytes), true)
-  } catch {
-    return undefined
+/**
+ * The bytes of a piece decoded at a time. A piece's text whole (512 KiB) was too big for the young
+ * generation, so each one went to the old generation's large objects, garbage there until a full
+ * collection (about 5 MiB of each worker's heap); 64 KiB of text dies young.
+ */
+const SLICE_BYTES = 64 * 1024
+
+/** Where the slice from `at` ends: just after a line feed (a character of its own in UTF-8), or at the piece's end. */
+const sliceEnd = (bytes: Uint8Array, at: number): number => {
+  if (bytes.length - at <= SLICE_BYTES) return bytes.length
+  const before = bytes.lastIndexOf(10, at + SLICE_BYTES - 1)
+  if (before >= at) return before + 1
+  const after = bytes.indexOf(10, at + SLICE_BYTES)
+  return after === -1 ? bytes.length : after + 1
+}
+
+/**
+ * The piece's rows, parsed from its text (the first piece) or its bytes decoded a slice at a time and
+ * their line breaks normalised here (CsvChunks.ts). A row a slice leaves unfinished (a quoted line
+ * break) is parsed again with the next slice, as the streamed reader carries it from one read to the
+ * next. Returns false when the piece is not UTF-8 or does not parse to its very end (unless `last`).
+ */
+const eachRowOfPiece = (job: ChunkJob, onRow: (row: CsvRow) => void): boolean => {
+  const delimiter = job.header.delimiter
+  if (job.text !== undefined) return eachRowOfText(job.text, delimiter, job.line, job.last, onRow) === job.text.length || job.last
+  const bytes = job.bytes
+  if (bytes === undefined) return false
+  let carried = ""
+  let line = job.line
+  let at = 0
+  while (at < bytes.length) {
+    const to = sliceEnd(bytes, at)
+    const final = to === bytes.length
+    let decoded: string
+    try {
+      decoded = new LineBreakNormaliser().push(decoder.decode(bytes.subarray(at, to)), true)
+    } catch {
+      return false
+    }
+    const text = carried + decoded
+    const end = eachRowOfText(text, delimiter, line, final && job.last, onRow)
+    if (final) return end === text.length || job.last
+    line += countNewlines(text, 0, end)
+    carried = text.slice(end)
+    at = to
   }
+  return true
 }
 
 export const validateChunk = (job: ChunkJob): ChunkResult => {
-  const text = textOf(job)
-  // Not UTF-8: the streamed reader words it (the file goes to it as for a cut between rows).
-  if (text === undefined) return { _tag: "Misaligned", seq: job.seq }
   const records = CsvRecordReader.after(job.header)
   const c = new Columns()
   const ids: Array<string> = []
@@ -121,7 +156,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
   const amountsWritten: Array<string> = []
   const repeatKeys: Array<string> = []
   const rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }> = []
-  const end = eachRowOfText(text, job.header.delimiter, job.line, job.last, (csvRow) => {
+  const whole = eachRowOfPiece(job, (csvRow) => {
     const record = records.record(csvRow)
     if (record === undefined) return
     const i = c.next()
@@ -154,7 +189,8 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     // The sha256 only where the store will be asked about it: rows with ids are compared by id.
     repeatKeys.push(row.id === undefined ? repeatKeyOf(row.phone, row.amountMinor, row.operator) : "")
   })
-  if (!job.last && end !== text.length) return { _tag: "Misaligned", seq: job.seq }
+  // Not UTF-8, or not cut between rows: the streamed reader reads the file and words what it finds.
+  if (!whole) return { _tag: "Misaligned", seq: job.seq }
   const n = c.size
   return {
     _tag: "Rows",
