@@ -1,6 +1,26 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, TestClock } from "effect"
-import { makeRequestGate, RequestGate } from "../../src/api/RequestGate.ts"
+import { Clock, Effect, Fiber, Option, TestClock } from "effect"
+import { makeRequestGate, RequestGate, type SharedGate } from "../../src/api/RequestGate.ts"
+
+/**
+ * An account register as the PostgreSQL store keeps it: one holder at a time (the advisory lock), the
+ * store's clock read once the lock is held.
+ */
+const lockedRegister = Effect.gen(function*() {
+  const lock = yield* Effect.makeSemaphore(1)
+  let value = Option.none<string>()
+  const gate: SharedGate = {
+    modify: (change) =>
+      lock.withPermits(1)(
+        Effect.gen(function*() {
+          const [answer, next] = change(value, yield* Clock.currentTimeMillis)
+          value = next
+          return answer
+        })
+      )
+  }
+  return gate
+})
 
 /** Times (ms since start) at which each of `n` concurrent takers got its slot. */
 const slotTimes = (gate: Effect.Effect.Success<ReturnType<typeof makeRequestGate>>, n: number) =>
@@ -120,5 +140,31 @@ describe("RequestGate", () => {
       const times = yield* Fiber.join(fiber)
       // Going at once would put three requests in one instant; new slots keep them an interval apart.
       expect(Math.max(...times) - end).toBeGreaterThanOrEqual(190)
+    }))
+  it.effect("a reservation that waited for the register's lock does not move a worker's slots among another's", () =>
+    Effect.gen(function*() {
+      // Worker b's reservations after its first wait 300 ms for the lock (others hold it) before the
+      // store's clock is read: that reading is 300 ms late against the midpoint of b's round trip.
+      const register = yield* lockedRegister
+      let draws = 0
+      const waited: SharedGate = {
+        modify: (change) => Effect.zipRight(Effect.sleep(draws++ > 0 ? "300 millis" : "0 millis"), register.modify(change))
+      }
+      const a = yield* makeRequestGate({ ratePerSecond: 20 })
+      const b = yield* makeRequestGate({ ratePerSecond: 20 })
+      yield* a.share(register)
+      yield* b.share(waited)
+      const taker = (gate: typeof a) => Effect.zipRight(gate.take, Clock.currentTimeMillis)
+      const fiber = yield* Effect.forEach(
+        Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b)),
+        (gate) => taker(gate),
+        { concurrency: "unbounded" }
+      ).pipe(Effect.fork)
+      for (let i = 0; i < 2_000 && Option.isNone(yield* fiber.poll); i++) yield* TestClock.adjust("5 millis")
+      // 60 requests at 20/s in 10 s: with its slots misplaced, b drops them as already past and starves.
+      expect(Option.isSome(yield* fiber.poll)).toBe(true)
+      const times = [...(yield* Fiber.join(fiber))].sort((x, y) => x - y)
+      // The account's limit holds in every second as the service counts: never 21 in one second.
+      for (let i = 20; i < times.length; i++) expect(times[i] - times[i - 20]).toBeGreaterThanOrEqual(1_000)
     }))
 })

@@ -36,7 +36,9 @@ export const DATABASE_NOW = "(extract(epoch from clock_timestamp()) * 1000)::big
 export const storeClock = (sql: SqlClient.SqlClient, clock: "database" | "effect"): Effect.Effect<Fragment> =>
   clock === "database"
     ? Effect.succeed(sql.literal(DATABASE_NOW))
-    : Effect.map(Clock.currentTimeMillis, (ms) => sql`${ms}::bigint`)
+    // Whole milliseconds, as the database's clock gives them: a TestClock that stopped at a sleeper's
+    // fractional wake time would otherwise be refused as a bigint.
+    : Effect.map(Clock.currentTimeMillis, (ms) => sql`${Math.floor(ms)}::bigint`)
 
 /**
  * The CTE `lease`: the batch's row, share-locked, when `fence` is its lease (unexpired at `now` when
