@@ -95,14 +95,15 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
     yield* Stream.repeatEffectOption(next).pipe(
       Stream.flattenIterables,
       Stream.concat(Stream.suspend(() => Stream.fromIterableEffect(ready(splitter.end())))),
-      // Up to two chunks a worker in flight: each has the next while its last answer is merged.
+      // Up to two chunks a worker in flight (each has the next while its last answer is merged), and
+      // two checked on this thread while the workers are busy (ValidatePool.ts).
       Stream.mapEffect(
         (chunk) => {
           finder ??= new DuplicateFinder(input.allowRepeats, headerNames(chunk.header))
           if (chunk.seq === 0) firstChars = chunk.text?.length ?? 0
           return pool.run({ ...chunk, fileName: input.fileName })
         },
-        { concurrency: pool.size * 2 }
+        { concurrency: pool.size * 2 + 2 }
       ),
       Stream.runForEach((result): Effect.Effect<void, Fallback | E | CrossBatchError, R> => {
         if (result._tag === "Misaligned" || finder === undefined) return Effect.fail(new Fallback({ why: "a chunk was not cut between rows" }))
