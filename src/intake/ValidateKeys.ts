@@ -52,7 +52,11 @@ export const hashOfHex = (hex: string): Hash64 => ({
   lo: Number.parseInt(hex.slice(8, 16), 16)
 })
 
-/** A set of 64-bit hashes, each with the line where it was first seen. */
+/**
+ * A set of 64-bit hashes, each with the line where it was first seen. Filled to 80% at most: linear
+ * probing then looks at about 13 slots for a new key (6 at 70%), nanoseconds against the 14 us a row
+ * costs, and a million keys take 1.25 million slots (15 MB) rather than 1.43 million (17 MB).
+ */
 export class LineTable {
   private his = new Uint32Array(1024)
   private los = new Uint32Array(1024)
@@ -70,7 +74,7 @@ export class LineTable {
 
   /** `addOrGet` of the hash's two halves, with no object made per key (the hot loop of a big file). */
   addOrGetHL(hi: number, lo: number, line: number): number | undefined {
-    if ((this.used + 1) * 10 > this.lines.length * 7) this.grow()
+    if ((this.used + 1) * 5 > this.lines.length * 4) this.grow()
     const slot = this.find(hi >>> 0, lo >>> 0)
     if (this.lines[slot] !== 0) return this.lines[slot]
     this.his[slot] = hi
@@ -101,7 +105,7 @@ export class LineTable {
    * moments when the old and the new arrays are both alive (30 MB a table at a million keys).
    */
   reserve(keys: number): void {
-    const size = Math.ceil((keys * 10) / 7) + 1
+    const size = Math.ceil((keys * 5) / 4) + 1
     if (size > this.lines.length) this.rehash(size)
   }
 
