@@ -81,10 +81,8 @@ export const make = Effect.gen(function*() {
     mayStillSend?: Effect.Effect<boolean>
   ): Effect.Effect<A, ClientError | Transient> =>
     Effect.gen(function*() {
-      yield* gate.take
-      if (mayStillSend !== undefined && !(yield* mayStillSend)) {
-        return yield* new NotSent({ reason: FENCED })
-      }
+      if (mayStillSend === undefined) yield* gate.take
+      else if (!(yield* gate.takeChecked(mayStillSend))) return yield* new NotSent({ reason: FENCED })
       const answer = yield* Effect.mapError(send(request, settings.requestTimeout), (error) => failureWithoutAnswer(method, error))
       const nowMs = yield* Clock.currentTimeMillis
       const served = answer.date === undefined ? NaN : Date.parse(answer.date)

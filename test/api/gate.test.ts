@@ -160,11 +160,30 @@ describe("RequestGate", () => {
         (gate) => taker(gate),
         { concurrency: "unbounded" }
       ).pipe(Effect.fork)
-      for (let i = 0; i < 2_000 && Option.isNone(yield* fiber.poll); i++) yield* TestClock.adjust("5 millis")
+      yield* TestClock.adjust("10 seconds")
       // 60 requests at 20/s in 10 s: with its slots misplaced, b drops them as already past and starves.
       expect(Option.isSome(yield* fiber.poll)).toBe(true)
       const times = [...(yield* Fiber.join(fiber))].sort((x, y) => x - y)
       // The account's limit holds in every second as the service counts: never 21 in one second.
       for (let i = 20; i < times.length; i++) expect(times[i] - times[i - 20]).toBeGreaterThanOrEqual(1_000)
+    }))
+  it.effect("a check before sending that ends late for the slot takes a new slot and is asked again", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 10 })
+      yield* gate.take
+      // The lease, halt and guards read the store for 120 ms the first time (a loaded database).
+      let asked = 0
+      const check = Effect.suspend(() => Effect.as(Effect.sleep(asked++ === 0 ? "120 millis" : "0 millis"), true))
+      const start = yield* Clock.currentTimeMillis
+      const fiber = yield* Effect.fork(Effect.zip(gate.takeChecked(check), Clock.currentTimeMillis))
+      yield* TestClock.adjust("1 second")
+      const [sent, at] = yield* Fiber.join(fiber)
+      expect(sent).toBe(true)
+      expect(asked).toBe(2)
+      // Not sent 120 ms into its slot at 100 ms (it would crowd the next one) but on a slot of its own,
+      // taken at 220 ms: the slot at 100 ms went unused, so one interval after it is free.
+      expect(at - start).toBe(220)
+      // A check that says no is not asked again, and nothing is sent.
+      expect(yield* gate.takeChecked(Effect.succeed(false))).toBe(false)
     }))
 })

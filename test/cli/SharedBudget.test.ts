@@ -6,12 +6,16 @@ import { AccountId } from "../../src/domain/Ids.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { ACCOUNT, ADAPTERS, scopedStore, scopedStoreOn } from "../store/fixtures.ts"
 
-/** Moves the test clock in small steps, letting the store's real I/O finish between steps, until `done`. */
-const driveUntil = (done: Effect.Effect<boolean>) =>
+/**
+ * Moves the test clock in small steps, letting the store's real I/O finish between steps, until `done`.
+ * The test clock runs slower than real time: a reservation's round trip on a loaded machine (tens of
+ * real milliseconds) then spans fewer test milliseconds than a slot's staleness (50), as in real life.
+ */
+const driveUntil = (done: Effect.Effect<boolean>, testMsPerStep = 1) =>
   Effect.gen(function* () {
-    for (let step = 0; step < 2_000 && !(yield* done); step++) {
-      yield* TestServices.provideLive(Effect.sleep("1 millis"))
-      yield* TestClock.adjust("5 millis")
+    for (let step = 0; step < 10_000 && !(yield* done); step++) {
+      yield* TestServices.provideLive(Effect.sleep("2 millis"))
+      yield* TestClock.adjust(`${testMsPerStep} millis`)
     }
   })
 
@@ -51,7 +55,8 @@ describe("the account's shared request budget", () => {
       const start = yield* Clock.currentTimeMillis
       yield* a.onRateLimited(3_000)
       const fb = yield* Effect.fork(Effect.zipRight(b.take, Clock.currentTimeMillis))
-      yield* driveUntil(Effect.map(fb.poll, (x) => x._tag === "Some"))
+      // Seconds of test time to a single request: larger steps (no slot goes stale in them).
+      yield* driveUntil(Effect.map(fb.poll, (x) => x._tag === "Some"), 10)
       expect((yield* Fiber.join(fb)) - start).toBeGreaterThanOrEqual(3_000)
       // The cut is the account's: the other worker's rate is halved too.
       expect(yield* b.currentRate).toBe(5)
