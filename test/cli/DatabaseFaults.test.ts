@@ -5,21 +5,37 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
-import { adminClient, DATABASE_URL, freshSchema, POSTGRES_ADAPTERS } from "../store/postgres.ts"
+import { adminClient, DATABASE_URL, POSTGRES_ADAPTERS } from "../store/postgres.ts"
 import { cli, FAST, start, until } from "./binarySupport.ts"
 
-/** Cuts every connection the tool holds to the test database; how many. */
-const cutConnections = Effect.scoped(
-  Effect.flatMap(
-    adminClient,
-    (sql) => sql<{ cut: boolean }>`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
-      WHERE application_name = 'payouts' AND datname = current_database() AND pid <> pg_backend_pid()`
-  )
-).pipe(
-  Effect.map((rows) => rows.filter((r) => r.cut).length),
-  Effect.orDie
+/**
+ * A database of this test's own: the cuts below end every connection to it, and only those. Cut in
+ * the shared test database, they also ended the connections of store tests running at the same moment
+ * in other workers, whose retries then slept on a TestClock nobody moved (a 120 s timeout in CI).
+ */
+const ownDatabase = Effect.acquireRelease(
+  Effect.gen(function* () {
+    const name = `payouts_dbfault_${randomUUID().replaceAll("-", "").slice(0, 12)}`
+    yield* Effect.scoped(Effect.flatMap(adminClient, (sql) => sql`CREATE DATABASE ${sql(name)}`))
+    return name
+  }).pipe(Effect.orDie),
+  (name) => Effect.scoped(Effect.flatMap(adminClient, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)).pipe(Effect.ignore)
 )
+
+/** Cuts every connection the tool holds to `database`; how many. */
+const cutConnections = (database: string) =>
+  Effect.scoped(
+    Effect.flatMap(
+      adminClient,
+      (sql) => sql<{ cut: boolean }>`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity
+        WHERE application_name = 'payouts' AND datname = ${database} AND pid <> pg_backend_pid()`
+    )
+  ).pipe(
+    Effect.map((rows) => rows.filter((r) => r.cut).length),
+    Effect.orDie
+  )
 
 describe.skipIf(POSTGRES_ADAPTERS.length === 0)("the PostgreSQL store cut mid-run", () => {
   it.scopedLive(
@@ -27,8 +43,9 @@ describe.skipIf(POSTGRES_ADAPTERS.length === 0)("the PostgreSQL store cut mid-ru
     () =>
       Effect.gen(function* () {
         const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const database = yield* ownDatabase
         const url = new URL(Redacted.value(DATABASE_URL))
-        url.searchParams.set("schema", yield* freshSchema)
+        url.pathname = `/${database}`
         const state = url.toString()
         const dir = tempDir("payouts-dbfault-")
         const rows = Array.from({ length: 40 }, (_, i) => ({ id: `D-${i + 1}`, amount: String(4000 + i), phone: ordinaryPhone(300 + i) }))
@@ -39,7 +56,7 @@ describe.skipIf(POSTGRES_ADAPTERS.length === 0)("the PostgreSQL store cut mid-ru
         let cuts = 0
         for (const after of [3, 12, 24]) {
           yield* until(`${after} payouts`, Effect.map(paid, (p) => p >= after || run.child.exitCode !== null), 120_000)
-          cuts += yield* cutConnections
+          cuts += yield* cutConnections(database)
         }
         expect(cuts).toBeGreaterThan(0)
         const first = yield* run.exit
