@@ -25,6 +25,7 @@ import {
 import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
 import { Exchange, sendOf } from "./Exchange.ts"
 import { failureWithoutAnswer } from "./Transport.ts"
+import { retryLazily } from "./LazyRetry.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 export { FENCED } from "./ClientApi.ts"
@@ -103,7 +104,7 @@ export const make = Effect.gen(function*() {
     reference?: string
   ): Effect.Effect<A, ClientError> =>
     attempt("GET", endpoint, HttpClientRequest.setHeaders(request, headers), success, reference).pipe(
-      Effect.retry({ schedule: retrySchedule, while: (e) => e._tag === "Transient" }),
+      (call) => retryLazily(call, { schedule: retrySchedule, while: (e) => e._tag === "Transient" }),
       Effect.catchIf((e): e is Transient => e._tag === "Transient", (t) => Effect.fail(finalOf(t)))
     )
 

@@ -222,16 +222,3 @@ export const makeGuardBook = (accountId: AccountId, batchId: BatchId, g: GuardSe
       : { claimed: () => Effect.void, admit: () => Effect.succeed(undefined), drop: () => Effect.void }
     return book
   })
-
-/** The account's halt, as a runner sees it: read from the store at most once per `maxAgeMs`. */
-export const makeHaltWatch = (accountId: AccountId, maxAgeMs = GUARD_FIGURES_MAX_AGE_MS) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const read = store.account(accountId).activeHalt().pipe(
-      // A halt that cannot be read holds: better a run that waits than one that pays through a stop.
-      Effect.catchAll((e) =>
-        Effect.map(Clock.currentTimeMillis, (at) => Option.some({ at, by: "payouts", reason: `the state store could not be read (${e.message})` }))
-      )
-    )
-    return yield* Effect.cachedWithTTL(read, maxAgeMs)
-  })

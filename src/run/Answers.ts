@@ -35,7 +35,8 @@ export const makeAnswers = Effect.gen(function* () {
   const track = (row: Row, reference: string, state: RowState) =>
     IN_FLIGHT_STATES.includes(state) ? tracker.follow(row.idx, reference, true) : Effect.void
 
-  const accepted = Effect.fn("Submitter.accepted")(function* (row: Row, response: PayoutResponse) {
+  // Per payout: untraced, as the client's calls.
+  const accepted = Effect.fnUntraced(function* (row: Row, response: PayoutResponse) {
       const state = stateOfStatus(response.status)
       yield* writer.record({
         idx: row.idx,

@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Either, Fiber, Layer, Option, Ref, Schedule } from "effect"
 import { PaymentClient } from "../api/Client.ts"
+import { retryLazily } from "../api/LazyRetry.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
 import type { StateStore } from "../store/StateStore.ts"
@@ -87,7 +88,8 @@ const make = Effect.gen(function* () {
       }
     }).pipe(Effect.ensuring(book.drop(row.idx)))
 
-  const submitRow = Effect.fn("Submitter.send")(function* (row: Row, resend: boolean) {
+  // Per payout, untraced as the client's calls: a span and a call-site stack trace per call for nothing.
+  const submitRow = Effect.fnUntraced(function* (row: Row, resend: boolean) {
       const stopped = yield* Ref.get(ctx.stoppedCurrencies)
       if (stopped.has(row.currency)) {
         return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" }).pipe(Effect.ensuring(book.drop(row.idx)))
@@ -105,8 +107,7 @@ const make = Effect.gen(function* () {
       unsent.delete(row.idx)
       yield* Ref.set(ctx.sentAny, true)
       const blocked: { current?: Blocked } = {}
-      yield* client.payout(body, mayStillSend(row, resend, blocked)).pipe(
-        Effect.retry({ schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }),
+      yield* retryLazily(client.payout(body, mayStillSend(row, resend, blocked)), { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
         Effect.matchEffect({
           onFailure: (e) => (fenced(e) && blocked.current !== undefined ? notSent(row, blocked.current) : refused(row, e)),
           onSuccess: (r) => accepted(row, r)
@@ -153,7 +154,7 @@ const make = Effect.gen(function* () {
     let taken = 0
     let done = false
     const claiming = yield* Effect.makeSemaphore(1)
-    const nextRow: Effect.Effect<Row | undefined> = claiming.withPermits(1)(
+    const claimNext: Effect.Effect<Row | undefined> = claiming.withPermits(1)(
       Effect.suspend(() => {
         if (taken < group.length) return Effect.succeed(group[taken++])
         if (done) return Effect.succeed(undefined)
@@ -168,6 +169,9 @@ const make = Effect.gen(function* () {
         })
       })
     )
+    // A row of the group already claimed is taken without the lock (one synchronous step: no other
+    // slot runs in between); only the slot that finds the group used up takes the lock to claim.
+    const nextRow: Effect.Effect<Row | undefined> = Effect.suspend(() => (taken < group.length ? Effect.succeed(group[taken++]) : claimNext))
     const slot = Effect.gen(function* () {
       for (let row = yield* nextRow; row !== undefined; row = yield* nextRow) yield* submitOne(row)
     })

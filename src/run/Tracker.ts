@@ -36,7 +36,7 @@ const make = Effect.gen(function* () {
    * poll interval (or, when webhooks lead, `--poll-max`: a webhook will wake it sooner); otherwise
    * (resumed or adopted rows) its status is unknown to this run and is looked up at once.
    */
-  const follow = Effect.fn("Tracker.follow")(function* (idx: number, reference: string, justSent: boolean) {
+  const follow = Effect.fnUntraced(function* (idx: number, reference: string, justSent: boolean) {
     const now = yield* Clock.currentTimeMillis
     const first = !justSent ? settings.pollIntervalMs : settings.webhooks === true ? settings.pollMaxMs : settings.pollIntervalMs
     const hinted = early.delete(reference)
