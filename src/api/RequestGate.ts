@@ -107,12 +107,14 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
     const clockSamples = yield* Ref.make<ReadonlyArray<ClockSample>>([])
     const storeFailures = yield* Ref.make(0)
 
-    const reserveLocal = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    /** The next slot under the local rate: when it is due and when it was taken, both in local ms. */
+    const reserveLocalAt = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Ref.modify(state, (s) => {
         const [[start], next] = reserve(s, now, 1, maxRate)
-        return [start - now, next] as const
+        return [{ due: start, now }, next] as const
       })
     )
+    const reserveLocal = Effect.map(reserveLocalAt, ({ due, now }) => due - now)
 
     /** Reserves a few slots in the store; on a store failure the local gate decides alone. */
     const draw = (current: Shared) =>
@@ -162,11 +164,11 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
         )
       )
 
-    /** Local milliseconds until this caller's next slot. */
-    const reserveSlot: Effect.Effect<number> = Effect.gen(function*() {
+    /** This caller's next slot, and the local time when it was taken (both local ms). */
+    const reserveSlot: Effect.Effect<{ readonly due: number; readonly now: number }> = Effect.gen(function*() {
       for (;;) {
         const current = yield* Ref.get(shared)
-        if (Option.isNone(current)) return yield* reserveLocal
+        if (Option.isNone(current)) return yield* reserveLocalAt
         const localNow = yield* Clock.currentTimeMillis
         const taken = yield* Ref.modify(shared, (sh) => {
           if (Option.isNone(sh)) return [Option.none<number>(), sh] as const
@@ -190,18 +192,19 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
               )
             )
           }
-          return taken.value - (yield* Clock.currentTimeMillis)
+          return { due: taken.value, now: yield* Clock.currentTimeMillis }
         }
         // One reservation at a time: concurrent takers wait for it instead of each asking the store.
         const drawn = yield* drawing.withPermits(1)(
           Effect.flatMap(Ref.get(shared), (sh) => (Option.isSome(sh) && sh.value.pocket.length === 0 ? draw(sh.value) : Effect.succeed(true)))
         )
         // The store could not be asked: this caller was paced locally instead.
-        if (!drawn) return 0
+        if (!drawn) {
+          const now = yield* Clock.currentTimeMillis
+          return { due: now, now }
+        }
       }
     })
-
-    const stillPaused = Effect.zipWith(Clock.currentTimeMillis, Ref.get(state), (now, s) => s.pausedUntil > now)
 
     /**
      * Waits for a slot under the current rate (a pause that began meanwhile is waited out too), then
@@ -209,27 +212,35 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
      * can read the store). A caller late for its slot, from the wake or from the check, takes a new
      * one and asks again: sent late, it lands among the next slots' requests, above the rate in that
      * second (the workers soak at seed 14, load 8: 21-22 in a second at --rate 20). False: the check
-     * said not to send.
+     * said not to send. Without a check (a GET), the wake is the last moment. The clock is read once
+     * per step that can take time: twice per request were three times (two requests per payout).
      */
-    const takeChecked = <E, R>(check: Effect.Effect<boolean, E, R>): Effect.Effect<boolean, E, R> =>
+    const takeWith = <E, R>(check: Effect.Effect<boolean, E, R> | undefined): Effect.Effect<boolean, E, R> =>
       Effect.gen(function*() {
         let late = 0
-        const tooLate = (due: number) => Effect.map(Clock.currentTimeMillis, (now) => now - due > LATE_WAKE_MS && late++ < LATE_RETAKES)
+        const tooLate = (due: number, now: number) => now - due > LATE_WAKE_MS && late++ < LATE_RETAKES
         while (true) {
-          const wait = yield* reserveSlot
-          const due = (yield* Clock.currentTimeMillis) + Math.max(0, wait)
-          if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
-          if (yield* stillPaused) continue
+          const slot = yield* reserveSlot
+          const due = Math.max(slot.due, slot.now)
+          let now = slot.now
+          if (due > now) {
+            yield* Effect.sleep(Duration.millis(due - now))
+            now = yield* Clock.currentTimeMillis
+          }
+          if ((yield* Ref.get(state)).pausedUntil > now) continue
           // Woken long after the slot (the process was stopped, or starved): the callers that slept
           // through it would all go at once, above the rate. A new slot is taken instead, a few times.
-          if (yield* tooLate(due)) continue
+          if (tooLate(due, now)) continue
+          if (check === undefined) return true
           if (!(yield* check)) return false
-          if (yield* tooLate(due)) continue
+          if (tooLate(due, yield* Clock.currentTimeMillis)) continue
           return true
         }
       })
 
-    const take: Effect.Effect<void> = Effect.asVoid(takeChecked(Effect.succeed(true)))
+    const takeChecked = <E, R>(check: Effect.Effect<boolean, E, R>): Effect.Effect<boolean, E, R> => takeWith(check)
+
+    const take: Effect.Effect<void> = Effect.asVoid(takeWith(undefined))
 
     const onRateLimited = (retryAfterMs?: number): Effect.Effect<void> =>
       Effect.gen(function*() {
