@@ -99,6 +99,10 @@ export const runOrchestrator = (run: OrchestratorRun): Promise<OrchestratorTimes
     } satisfies OrchestratorTimes
   })
   return Effect.runPromise(
-    program.pipe(Effect.provide(Layer.mergeAll(client, run.store ?? SqliteStateStore.layer({ filename: run.state }), NodeContext.layer)))
+    program.pipe(
+      // As the CLI's root (src/cli/main.ts): nothing exports traces.
+      Effect.withTracerEnabled(false),
+      Effect.provide(Layer.mergeAll(client, run.store ?? SqliteStateStore.layer({ filename: run.state }), NodeContext.layer))
+    )
   )
 }
