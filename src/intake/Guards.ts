@@ -5,7 +5,7 @@
  * again right before each POST, skipped with the guard named. The rules are pure; the intake check and
  * the runner's book below add the figures the state store holds for the account's other batches.
  */
-import { Clock, Effect, Option, Stream } from "effect"
+import { Clock, Effect, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row, StoreError } from "../store/Model.ts"
 import { MAY_HAVE_PAID_STATES } from "../store/RowState.ts"
