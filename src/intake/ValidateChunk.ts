@@ -4,13 +4,14 @@
  * other batches, as columns: a few typed arrays and arrays of short strings cross between threads far
  * cheaper than one object per row.
  */
-import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts"
+import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES, type PayoutCurrency } from "../domain/Operators.ts"
 import type { TextChunk } from "./CsvChunks.ts"
 import { CsvRecordReader } from "./CsvReader.ts"
 import { type CsvRow, eachRowOfText } from "./CsvRows.ts"
 import { countNewlines, LineBreakNormaliser } from "./CsvText.ts"
 import type { RowError } from "./RowError.ts"
 import { checkFields } from "./Validate.ts"
+import { emptyFastRow, fastCheckOf } from "./ValidateFast.ts"
 import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
 
 export interface ChunkJob extends TextChunk {
@@ -150,26 +151,50 @@ const eachRowOfPiece = (job: ChunkJob, onRow: (row: CsvRow) => void): boolean =>
 
 export const validateChunk = (job: ChunkJob): ChunkResult => {
   const records = CsvRecordReader.after(job.header)
+  const fast = fastCheckOf(job.header)
+  const out = emptyFastRow()
   const c = new Columns()
   const ids: Array<string> = []
   const phones: Array<string> = []
   const amountsWritten: Array<string> = []
   const repeatKeys: Array<string> = []
   const rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }> = []
-  const whole = eachRowOfPiece(job, (csvRow) => {
-    const record = records.record(csvRow)
-    if (record === undefined) return
-    const i = c.next()
-    const row = checkFields(record, job.fileName, true)
-    c.lines[i] = row.line
+  const valid = (i: number, id: string | undefined, phone: string, amountMinor: number, operator: string, currency: string, amountWritten: string) => {
+    const h = fastHash64(repeatMaterial(phone, amountMinor, operator))
+    c.flags[i] |= FLAG_VALID
+    c.keyHi[i] = h.hi
+    c.keyLo[i] = h.lo
+    c.amounts[i] = amountMinor
+    c.operators[i] = MOBILE_OPERATOR_CODES.indexOf(operator)
+    c.currencies[i] = PAYOUT_CURRENCIES.indexOf(currency as PayoutCurrency)
+    phones.push(phone)
+    amountsWritten.push(amountWritten)
+    // The sha256 only where the store will be asked about it: rows with ids are compared by id.
+    repeatKeys.push(id === undefined ? repeatKeyOf(phone, amountMinor, operator) : "")
+  }
+  const start = (i: number, line: number, id: string | undefined) => {
+    c.lines[i] = line
     c.flags[i] = 0
-    ids.push(row.id ?? "")
-    if (row.id !== undefined) {
-      const h = fastHash64(row.id)
+    ids.push(id ?? "")
+    if (id !== undefined) {
+      const h = fastHash64(id)
       c.idHi[i] = h.hi
       c.idLo[i] = h.lo
       c.flags[i] |= FLAG_ID
     }
+  }
+  const whole = eachRowOfPiece(job, (csvRow) => {
+    if (fast !== undefined && csvRow.quoteProblem === undefined && fast(csvRow.cells, out)) {
+      const i = c.next()
+      start(i, csvRow.line, out.id)
+      valid(i, out.id, out.phone, out.amountMinor, out.operator!.code, out.currency!, out.amountWritten)
+      return
+    }
+    const record = records.record(csvRow)
+    if (record === undefined) return
+    const i = c.next()
+    const row = checkFields(record, job.fileName, true)
+    start(i, row.line, row.id)
     if (row._tag === "RejectedRow") {
       rejected.push({ at: i, errors: row.errors })
       phones.push("")
@@ -177,17 +202,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
       repeatKeys.push("")
       return
     }
-    const h = fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator))
-    c.flags[i] |= FLAG_VALID
-    c.keyHi[i] = h.hi
-    c.keyLo[i] = h.lo
-    c.amounts[i] = row.amountMinor
-    c.operators[i] = MOBILE_OPERATOR_CODES.indexOf(row.operator)
-    c.currencies[i] = PAYOUT_CURRENCIES.indexOf(row.currency)
-    phones.push(row.phone)
-    amountsWritten.push(record.fields.amount?.trim() ?? "")
-    // The sha256 only where the store will be asked about it: rows with ids are compared by id.
-    repeatKeys.push(row.id === undefined ? repeatKeyOf(row.phone, row.amountMinor, row.operator) : "")
+    valid(i, row.id, row.phone, row.amountMinor, row.operator, row.currency, record.fields.amount?.trim() ?? "")
   })
   // Not UTF-8, or not cut between rows: the streamed reader reads the file and words what it finds.
   if (!whole) return { _tag: "Misaligned", seq: job.seq }
