@@ -7,6 +7,9 @@
  * (A copy of src/domain/Phone.ts's rules: test/intake/PhoneFast.test.ts compares the two.)
  */
 import { Metadata, parsePhoneNumberFromString } from "libphonenumber-js/max"
+import metadataJson from "libphonenumber-js/max/metadata"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import type { Country } from "../domain/Operators.ts"
 
 const PHONE_CHARACTERS = /^\+?[0-9 ().\-/]+$/
@@ -87,11 +90,58 @@ const numberType = (country: string | undefined, callingCode: string, nationalNu
   return undefined
 }
 
+interface Parsed {
+  readonly country?: string | undefined
+  readonly countryCallingCode: string
+  readonly nationalNumber: string
+  readonly number: string
+}
+
+const isParsed = (u: unknown): u is Parsed =>
+  typeof u === "object" && u !== null && "countryCallingCode" in u && "nationalNumber" in u && "number" in u &&
+  typeof u.countryCallingCode === "string" && typeof u.nationalNumber === "string" && typeof u.number === "string"
+
+type Parse = (text: string, country: Country) => Parsed | undefined
+
+/**
+ * libphonenumber's own `parse`, called as `parsePhoneNumberFromString(text, country)` calls it once its
+ * wrappers are done: `parse(text, { defaultCountry, v2: true }, metadata)`, a ParseError meaning no
+ * number. The wrappers (arguments sliced, options copied three times by Babel's object spread, the
+ * country looked up again) cost as much as the parse (2.3 against 4.1 us a number). The package does
+ * not export it, so it is required from its CommonJS build by path (the same code as the ES one); if
+ * that ever fails, the public function is used. Any error is "no number" here: `normaliseMobile`,
+ * which then checks the row, meets a real one on its own.
+ */
+const internalParse = (): Parse | undefined => {
+  try {
+    const require = createRequire(import.meta.url)
+    const root = dirname(require.resolve("libphonenumber-js/package.json"))
+    const parse: unknown = require(join(root, "build", "parse.js"))?.default
+    if (typeof parse !== "function") return undefined
+    const options = new Map<string, { readonly defaultCountry: string; readonly v2: true }>()
+    return (text, country) => {
+      let given = options.get(country)
+      if (given === undefined) options.set(country, given = { defaultCountry: country, v2: true })
+      try {
+        const parsed: unknown = parse(text, given, metadataJson)
+        return isParsed(parsed) ? parsed : undefined
+      } catch {
+        // A ParseError: not a number. Anything else, normaliseMobile meets again on its own parse.
+        return undefined
+      }
+    }
+  } catch {
+    return undefined
+  }
+}
+
+const parseNumber: Parse = internalParse() ?? ((text, country) => parsePhoneNumberFromString(text, country))
+
 /** The E.164 number where `normaliseMobile(raw, country)` gives one, else undefined. */
 export const mobileE164 = (raw: string, country: Country): string | undefined => {
   const text = raw.trim()
   if (text === "" || !PHONE_CHARACTERS.test(text)) return undefined
-  const parsed = parsePhoneNumberFromString(text, country)
+  const parsed = parseNumber(text, country)
   if (parsed === undefined || (parsed.country !== undefined && parsed.country !== country)) return undefined
   const type = numberType(parsed.country, parsed.countryCallingCode, parsed.nationalNumber)
   return type === "MOBILE" || type === "FIXED_LINE_OR_MOBILE" ? parsed.number : undefined
