@@ -11,6 +11,7 @@ import { type CsvRow, eachRowOfText } from "./CsvRows.ts"
 import { countNewlines, LineBreakNormaliser } from "./CsvText.ts"
 import type { RowError } from "./RowError.ts"
 import { checkFields } from "./Validate.ts"
+import { TextColumn } from "./TextColumn.ts"
 import { emptyFastRow, fastCheckOf } from "./ValidateFast.ts"
 import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
 
@@ -154,10 +155,10 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
   const fast = fastCheckOf(job.header)
   const out = emptyFastRow()
   const c = new Columns()
-  const ids: Array<string> = []
-  const phones: Array<string> = []
-  const amountsWritten: Array<string> = []
-  const repeatKeys: Array<string> = []
+  const ids = new TextColumn()
+  const phones = new TextColumn()
+  const amountsWritten = new TextColumn()
+  const repeatKeys = new TextColumn()
   const rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }> = []
   const valid = (i: number, id: string | undefined, phone: string, amountMinor: number, operator: string, currency: string, amountWritten: string) => {
     const h = fastHash64(repeatMaterial(phone, amountMinor, operator))
@@ -220,10 +221,10 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     amounts: c.amounts.slice(0, n),
     operators: c.operators.slice(0, n),
     currencies: c.currencies.slice(0, n),
-    ids: ids.join("\n"),
-    phones: phones.join("\n"),
-    amountsWritten: amountsWritten.join("\n"),
-    repeatKeys: repeatKeys.join("\n"),
+    ids: ids.join(),
+    phones: phones.join(),
+    amountsWritten: amountsWritten.join(),
+    repeatKeys: repeatKeys.join(),
     rejected
   }
 }

@@ -6,6 +6,7 @@ import { resolveHeader } from "../../src/intake/CsvHeader.ts"
 import { CsvRecordReader } from "../../src/intake/CsvReader.ts"
 import { type CsvRow, eachRowOfPlainText, eachRowOfTextPapa } from "../../src/intake/CsvRows.ts"
 import { mobileE164 } from "../../src/intake/PhoneFast.ts"
+import { TextColumn } from "../../src/intake/TextColumn.ts"
 import { checkFields } from "../../src/intake/Validate.ts"
 import { emptyFastRow, fastCheckOf } from "../../src/intake/ValidateFast.ts"
 
@@ -110,5 +111,31 @@ describe("the fast check of a row", () => {
       )
     }
     expect(validRows).toBeGreaterThan(1_000)
+  })
+})
+
+describe("a column of texts kept as UTF-16 units", () => {
+  it("joins to what an array of the same strings joins to", () =>
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          // Without a surrogate (the typed array all along), and with (strings from the first one on).
+          fc.array(fc.string({ unit: fc.constantFrom("a", "7", "+", " ", "é", "\uFEFF", "\u0000", "€", "\uFFFF"), maxLength: 30 }), { maxLength: 3_000 }),
+          fc.array(fc.string({ unit: fc.constantFrom("a", "7", "+", " ", "é", "😀", "\uFEFF", "\uD800", "\uDC00", "\u0000", "€"), maxLength: 30 }), { maxLength: 3_000 })
+        ),
+        (texts) => {
+          const column = new TextColumn()
+          for (const text of texts) column.push(text)
+          expect(column.join()).toBe(texts.join("\n"))
+        }
+      ),
+      { numRuns: 500 }
+    ))
+
+  it("keeps a BOM that starts the first text", () => {
+    const column = new TextColumn()
+    column.push("\uFEFFP-1")
+    column.push("P-2")
+    expect(column.join()).toBe("\uFEFFP-1\nP-2")
   })
 })
