@@ -15,6 +15,7 @@ import { headerNames } from "./CsvReader.ts"
 import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
 import { isCsvFileError } from "./CsvErrors.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
+import { tightOldGeneration } from "./HeapGrowth.ts"
 import { Intake } from "./IntakeResult.ts"
 import { validateCsvFile } from "./Validate.ts"
 import { makeValidatePool, WorkerFailed } from "./ValidatePool.ts"
@@ -73,6 +74,7 @@ const streamed = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
 export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
+    yield* tightOldGeneration
     const pool = yield* makeValidatePool()
     const tally = makeTally(input.batchId, input.skipInvalid, others)
     const splitter = new CsvChunkSplitter(input.chunkChars ?? CHUNK_CHARS)
