@@ -6,11 +6,12 @@ import { Either } from "effect"
 import { parsePhoneNumberFromString } from "libphonenumber-js/max"
 import { type Country, COUNTRY_NAMES, isCountry } from "./Operators.ts"
 
-const MOBILE_TYPES = new Set(["MOBILE", "FIXED_LINE_OR_MOBILE"])
+/** The number types a payout may go to (libphonenumber's names). */
+export const MOBILE_TYPES: ReadonlySet<string> = new Set(["MOBILE", "FIXED_LINE_OR_MOBILE"])
 
 // libphonenumber finds numbers inside free text ("call 677..."), and reads "ext. 12": a payout number is
 // only digits and the usual separators.
-const PHONE_CHARACTERS = /^\+?[0-9 ().\-/]+$/
+export const PHONE_CHARACTERS = /^\+?[0-9 ().\-/]+$/
 
 const countryName = (code: string | undefined): string =>
   code === undefined ? "another country" : isCountry(code) ? COUNTRY_NAMES[code] : code

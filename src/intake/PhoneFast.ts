@@ -4,15 +4,14 @@
  * but with each pattern compiled once and each numbering plan read once (getType made a Metadata, a
  * numbering plan and a RegExp per pattern for every number: a quarter of the phone check). Undefined
  * whenever `normaliseMobile` would refuse the number, which alone words why.
- * (A copy of src/domain/Phone.ts's rules: test/intake/PhoneFast.test.ts compares the two.)
+ * The characters and the mobile types are src/domain/Phone.ts's; test/intake/FastPaths.test.ts compares the two checks.
  */
 import { Metadata, parsePhoneNumberFromString } from "libphonenumber-js/max"
 import metadataJson from "libphonenumber-js/max/metadata"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import type { Country } from "../domain/Operators.ts"
-
-const PHONE_CHARACTERS = /^\+?[0-9 ().\-/]+$/
+import { MOBILE_TYPES, PHONE_CHARACTERS } from "../domain/Phone.ts"
 
 const NON_FIXED_LINE_TYPES = ["MOBILE", "PREMIUM_RATE", "TOLL_FREE", "SHARED_COST", "VOIP", "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL"] as const
 
@@ -144,5 +143,5 @@ export const mobileE164 = (raw: string, country: Country): string | undefined =>
   const parsed = parseNumber(text, country)
   if (parsed === undefined || (parsed.country !== undefined && parsed.country !== country)) return undefined
   const type = numberType(parsed.country, parsed.countryCallingCode, parsed.nationalNumber)
-  return type === "MOBILE" || type === "FIXED_LINE_OR_MOBILE" ? parsed.number : undefined
+  return type !== undefined && MOBILE_TYPES.has(type) ? parsed.number : undefined
 }
