@@ -32,9 +32,18 @@ export const spawnSandbox = (options: SandboxOptions, nodeArgs: ReadonlyArray<st
     createInterface({ input: child.stdout! }).once("line", (line) => {
       const info = JSON.parse(line) as { baseUrl: string; origin: string; key: string; secret: string; sinkUrl: string }
       const headers = { "X-API-Key": info.key, "X-API-Secret": info.secret, Accept: "application/json", "Content-Type": "application/json" }
-      const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${info.origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-        return (await response.json()) as Record<string, unknown>
+      const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+        // A read of the counters may meet a keep-alive connection the sandbox closed at that moment
+        // (ECONNRESET, seen once in a full run): a GET is asked again, twice at most.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const response = await fetch(`${info.origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+            return (await response.json()) as Record<string, unknown>
+          } catch (error) {
+            if (method !== "GET" || attempt >= 3) throw error
+            await new Promise((r) => setTimeout(r, 50))
+          }
+        }
       }
       child.removeAllListeners("exit")
       resolve({
