@@ -134,7 +134,13 @@ const internalParse = (): Parse | undefined => {
   }
 }
 
-const parseNumber: Parse = internalParse() ?? ((text, country) => parsePhoneNumberFromString(text, country))
+// Found on first use: loading the CommonJS build costs a start that checks no number this way (a
+// small file, or one refused at intake, is checked by normaliseMobile alone).
+let parse: Parse | undefined
+const parseNumber: Parse = (text, country) => {
+  parse ??= internalParse() ?? ((t, c) => parsePhoneNumberFromString(t, c))
+  return parse(text, country)
+}
 
 /** The E.164 number where `normaliseMobile(raw, country)` gives one, else undefined. */
 export const mobileE164 = (raw: string, country: Country): string | undefined => {
