@@ -64,31 +64,22 @@ export const rowsOfText = (
   return { rows, ends, end }
 }
 
+/** Hands each row of `text` (its first line numbered `line`) to `onRow` with where it ends; returns where the last whole row ends. */
+type EachRowOf = (text: string, delimiter: string, line: number, last: boolean, onRow: (row: CsvRow, end: number) => void) => number
+
 /**
  * `rowsOfText` one row at a time, each handed over as soon as it is parsed: a chunk of thousands of
  * rows is never held whole, so the garbage of each row dies young (a worker thread's collector copies
  * what survives, and a chunk's rows held to its end all survived). Returns where the last row ends.
  */
-export const eachRowOfText = (
-  text: string,
-  delimiter: string,
-  line: number,
-  last: boolean,
-  onRow: (row: CsvRow, end: number) => void
-): number => (text.includes("\"") ? eachRowOfTextPapa : eachRowOfPlainText)(text, delimiter, line, last, onRow)
+export const eachRowOfText: EachRowOf = (text, delimiter, line, last, onRow) => (text.includes("\"") ? eachRowOfTextPapa : eachRowOfPlainText)(text, delimiter, line, last, onRow)
 
 /**
  * `eachRowOfText` of a text without a quote, as papaparse reads one (its "fast mode": each line split
  * at the delimiter; with `last`, the text after the last line break is a row too, empty or not): the
  * same rows, lines and ends, without papaparse's objects per row (a third of a row's parse).
  */
-export const eachRowOfPlainText = (
-  text: string,
-  delimiter: string,
-  line: number,
-  last: boolean,
-  onRow: (row: CsvRow, end: number) => void
-): number => {
+export const eachRowOfPlainText: EachRowOf = (text, delimiter, line, last, onRow) => {
   if (text === "") return 0
   let start = 0
   for (;;) {
@@ -104,13 +95,7 @@ export const eachRowOfPlainText = (
 }
 
 /** `eachRowOfText` by papaparse: any text (the only way for one with quotes). */
-export const eachRowOfTextPapa = (
-  text: string,
-  delimiter: string,
-  line: number,
-  last: boolean,
-  onRow: (row: CsvRow, end: number) => void
-): number => {
+export const eachRowOfTextPapa: EachRowOf = (text, delimiter, line, last, onRow) => {
   let start = 0
   new Papa.Parser({
     delimiter,
