@@ -87,7 +87,7 @@ Effect.console.pipe(
   Effect.provide(profileLayer(process.argv)),
   (program) => report(program),
   // Nothing exports traces: every span would be built, timed and dropped. With the tracer off they are
-  // no-op spans (names still read in the code), which took a tenth of a payout's CPU off a run.
+  // no-op spans (the names still read in the code); see docs/PERFORMANCE.md, the orchestrator's cost.
   Effect.withTracerEnabled(false),
   Effect.provide(NoticesLive),
   Effect.provide(NodeContext.layer),

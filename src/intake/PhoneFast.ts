@@ -136,10 +136,10 @@ const internalParse = (): Parse | undefined => {
 
 // Found on first use: loading the CommonJS build costs a start that checks no number this way (a
 // small file, or one refused at intake, is checked by normaliseMobile alone).
-let parse: Parse | undefined
+let chosenParse: Parse | undefined
 const parseNumber: Parse = (text, country) => {
-  parse ??= internalParse() ?? ((t, c) => parsePhoneNumberFromString(t, c))
-  return parse(text, country)
+  chosenParse ??= internalParse() ?? ((t, c) => parsePhoneNumberFromString(t, c))
+  return chosenParse(text, country)
 }
 
 /** The E.164 number where `normaliseMobile(raw, country)` gives one, else undefined. */
