@@ -2,6 +2,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Batch, type EventSource, Row, RowEvent, RowMatch } from "../Model.ts"
+import { quickRows } from "../RowDecode.ts"
 import { RowState } from "../RowState.ts"
 
 export const ROW_COLUMNS = `account_id, batch_id, idx, line, row_id, token, repeat_key, operator, currency,
@@ -20,7 +21,13 @@ const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>> => Effect.orDie(decode(rows))
 }
 
-export const decodeRows = decoder(Row)
+const decodeRowsBySchema = decoder(Row)
+/** Rows checked in plain code first (`RowDecode.ts`); any doubt sends the whole read through `Row`'s schema. */
+export const decodeRows = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> =>
+  Effect.suspend(() => {
+    const quick = quickRows(rows)
+    return quick === undefined ? decodeRowsBySchema(rows) : Effect.succeed(quick)
+  })
 export const decodeBatches = decoder(Batch)
 export const decodeEvents = decoder(RowEvent)
 export const decodeMatches = decoder(RowMatch)
