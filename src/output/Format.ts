@@ -42,10 +42,21 @@ export interface Format {
   readonly time: (at: string | number | Date | DateTime.DateTime) => string
 }
 
+/**
+ * The number formats are made on first use: the first Intl.NumberFormat of a process loads the
+ * locale's data (about 10 ms), which every command would pay at start for its notices, printed or not.
+ */
 export const formatFor = (locale: string): Format => {
-  const whole = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 })
-  const point = new Intl.NumberFormat(locale, { minimumFractionDigits: 1 }).formatToParts(1.5).find((p) => p.type === "decimal")?.value ?? "."
-  const digits = (sign: string, units: bigint, fraction: string) => `${sign}${whole.format(units)}${fraction === "" ? "" : `${point}${fraction}`}`
+  let made: { readonly whole: Intl.NumberFormat; readonly point: string } | undefined
+  const numbers = () =>
+    (made ??= {
+      whole: new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }),
+      point: new Intl.NumberFormat(locale, { minimumFractionDigits: 1 }).formatToParts(1.5).find((p) => p.type === "decimal")?.value ?? "."
+    })
+  const digits = (sign: string, units: bigint, fraction: string) => {
+    const { point, whole } = numbers()
+    return `${sign}${whole.format(units)}${fraction === "" ? "" : `${point}${fraction}`}`
+  }
   const minor = (value: number, currency: string) => {
     const places = minorDigits(currency)
     const abs = BigInt(Math.abs(Math.round(value)))
@@ -61,7 +72,7 @@ export const formatFor = (locale: string): Format => {
     if (Number.isNaN(millis)) return String(at)
     return `${new Date(millis).toISOString().slice(0, 19).replace("T", " ")} UTC`
   }
-  return { locale, count: (n) => (Number.isInteger(n) ? whole.format(n) : String(n)), minor, decimal, time }
+  return { locale, count: (n) => (Number.isInteger(n) ? numbers().whole.format(n) : String(n)), minor, decimal, time }
 }
 
 /** The formats of the user's locale (from the environment, through Config). */
