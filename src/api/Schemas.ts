@@ -8,6 +8,7 @@
  */
 import { Schema, SchemaAST } from "effect"
 import { Reference } from "../domain/Ids.ts"
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from "./TransactionFilters.ts"
 
 // Described as a number (what the spec says is sent); the string form is only a decoding tolerance.
 export const WireNumber = Schema.Union(Schema.Number, Schema.NumberFromString).annotations({ jsonSchema: { type: "number" } })
@@ -20,18 +21,10 @@ const describedAs = (name: string) => [undefined, undefined, { [SchemaAST.JSONId
 const Timestamp = Schema.String
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))
 
-export const TransactionType = Schema.Literal("payin", "payout", "adjustment")
+export const TransactionType = Schema.Literal(...TRANSACTION_TYPES)
 export type TransactionType = typeof TransactionType.Type
 
-export const TransactionStatus = Schema.Literal(
-  "pending",
-  "processing",
-  "completed",
-  "failed",
-  "cancelled",
-  "expired",
-  "refunded"
-)
+export const TransactionStatus = Schema.Literal(...TRANSACTION_STATUSES)
 export type TransactionStatus = typeof TransactionStatus.Type
 
 export class Wallet extends Schema.Class<Wallet>("Wallet")({

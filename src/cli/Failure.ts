@@ -9,11 +9,18 @@ import { ValidationError as CliValidationError } from "@effect/cli"
 import { SystemError } from "@effect/platform/Error"
 import type { Teardown } from "@effect/platform/Runtime"
 import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
-import * as Api from "../api/Errors.ts"
+import type * as Api from "../api/Errors.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
 import { CHECK_CREDENTIALS, CredentialsRefused, InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
 import { baseUrlAdvice, type ConnectionSources, connectionSources, credentialsAdvice, environment } from "./config/Sources.ts"
 import { usageMessage, variableProblem } from "./help/Doc.ts"
+
+/**
+ * An error of the API client, known by its tag: importing its classes for `instanceof` would build
+ * the API's error schemas (about a hundred schema classes) at every start, `--help` included.
+ */
+const isApi = <T extends Api.ClientError["_tag"]>(error: unknown, tag: T): error is Extract<Api.ClientError, { readonly _tag: T }> =>
+  Predicate.isTagged(error, tag) && error instanceof Error
 
 export const ExitCode = { ok: 0, refused: 1, configuration: 2, unavailable: 3, internal: 4 } as const
 
@@ -35,39 +42,39 @@ export const describe = (error: unknown, sources?: ConnectionSources): Described
   if (error instanceof MissingSetting || error instanceof InvalidSetting || error instanceof UsageError || error instanceof CredentialsRefused) {
     return { message: error.message, code: ExitCode.configuration }
   }
-  if (error instanceof Api.AuthError) {
+  if (isApi(error, "AuthError")) {
     return {
       message: `the service refused the credentials (401: ${error.message}). ${sources === undefined ? CHECK_CREDENTIALS : credentialsAdvice(sources)}`,
       code: ExitCode.configuration
     }
   }
-  if (error instanceof Api.ValidationError || error instanceof Api.InsufficientBalance) {
+  if (isApi(error, "ValidationError") || isApi(error, "InsufficientBalance")) {
     const detail = fields(error.errors)
     return { message: `the service refused the request: ${detail === "" ? error.message : detail}`, code: ExitCode.refused }
   }
-  if (error instanceof Api.NotFound) {
+  if (isApi(error, "NotFound")) {
     return { message: `not found: no transaction has the reference ${error.reference}`, code: ExitCode.refused }
   }
-  if (error instanceof Api.RateLimited) {
+  if (isApi(error, "RateLimited")) {
     const after = error.retryAfterMs === undefined ? "" : ` (retry after ${Math.ceil(error.retryAfterMs / 1000)}s)`
     return { message: `the service is rate limiting this account${after}: try again later`, code: ExitCode.unavailable }
   }
-  if (error instanceof Api.Unavailable && error.status !== undefined) {
+  if (isApi(error, "Unavailable") && error.status !== undefined) {
     return { message: `the service is unavailable: ${error.reason}; try again later`, code: ExitCode.unavailable }
   }
-  if (error instanceof Api.Unavailable || error instanceof Api.NotSent) {
+  if (isApi(error, "Unavailable") || isApi(error, "NotSent")) {
     return {
       message: `cannot reach the service: ${error.reason} (${sources === undefined ? "check PAYOUTS_BASE_URL" : baseUrlAdvice(sources)}, or try again later)`,
       code: ExitCode.unavailable
     }
   }
-  if (error instanceof Api.OutcomeUnknown) {
+  if (isApi(error, "OutcomeUnknown")) {
     return { message: `no answer from the service, the outcome is unknown: ${error.reason}`, code: ExitCode.unavailable }
   }
-  if (error instanceof Api.UnexpectedResponse) {
+  if (isApi(error, "UnexpectedResponse")) {
     return { message: `the service answered unexpectedly (HTTP ${error.status}): ${error.excerpt}`, code: ExitCode.refused }
   }
-  if (error instanceof Api.PayinRefused) {
+  if (isApi(error, "PayinRefused")) {
     return { message: `pay-in refused: ${error.message}`, code: ExitCode.refused }
   }
   // The state store cannot be used (locked past the wait, disk full, not a database): exit 4, the
@@ -86,7 +93,7 @@ export const describe = (error: unknown, sources?: ConnectionSources): Described
 }
 
 /** Failures whose advice names the connection's settings: a refused key, a service out of reach. */
-const needsSources = (error: unknown) => error instanceof Api.AuthError || error instanceof Api.NotSent || (error instanceof Api.Unavailable && error.status === undefined)
+const needsSources = (error: unknown) => isApi(error, "AuthError") || isApi(error, "NotSent") || (isApi(error, "Unavailable") && error.status === undefined)
 
 /**
  * The failure a finished program carries to the teardown: already reported, only the code is left.

@@ -1,7 +1,7 @@
 /** `payouts transactions`: the command; its handler is in ../handlers/Transactions.ts (loaded on use). */
 import { Command, Options } from "@effect/cli"
 import { Schema } from "effect"
-import { TransactionStatus, TransactionType } from "../../api/Schemas.ts"
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from "../../api/TransactionFilters.ts"
 import { jsonOption } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
 
@@ -21,8 +21,8 @@ const filterOptions = Options.all({
     Options.map((text) => text.trim().toUpperCase()),
     Options.optional
   ),
-  type: Options.choice("type", TransactionType.literals).pipe(Options.withDescription("Only transactions of this type."), Options.optional),
-  status: Options.choice("status", TransactionStatus.literals).pipe(Options.withDescription("Only transactions in this status."), Options.optional),
+  type: Options.choice("type", TRANSACTION_TYPES).pipe(Options.withDescription("Only transactions of this type."), Options.optional),
+  status: Options.choice("status", TRANSACTION_STATUSES).pipe(Options.withDescription("Only transactions in this status."), Options.optional),
   from: day("from").pipe(
     Options.withDescription("From this UTC day, YYYY-MM-DD (history goes back 90 days)."),
     Options.optional
