@@ -1,12 +1,14 @@
 // `npm run build` (run by `npm ci` through `prepare`, and first by `npm test`): bundles the CLI into
 // dist/ so `bin/payouts.js` starts it with plain Node instead of compiling TypeScript at every start.
 // Code splitting keeps each command's handler (and what only it needs: the sandbox, the SQL drivers,
-// the phone metadata, the run engine) in chunks loaded when that command runs.
+// the phone metadata, the run engine) in chunks loaded when that command runs. Each chunk is written as
+// a function body with a V8 code cache (scripts/bundle/), so a start does not compile it again.
 import { build } from "esbuild"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
+import { BODY, distFiles } from "./bundle/codeCache.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const outdir = join(root, "dist")
@@ -158,6 +160,8 @@ const result = await build({
   metafile: true,
   logLevel: "warning",
   chunkNames: "[name]-[hash]",
+  // dist/main.js and dist/ValidateWorker.js start these (scripts/bundle/codeCache.mjs).
+  entryNames: `[name]${BODY}`,
   plugins: [lean],
   // A native addon cannot be bundled (pg-native is pg's optional one); the lazy packages stay outside.
   external: ["pg-native", ...Object.keys(LAZY)],
@@ -168,10 +172,12 @@ const result = await build({
 // A warning fails the build (e.g. an import that "will always be undefined"): dist/ is run as built.
 if (result.warnings.length > 0) throw new Error(`the build has ${result.warnings.length} warning(s), shown above`)
 
+// Made before dist/ is touched: a chunk the conversion refuses fails the build like a warning.
+const files = distFiles(result.outputFiles, outdir, Object.keys(entryPoints))
 // Old chunks go (their names change with their content); the new files replace them.
 rmSync(outdir, { recursive: true, force: true })
 mkdirSync(outdir, { recursive: true })
-for (const file of result.outputFiles) writeFileSync(file.path, file.contents)
+for (const [path, contents] of files) writeFileSync(path, contents)
 
 // `node scripts/build.mjs --analyze`: what each output file holds, largest first.
 if (process.argv.includes("--metafile")) writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile))

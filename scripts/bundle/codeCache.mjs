@@ -1,0 +1,43 @@
+// What scripts/build.mjs writes into dist/ for esbuild's output: each chunk as a function body with its
+// V8 code cache (load.mjs runs them), each entry as a small ES module that starts its body (bin/
+// payouts.js imports main.js; a validation worker is started from ValidateWorker.js), and load.mjs.
+import { readFileSync } from "node:fs"
+import { basename, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { toBody } from "./bodies.mjs"
+import { cacheUrl, compileText } from "./load.mjs"
+
+/** The suffix of an entry's body: esbuild's entryNames is `[name]${BODY}`. */
+export const BODY = "-body"
+
+const loader = new URL("./load.mjs", import.meta.url)
+
+const stub = (name) =>
+  [
+    `// Written by scripts/build.mjs: runs ${name}${BODY}.js, a function body, with its code cache (load.mjs).`,
+    `import { start } from "./load.mjs"`,
+    `start(new URL("./${name}${BODY}.js", import.meta.url))`,
+    ""
+  ].join("\n")
+
+/**
+ * The files of dist/ as `[path, contents]`, from esbuild's `outputFiles` and the names of the entry
+ * points. The cache is made by compiling each body here, with the Node that runs the build (`npm ci`
+ * runs it through `prepare`): V8 caches what it compiles eagerly, the bodies' top levels.
+ */
+export const distFiles = (outputFiles, outdir, entries) => {
+  const files = []
+  for (const file of outputFiles) {
+    if (!file.path.endsWith(".js")) {
+      files.push([file.path, file.contents])
+      continue
+    }
+    const body = toBody(basename(file.path), file.text)
+    const url = pathToFileURL(file.path)
+    const { cachedData } = compileText(body, url, { produceCachedData: true })
+    files.push([file.path, body], [cacheUrl(url), cachedData])
+  }
+  for (const name of entries) files.push([join(outdir, `${name}.js`), stub(name)])
+  files.push([join(outdir, "load.mjs"), readFileSync(loader)])
+  return files
+}

@@ -1,0 +1,66 @@
+// Copied into dist/ by scripts/build.mjs: runs the CLI's chunks, which the build wrote as function
+// bodies (scripts/bundle/bodies.mjs), compiled with the V8 code cache it made for each one. Node 20
+// caches no ES module's code, so compiling the command tree's chunks cost every start ~85 ms; with
+// the cache V8 deserialises what it compiled at build time. A cache V8 refuses (another Node, other
+// V8 flags) or a missing one only costs that time back: V8 then compiles the source, as it did.
+// Nothing is written here at run time: an install may be read-only.
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { compileFunction } from "node:vm"
+
+/** The parameters of every body, in this order (bodies.mjs writes code that uses them). */
+export const PARAMS = ["$$need", "$$load", "$$export", "$importMeta"]
+
+/** Where the build puts the code cache of the body at `url`. */
+export const cacheUrl = (url) => new URL(`${url.href}.cache`)
+
+const require = createRequire(import.meta.url)
+const isLocal = (spec) => /^\.\.?\//.test(spec)
+
+/** Each body's exports once it has run; `evaluating` while it runs (the build makes no cycles). */
+const modules = new Map()
+const evaluating = Symbol("evaluating")
+
+const readCache = (url) => {
+  try {
+    return readFileSync(cacheUrl(url))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The body `text` (of the file at `url`) as a function, as both the build (which asks for its cache)
+ * and a start compile it: V8 takes a cache only for the very source it was made from. The directive:
+ * the bodies come from ES modules, which are strict code.
+ */
+export const compileText = (text, url, options) => compileFunction(`"use strict";${text}`, PARAMS, { filename: url.href, ...options })
+
+/** The body at `url` as a function; `rejected`: its cache was refused (or there was none). */
+export const compileBody = (url, cachedData = readCache(url)) => {
+  const body = compileText(readFileSync(url, "utf8"), url, { cachedData })
+  return { body, rejected: cachedData === undefined || body.cachedDataRejected === true }
+}
+
+const need = (url) => {
+  const known = modules.get(url.href)
+  if (known === evaluating) throw new Error(`${url.href} imports itself back: scripts/bundle/bodies.mjs cannot load a cycle`)
+  if (known !== undefined) return known
+  modules.set(url.href, evaluating)
+  try {
+    const exports = Object.create(null)
+    const local = (spec) => (isLocal(spec) ? need(new URL(spec, url)) : require(spec))
+    const later = (spec) => (isLocal(spec) ? Promise.resolve(spec).then(local) : import(spec))
+    compileBody(url).body(local, later, (values) => Object.assign(exports, values), { url: url.href })
+    modules.set(url.href, Object.freeze(exports))
+    return exports
+  } catch (error) {
+    modules.delete(url.href)
+    throw error
+  }
+}
+
+/** Runs the entry body at `url` (main-body.js, ValidateWorker-body.js). */
+export const start = (url) => {
+  need(url)
+}

@@ -1,0 +1,131 @@
+/**
+ * dist/ as `npm run build` writes it (scripts/bundle/): chunks run from function bodies with a V8 code
+ * cache made at build time. The cache only saves time: V8 takes it from the Node that built it, and a
+ * start whose cache is refused (another Node, other V8 flags, a damaged file) or missing says the same.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawnSync } from "node:child_process"
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const DIST = fileURLToPath(new URL("../../dist", import.meta.url))
+const BODIES = fileURLToPath(new URL("../../scripts/bundle/bodies.mjs", import.meta.url))
+
+const node = (args: ReadonlyArray<string>) => {
+  const ran = spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
+  return { code: ran.status, stdout: ran.stdout, stderr: ran.stderr }
+}
+
+/** How many of the bodies in `dist` compile with their cache refused, as the Node given these flags sees it. */
+const refused = (dist: string, flags: ReadonlyArray<string> = []) => {
+  const script = [
+    `import { compileBody } from ${JSON.stringify(join(dist, "load.mjs"))}`,
+    `import { readdirSync } from "node:fs"`,
+    `import { pathToFileURL } from "node:url"`,
+    `const bodies = readdirSync(${JSON.stringify(dist)}).filter((f) => f.endsWith(".js") && f !== "main.js" && f !== "ValidateWorker.js")`,
+    `const refused = bodies.filter((f) => compileBody(pathToFileURL(${JSON.stringify(dist + "/")} + f)).rejected)`,
+    `console.log(JSON.stringify({ bodies: bodies.length, refused: refused.length }))`
+  ].join("\n")
+  const ran = node([...flags, "--input-type=module", "-e", script])
+  expect(ran.stderr).toBe("")
+  return JSON.parse(ran.stdout) as { bodies: number; refused: number }
+}
+
+/** A copy of dist/ whose caches `spoil` changes; removed after `use`. */
+const withCopy = <A>(spoil: (cache: string) => void, use: (dist: string) => A): A => {
+  const dir = mkdtempSync(join(tmpdir(), "payouts-cache-"))
+  try {
+    const dist = join(dir, "dist")
+    cpSync(DIST, dist, { recursive: true })
+    for (const file of readdirSync(dist).filter((f) => f.endsWith(".js.cache"))) spoil(join(dist, file))
+    return use(dist)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** scripts/bundle/bodies.mjs's body of the module `code`, or the error it refuses it with. */
+const bodyOf = (code: string) => {
+  const script = `import { toBody } from ${JSON.stringify(BODIES)}
+try { console.log(JSON.stringify({ body: toBody("x.js", ${JSON.stringify(code)}) })) } catch (e) { console.log(JSON.stringify({ error: e.message })) }`
+  return JSON.parse(node(["--input-type=module", "-e", script]).stdout) as { body?: string; error?: string }
+}
+
+const help = (dist: string, flags: ReadonlyArray<string> = []) => node([...flags, join(dist, "main.js"), "--help"])
+
+describe("a chunk as a function body", () => {
+  it.effect("only the module syntax changes, every line and the columns of import() and import.meta kept", () =>
+    Effect.sync(() => {
+      const code = [
+        `import {`,
+        `  a as b,`,
+        `  c`,
+        `} from "./chunk-A.js";`,
+        `import * as fs from "node:fs";`,
+        `import "./chunk-B.js";`,
+        `let late;`,
+        `late = 1;`,
+        `const run = () => import("./Run-C.js").then((m) => m.run(b, c, fs, import.meta.url));`,
+        `export {`,
+        `  run as go,`,
+        `  late`,
+        `};`
+      ].join("\n")
+      const { body } = bodyOf(code)
+      expect(body?.split("\n")).toEqual([
+        `const { a: b, c } = $$need("./chunk-A.js");`,
+        ``,
+        ``,
+        ``,
+        `const fs = $$need("node:fs");`,
+        `$$need("./chunk-B.js");`,
+        `let late;`,
+        `late = 1;`,
+        `const run = () => $$load("./Run-C.js").then((m) => m.run(b, c, fs, $importMeta.url));`,
+        `$$export({ go: run, late });`,
+        ``,
+        ``,
+        ``
+      ])
+    }))
+
+  it.effect("refused: an export assigned after its module has run (importers hold a copy), or a package imported", () =>
+    Effect.sync(() => {
+      expect(bodyOf(`let n = 0;\nconst bump = () => { n++ };\nexport { bump, n };`).error).toMatch(/exports n, which is assigned after the module has run \(line 2\)/)
+      expect(bodyOf(`import { x } from "effect";\nexport { x };`).error).toMatch(/imports effect, a package/)
+    }))
+})
+
+describe("the code cache of dist/", () => {
+  it.effect("every chunk has one, and the Node that built it takes it", () =>
+    Effect.sync(() => {
+      const { bodies, refused: none } = refused(DIST)
+      expect(bodies).toBeGreaterThan(10)
+      expect(none).toBe(0)
+    }))
+
+  it.effect("refused under other V8 flags, the CLI compiles its source and says the same", () =>
+    Effect.sync(() => {
+      const flags = ["--max-old-space-size=300"]
+      const { bodies, refused: all } = refused(DIST, flags)
+      expect(all).toBe(bodies)
+      const plain = help(DIST)
+      expect(plain.code).toBe(0)
+      expect(help(DIST, flags)).toEqual(plain)
+    }))
+
+  it.effect("a damaged or missing cache only costs time", () =>
+    Effect.sync(() => {
+      const plain = help(DIST)
+      const damaged = withCopy((cache) => writeFileSync(cache, Buffer.alloc(statSync(cache).size, 7)), (dist) => {
+        const { bodies, refused: all } = refused(dist)
+        expect(all).toBe(bodies)
+        return help(dist)
+      })
+      expect(damaged).toEqual(plain)
+      expect(withCopy(unlinkSync, (dist) => help(dist))).toEqual(plain)
+    }))
+})
