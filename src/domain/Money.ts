@@ -36,7 +36,8 @@ export const parseAmount = (text: string, currency: string): Either.Either<Minor
   if (trimmed === "") return Either.left("amount is empty")
   if (EXPONENT.test(trimmed)) return Either.left(`amount "${trimmed}" must be a plain decimal, not an exponent`)
   if (/^-\d/.test(trimmed)) return Either.left("amount must be greater than zero")
-  if (/^\+?\d[\d,\s'’]*[,\s'’]\d/.test(trimmed)) {
+  // \u2019 (’, a Swiss separator) escaped: the bundle stays ASCII, which Node reads into a string of one byte a character.
+  if (/^\+?\d[\d,\s'\u2019]*[,\s'\u2019]\d/.test(trimmed)) {
     return Either.left(`amount "${trimmed}" must use "." for decimals and no thousands separators`)
   }
   const digits = minorDigits(currency)
