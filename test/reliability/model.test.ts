@@ -278,13 +278,21 @@ const finish = async (real: Real) => {
     real.running = undefined
   }
   await call(real, "PUT", "/__sandbox/faults", { faults: "" })
-  await startRun(real, { reconcileDeadlineMs: 2_000 })
-  const exit = await Effect.runPromise(Fiber.join(real.running!.fiber).pipe(Effect.timeout("60 seconds"), Effect.exit))
-  await Effect.runPromise(Scope.close(real.running!.storeScope, Exit.void))
-  real.running = undefined
   const trace = real.log.join(" -> ")
-  expect(Exit.isSuccess(exit), `final run did not end: ${trace}`).toBe(true)
-  const result = (exit as Exit.Success<RunResult, unknown>).value
+  // Exit 3 says "incomplete, run again to resume": the reconciler's 2-second deadline can pass on a
+  // loaded machine before its evidence is in. A person runs again, and so does this, a few times.
+  let result: RunResult | undefined
+  for (let attempt = 1; attempt <= 3 && (result === undefined || result.exitCode === 3); attempt++) {
+    await startRun(real, { reconcileDeadlineMs: 2_000 })
+    const exit = await Effect.runPromise(Fiber.join(real.running!.fiber).pipe(Effect.timeout("60 seconds"), Effect.exit))
+    await Effect.runPromise(Scope.close(real.running!.storeScope, Exit.void))
+    real.running = undefined
+    expect(Exit.isSuccess(exit), `final run did not end: ${trace}`).toBe(true)
+    result = (exit as Exit.Success<RunResult, unknown>).value
+    const counts = countByToken(await payouts(real))
+    expect([...counts.values()].every((n) => n === 1), `after final run ${attempt}: ${trace}`).toBe(true)
+  }
+  if (result === undefined) return expect.unreachable()
   const all = await payouts(real)
   const counts = countByToken(all)
   expect([...counts.values()].every((n) => n === 1), trace).toBe(true)
