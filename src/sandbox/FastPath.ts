@@ -74,12 +74,13 @@ export const makeFastPath =
     const send = (answer: Answer) => {
       saved()
       // The Date header tells the service's own (virtual) time, as the app's responses do.
-      response.writeHead(answer.status, {
-        ...answer.headers,
+      // Not `{ ...answer.headers, ... }`: a spread followed by more properties costs microseconds on Node 20.
+      const headers = {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(answer.json),
         date: new Date(ctx.clock.unsafeNow()).toUTCString()
-      })
+      }
+      response.writeHead(answer.status, answer.headers === undefined ? headers : Object.assign({}, answer.headers, headers))
       response.end(answer.json)
     }
     const refusal = headerRefusal(ctx.settings, request.method ?? "", request.headers)

@@ -41,8 +41,14 @@ export const createPayout = (
   const wallet = walletOf(state, input.currency, at)
   const required = input.amount + input.fee
   if (available(wallet) < required) return Either.left({ available: available(wallet), required })
+  const ids = nextIds(state, at)
+  // The ids written out, not spread: a spread followed by more properties costs tens of microseconds
+  // on Node 20 (a runtime call per property), once per payout.
   const txn = addTransaction(state, {
-    ...nextIds(state, at),
+    seq: ids.seq,
+    id: ids.id,
+    reference: ids.reference,
+    externalId: ids.externalId,
     type: "payout",
     amount: input.amount,
     fee: input.fee,
