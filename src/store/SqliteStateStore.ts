@@ -13,6 +13,7 @@ import { makeRowReads } from "./RowReads.ts"
 import { sqliteMatches } from "./Sqlite/Matches.ts"
 import { makeRows } from "./Sqlite/Rows.ts"
 import { catchSql, makeWriteTransaction } from "./Sqlite/Transaction.ts"
+import { makeWalSync, type SyncFile } from "./Sqlite/WalSync.ts"
 import { fromDriver, StateStore } from "./StateStore.ts"
 import type { StoreDriver } from "./StoreDriver.ts"
 
@@ -29,11 +30,21 @@ const makeDriver = (sql: SqlClient.SqlClient, write: ReturnType<typeof makeWrite
   ...makeRetries(sql, write)
 })
 
+/** The WAL file to sync after our commits, when the database is a file in WAL mode. */
+const walOf = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    const [main] = yield* sql<{ readonly file: string }>`SELECT file FROM pragma_database_list WHERE name = 'main'`
+    const [journal] = yield* sql<{ readonly journalMode: string }>`PRAGMA journal_mode`
+    return main !== undefined && main.file !== "" && journal?.journalMode === "wal" ? `${main.file}-wal` : undefined
+  }).pipe(catchSql)
+
 /** The store over any SqlClient on a SQLite database; migrates it first. */
-export const make = (options: { readonly lockTimeout?: Duration.DurationInput } = {}) =>
+export const make = (options: { readonly lockTimeout?: Duration.DurationInput; readonly syncFile?: SyncFile } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds")
+    const walPath = yield* walOf(sql)
+    const wal = walPath === undefined ? undefined : makeWalSync(walPath, options.syncFile)
+    const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds", wal)
     yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
     return StateStore.of(fromDriver(makeDriver(sql, write)))
   })

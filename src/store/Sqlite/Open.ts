@@ -1,7 +1,8 @@
 /**
  * Opening the SQLite file: owner-only permissions before SQLite creates it (the -wal and -shm files
  * inherit the database file's mode), WAL with synchronous=FULL so a committed intent survives a power
- * cut, and a busy timeout so two processes can share the file.
+ * cut (the store's write transactions get the same durability from WalSync.ts, off the event loop),
+ * and a busy timeout so two processes can share the file.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { FileSystem } from "@effect/platform"

@@ -4,9 +4,11 @@
  * and a busy lock is waited for on the Effect scheduler, not by blocking the event loop.
  */
 import { SqlClient } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Predicate, Schedule, Scope } from "effect"
+import { Duration, Effect, Exit, Option, Predicate, Schedule, Scope } from "effect"
 import { StoreError } from "../Model.ts"
+import type { WalSync } from "./WalSync.ts"
 
 const sqliteCode = (error: SqlError): string =>
   Predicate.hasProperty(error.cause, "code") && typeof error.cause.code === "string" ? error.cause.code : ""
@@ -23,7 +25,8 @@ export const whatIsWrong = (code: string, path?: string): string => {
 
 const isBusy = (error: SqlError): boolean => /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(error))
 
-const UNAVAILABLE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM|CORRUPT|NOTADB|NOMEM)/
+// SQLite's codes, and the errno of the WAL's own fsync (WalSync.ts)
+const UNAVAILABLE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM|CORRUPT|NOTADB|NOMEM)|^E[A-Z0-9]+$/
 
 const noActiveTransaction = (error: SqlError): boolean =>
   Predicate.hasProperty(error.cause, "message") && String(error.cause.message).includes("no transaction is active")
@@ -54,15 +57,34 @@ export type WriteTransaction = <A, E, R>(
   self: Effect.Effect<A, E, R>
 ) => Effect.Effect<A, Exclude<E, SqlError> | StoreError, R>
 
+/**
+ * With `wal`, the transaction commits with synchronous=NORMAL and its caller resumes after the WAL's
+ * fsync off the event loop (WalSync.ts); the connection is back to FULL before anyone else can use it,
+ * so a statement outside these transactions still syncs in COMMIT.
+ */
 export const makeWriteTransaction = (
   sql: SqlClient.SqlClient,
-  lockTimeout: Duration.DurationInput
+  lockTimeout: Duration.DurationInput,
+  wal?: WalSync
 ): WriteTransaction => {
+  // Suspended: SQLite applies this pragma when the statement is prepared, and the driver prepares it
+  // as soon as the effect is built, so a finalizer built at acquire time would act at acquire time.
+  const pragma = (conn: Connection, level: "NORMAL" | "FULL") =>
+    Effect.suspend(() => conn.executeUnprepared(`PRAGMA synchronous = ${level}`, [], undefined))
   const immediate = SqlClient.makeWithTransaction({
     transactionTag: SqlClient.TransactionConnection,
     spanAttributes: [["db.system.name", "sqlite"]],
     acquireConnection: Effect.flatMap(Scope.make(), (scope) =>
-      Effect.map(Scope.extend(sql.reserve, scope), (conn) => [scope, conn] as const)
+      Effect.map(Scope.extend(sql.reserve, scope), (conn) => [scope, conn] as const).pipe(
+        // The level cannot change inside a transaction: set before BEGIN, restored before the
+        // connection is released (finalizers run in reverse, so before the lock's release).
+        Effect.tap(([, conn]) =>
+          wal === undefined
+            ? Effect.void
+            : Effect.zipRight(Scope.addFinalizer(scope, Effect.orDie(pragma(conn, "FULL"))), pragma(conn, "NORMAL"))
+        ),
+        Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
+      )
     ),
     begin: (conn) => conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined),
     savepoint: (conn, id) => conn.executeUnprepared(`SAVEPOINT effect_sql_${id}`, [], undefined),
@@ -78,8 +100,9 @@ export const makeWriteTransaction = (
     Schedule.upTo(Duration.decode(lockTimeout))
   )
   return (self) =>
-    immediate(self).pipe(
-      Effect.retry({ schedule: waitForLock, while: (e) => isSqlError(e) && isBusy(e) }),
-      catchSql
-    )
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) => {
+      const transaction = immediate(self).pipe(Effect.retry({ schedule: waitForLock, while: (e) => isSqlError(e) && isBusy(e) }))
+      // A nested write is a savepoint: the outermost transaction's commit is the one to sync.
+      return wal === undefined || Option.isSome(outer) ? transaction : Effect.tap(transaction, () => wal.sync)
+    }).pipe(catchSql)
 }
