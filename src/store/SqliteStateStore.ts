@@ -43,11 +43,13 @@ export const make = (options: { readonly lockTimeout?: Duration.DurationInput; r
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const walPath = yield* walOf(sql)
-    const wal = walPath === undefined ? undefined : makeWalSync(walPath, options.syncFile)
+    const wal = walPath === undefined
+      ? undefined
+      : yield* Effect.acquireRelease(Effect.sync(() => makeWalSync(walPath, options.syncFile)), (wal) => wal.close)
     const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds", wal)
     yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
     return StateStore.of(fromDriver(makeDriver(sql, write)))
   })
 
 export const layer = (options: SqliteOptions): Layer.Layer<StateStore, StoreError> =>
-  Layer.effect(StateStore, make({ lockTimeout: options.lockTimeout })).pipe(Layer.provide(layerClient(options)))
+  Layer.scoped(StateStore, make({ lockTimeout: options.lockTimeout })).pipe(Layer.provide(layerClient(options)))

@@ -5,10 +5,11 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer } from "effect"
+import { renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { StoreError } from "../../src/store/Model.ts"
 import { layerClient } from "../../src/store/Sqlite/Open.ts"
-import { makeWalSync, type SyncFile, syncFile } from "../../src/store/Sqlite/WalSync.ts"
+import { makeWalSync, type SyncFile } from "../../src/store/Sqlite/WalSync.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { newBatch, rowInputs, tempDbPath, tempDir } from "./fixtures.ts"
@@ -77,15 +78,19 @@ describe("the WAL's fsync after a commit", () => {
     })
   )
 
-  it.live("syncs a real file, and reports a missing one", () =>
+  it.live("syncs a real file, kept open from its first sync, and reports a missing one", () =>
     Effect.scoped(Effect.gen(function* () {
       const dir = yield* tempDir
-      const ok = yield* Effect.exit(makeWalSync(join(dir, "missing-wal")).sync)
-      expect(Exit.isFailure(ok)).toBe(true)
-      const done = yield* Effect.async<NodeJS.ErrnoException | null>((resume) =>
-        syncFile(dir, (error) => resume(Effect.succeed(error)))
-      )
-      expect(done).toBeNull()
+      const missing = yield* Effect.exit(makeWalSync(join(dir, "missing-wal")).sync)
+      expect(Exit.isFailure(missing)).toBe(true)
+      const path = join(dir, "payouts.db-wal")
+      writeFileSync(path, "frames")
+      const wal = makeWalSync(path)
+      yield* wal.sync
+      // Renamed away after the first sync: the next one still syncs the file it opened.
+      renameSync(path, join(dir, "moved"))
+      yield* wal.sync
+      yield* wal.close
     }))
   )
 })
@@ -94,7 +99,7 @@ describe("a store's write transaction and the WAL's fsync", () => {
   const openWith = (filename: string, sync: SyncFile) =>
     Effect.gen(function* () {
       const context = yield* Layer.build(
-        Layer.effect(StateStore, SqliteStateStore.make({ syncFile: sync })).pipe(
+        Layer.scoped(StateStore, SqliteStateStore.make({ syncFile: sync })).pipe(
           Layer.provideMerge(layerClient({ filename, busyTimeout: "20 millis" }))
         )
       )
