@@ -26,11 +26,18 @@ import { FENCED, type PaymentClientApi, type TransactionFilters, type Transactio
 import { Exchange, sendOf } from "./Exchange.ts"
 import { failureWithoutAnswer } from "./Transport.ts"
 import { retryLazily } from "./LazyRetry.ts"
+import { quickPayoutResponse, quickStatusResponse } from "./QuickDecode.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 export { FENCED } from "./ClientApi.ts"
 
 const decoder = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownOption(schema)
+
+/** The quick check first (QuickDecode.ts), the schema when it is not sure. */
+const quickly = <A>(quick: (json: unknown) => A | undefined, decode: (json: unknown) => Option.Option<A>) => (json: unknown) => {
+  const value = quick(json)
+  return value === undefined ? decode(json) : Option.some(value)
+}
 
 const encoder = <A, I>(schema: Schema.Schema<A, I>) => (body: A) =>
   Schema.encode(schema)(body).pipe(
@@ -128,8 +135,8 @@ export const make = Effect.gen(function*() {
   const decodeWallets = decoder(WalletsResponse)
   const decodeTransactions = decoder(TransactionsResponse)
   const decodeSummary = decoder(SummaryResponse)
-  const decodeStatus = decoder(StatusResponse)
-  const decodePayout = decoder(PayoutResponse)
+  const decodeStatus = quickly(quickStatusResponse, decoder(StatusResponse))
+  const decodePayout = quickly(quickPayoutResponse, decoder(PayoutResponse))
   const decodeMobileMoney = decoder(MobileMoneyPayinResponse)
   const decodeCard = decoder(CardPayinResponse)
   const encodePayout = encoder(Schema.Struct(PayoutRequest.fields))

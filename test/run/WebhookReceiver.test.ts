@@ -4,9 +4,10 @@
  * receiver still serves the next caller.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Queue } from "effect"
+import { Effect, Option, Queue, Schema } from "effect"
+import * as fc from "fast-check"
 import { request } from "node:http"
-import { MAX_BODY, startWebhookReceiver } from "../../src/run/WebhookReceiver.ts"
+import { MAX_BODY, referenceOf, startWebhookReceiver } from "../../src/run/WebhookReceiver.ts"
 
 const post = (url: string, chunks: ReadonlyArray<Buffer>, headers: Record<string, string> = {}) =>
   Effect.promise(
@@ -59,4 +60,21 @@ describe("webhook receiver", () => {
       expect(yield* post(url, [Buffer.from(JSON.stringify({ data: { reference: "TXN4" } }))])).toBe(-1)
     })
   )
+})
+
+describe("the reference a webhook names", () => {
+  const Hint = Schema.parseJson(Schema.Struct({ data: Schema.Struct({ reference: Schema.String.pipe(Schema.maxLength(200)) }) }))
+  const bySchema = (body: string) => Option.map(Schema.decodeUnknownOption(Hint)(body), (hint) => hint.data.reference)
+  const anything = fc.oneof(fc.string({ maxLength: 3 }), fc.string({ minLength: 199, maxLength: 202 }), fc.integer(), fc.constant(null), fc.constant([]), fc.constant({}))
+  const body = fc.oneof(
+    fc.record({ event: fc.string(), data: fc.oneof(fc.record({ reference: anything, status: fc.string() }, { requiredKeys: [] }), anything) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+    fc.constantFrom('{"data":{"reference":"A"}', "", "null", "[]", '{"__proto__":{"data":{"reference":"A"}}}', '{"data":{"__proto__":{"reference":"A"}}}', '{"data":["A"]}'),
+    fc.string()
+  )
+
+  it("is read as the schema reads it, from any body", () => {
+    fc.assert(fc.property(body, (text) => {
+      expect(referenceOf(text)).toStrictEqual(bySchema(text))
+    }), { numRuns: 3_000 })
+  })
 })
