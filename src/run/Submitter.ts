@@ -145,20 +145,39 @@ const make = Effect.gen(function* () {
 
   /**
    * Sends every validated row; returns when none is left or the run must stop. `concurrency` slots,
-   * each taking the next claimed row as soon as its last answer is in; the slot that finds the claimed
-   * group used up claims the next one (its intents committed before any of its POSTs). A pool of
-   * plain loops rather than a stream's concurrent map: that cost a queue and a fiber per row.
+   * each taking the next claimed row as soon as its last answer is in. Once half of a full group is
+   * taken, the next group is claimed in the background, so the slots do not all stop at the group's
+   * end while its intents are committed and synced (each group's intents are still on disk before
+   * any of its POSTs). A pool of plain loops rather than a stream's concurrent map: that cost a queue
+   * and a fiber per row.
    */
   const submitAll = Effect.gen(function* () {
     let group: ReadonlyArray<Row> = []
     let taken = 0
     let done = false
+    let ahead: Fiber.RuntimeFiber<Option.Option<ReadonlyArray<Row>>> | undefined
+    // The group whose successor is claimed ahead: one claim ahead per group.
+    let aheadOf: ReadonlyArray<Row> | undefined
+    const concurrency = Math.max(1, ctx.settings.concurrency)
+    const half = Math.ceil(concurrency / 2)
     const claiming = yield* Effect.makeSemaphore(1)
+    const claimAhead = Effect.suspend(() => {
+      if (taken < half || aheadOf === group || done || group.length < concurrency) return Effect.void
+      aheadOf = group
+      return Effect.map(Effect.forkDaemon(claimGroup), (fiber) => {
+        ahead = fiber
+      })
+    })
+    const nextGroup = Effect.suspend(() => {
+      const fiber = ahead
+      ahead = undefined
+      return fiber === undefined ? claimGroup : Fiber.join(fiber)
+    })
     const claimNext: Effect.Effect<Row | undefined> = claiming.withPermits(1)(
       Effect.suspend(() => {
         if (taken < group.length) return Effect.succeed(group[taken++])
         if (done) return Effect.succeed(undefined)
-        return Effect.map(claimGroup, (claimed) => {
+        return Effect.map(nextGroup, (claimed) => {
           if (Option.isNone(claimed)) {
             done = true
             return undefined
@@ -171,11 +190,18 @@ const make = Effect.gen(function* () {
     )
     // A row of the group already claimed is taken without the lock (one synchronous step: no other
     // slot runs in between); only the slot that finds the group used up takes the lock to claim.
-    const nextRow: Effect.Effect<Row | undefined> = Effect.suspend(() => (taken < group.length ? Effect.succeed(group[taken++]) : claimNext))
+    const nextRow: Effect.Effect<Row | undefined> = Effect.zipLeft(
+      Effect.suspend(() => (taken < group.length ? Effect.succeed(group[taken++]) : claimNext)),
+      claimAhead
+    )
     const slot = Effect.gen(function* () {
       for (let row = yield* nextRow; row !== undefined; row = yield* nextRow) yield* submitOne(row)
     })
-    yield* Effect.all(Array.from({ length: Math.max(1, ctx.settings.concurrency) }, () => slot), { concurrency: "unbounded", discard: true })
+    // A claim still under way when the slots stop is waited for: its rows then count as unsent and
+    // are put back by releaseUnsent, never left claimed by nobody.
+    yield* Effect.all(Array.from({ length: concurrency }, () => slot), { concurrency: "unbounded", discard: true }).pipe(
+      Effect.ensuring(Effect.suspend(() => (ahead === undefined ? Effect.void : Fiber.await(ahead))))
+    )
   })
 
   /** Sends rows the reconciler cleared for a resend (unknown -> submitting, a new intent). */

@@ -102,7 +102,8 @@ export const makeWriteTransaction = (
   return (self) =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) => {
       const transaction = immediate(self).pipe(Effect.retry({ schedule: waitForLock, while: (e) => isSqlError(e) && isBusy(e) }))
-      // A nested write is a savepoint: the outermost transaction's commit is the one to sync.
-      return wal === undefined || Option.isSome(outer) ? transaction : Effect.tap(transaction, () => wal.sync)
+      // A nested write is a savepoint: the outermost transaction's commit is the one to sync. The sync
+      // is not interruptible, as COMMIT is not: a caller learns of its commit only once it is durable.
+      return wal === undefined || Option.isSome(outer) ? transaction : Effect.tap(transaction, () => Effect.uninterruptible(wal.sync))
     }).pipe(catchSql)
 }
