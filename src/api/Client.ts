@@ -27,6 +27,7 @@ import { Exchange, sendOf } from "./Exchange.ts"
 import { failureWithoutAnswer } from "./Transport.ts"
 import { retryLazily } from "./LazyRetry.ts"
 import { quickPayoutResponse, quickStatusResponse } from "./QuickDecode.ts"
+import { quickPayoutBody } from "./QuickEncode.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 export { FENCED } from "./ClientApi.ts"
@@ -43,6 +44,12 @@ const encoder = <A, I>(schema: Schema.Schema<A, I>) => (body: A) =>
   Schema.encode(schema)(body).pipe(
     Effect.mapError((e) => new NotSent({ reason: `invalid request body: ${ParseResult.TreeFormatter.formatErrorSync(e)}` }))
   )
+
+/** The quick encode first (QuickEncode.ts), the schema's when it is not sure. */
+const quickEncoder = <A, I>(quick: (body: A) => I | undefined, encode: (body: A) => Effect.Effect<I, NotSent>) => (body: A) => {
+  const value = quick(body)
+  return value === undefined ? encode(body) : Effect.succeed(value)
+}
 
 const queryOf = (filters: TransactionFilters): Record<string, string> =>
   Object.fromEntries(
@@ -139,7 +146,7 @@ export const make = Effect.gen(function*() {
   const decodePayout = quickly(quickPayoutResponse, decoder(PayoutResponse))
   const decodeMobileMoney = decoder(MobileMoneyPayinResponse)
   const decodeCard = decoder(CardPayinResponse)
-  const encodePayout = encoder(Schema.Struct(PayoutRequest.fields))
+  const encodePayout = quickEncoder(quickPayoutBody, encoder(Schema.Struct(PayoutRequest.fields)))
   const encodeMobileMoney = encoder(Schema.Struct(MobileMoneyPayinRequest.fields))
   const encodeCard = encoder(Schema.Struct(CardPayinRequest.fields))
 
