@@ -4,11 +4,12 @@
 // the phone metadata, the run engine) in chunks loaded when that command runs. Each chunk is written as
 // a function body with a V8 code cache (scripts/bundle/), so a start does not compile it again.
 import { build } from "esbuild"
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { dirname, join, resolve, sep } from "node:path"
+import { dirname, join, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { BODY, distFiles } from "./bundle/codeCache.mjs"
+import { trainCaches } from "./bundle/train.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const outdir = join(root, "dist")
@@ -174,10 +175,21 @@ if (result.warnings.length > 0) throw new Error(`the build has ${result.warnings
 
 // Made before dist/ is touched: a chunk the conversion refuses fails the build like a warning.
 const files = distFiles(result.outputFiles, outdir, Object.keys(entryPoints))
+// Written beside dist/ and trained there (scripts/bundle/train.mjs runs the CLI from it), so a failed
+// training run also leaves the last good dist/. A code cache does not depend on its file's path.
+const staging = `${outdir}.new`
+rmSync(staging, { recursive: true, force: true })
+mkdirSync(staging, { recursive: true })
+for (const [path, contents] of files) writeFileSync(join(staging, relative(outdir, path)), contents)
+try {
+  trainCaches(staging)
+} catch (error) {
+  rmSync(staging, { recursive: true, force: true })
+  throw error
+}
 // Old chunks go (their names change with their content); the new files replace them.
 rmSync(outdir, { recursive: true, force: true })
-mkdirSync(outdir, { recursive: true })
-for (const [path, contents] of files) writeFileSync(path, contents)
+renameSync(staging, outdir)
 
 // `node scripts/build.mjs --analyze`: what each output file holds, largest first.
 if (process.argv.includes("--metafile")) writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile))

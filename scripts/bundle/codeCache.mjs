@@ -3,7 +3,7 @@
 // payouts.js imports main.js; a validation worker is started from ValidateWorker.js), and load.mjs.
 import { readFileSync } from "node:fs"
 import { basename, join } from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { toBody } from "./bodies.mjs"
 import { cacheUrl, compileText } from "./load.mjs"
 
@@ -23,7 +23,8 @@ const stub = (name) =>
 /**
  * The files of dist/ as `[path, contents]`, from esbuild's `outputFiles` and the names of the entry
  * points. The cache is made by compiling each body here, with the Node that runs the build (`npm ci`
- * runs it through `prepare`): V8 caches what it compiles eagerly, the bodies' top levels.
+ * runs it through `prepare`): V8 caches what it compiles eagerly, the bodies' top levels (train.mjs
+ * then adds what a start runs).
  */
 export const distFiles = (outputFiles, outdir, entries) => {
   const files = []
@@ -34,8 +35,7 @@ export const distFiles = (outputFiles, outdir, entries) => {
     }
     const body = toBody(basename(file.path), file.text)
     const url = pathToFileURL(file.path)
-    const { cachedData } = compileText(body, url, { produceCachedData: true })
-    files.push([file.path, body], [cacheUrl(url), cachedData])
+    files.push([file.path, body], [fileURLToPath(cacheUrl(url)), compileText(body, url).script.createCachedData()])
   }
   for (const name of entries) files.push([join(outdir, `${name}.js`), stub(name)])
   files.push([join(outdir, "load.mjs"), readFileSync(loader)])

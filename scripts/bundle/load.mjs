@@ -3,10 +3,13 @@
 // caches no ES module's code, so compiling the command tree's chunks cost every start ~85 ms; with
 // the cache V8 deserialises what it compiled at build time. A cache V8 refuses (another Node, other
 // V8 flags) or a missing one only costs that time back: V8 then compiles the source, as it did.
+// Each body is compiled as a script holding one function expression (vm.Script, not compileFunction)
+// so that the build can ask for its cache after a run (scripts/bundle/train.mjs): V8 then includes
+// every function that run compiled, which a start would otherwise compile again on first call.
 // Nothing is written here at run time: an install may be read-only.
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { compileFunction } from "node:vm"
+import { Script } from "node:vm"
 
 /** The parameters of every body, in this order (bodies.mjs writes code that uses them). */
 export const PARAMS = ["$$need", "$$load", "$$export", "$importMeta"]
@@ -29,17 +32,27 @@ const readCache = (url) => {
   }
 }
 
+/** The script of each body compiled here, by URL: what the build's training run caches (train.mjs). */
+const scripts = new Map()
+
+/** The scripts compiled so far, by URL (for scripts/bundle/train.mjs). */
+export const compiledScripts = () => scripts
+
 /**
- * The body `text` (of the file at `url`) as a function, as both the build (which asks for its cache)
- * and a start compile it: V8 takes a cache only for the very source it was made from. The directive:
- * the bodies come from ES modules, which are strict code.
+ * The body `text` (of the file at `url`) compiled, as both the build (which asks for its cache) and a
+ * start compile it: V8 takes a cache only for the very source it was made from. The directive: the
+ * bodies come from ES modules, which are strict code. The line break: a body may end in a comment.
  */
-export const compileText = (text, url, options) => compileFunction(`"use strict";${text}`, PARAMS, { filename: url.href, ...options })
+export const compileText = (text, url, options) => {
+  const script = new Script(`(function (${PARAMS.join(", ")}) {"use strict";${text}\n})`, { filename: url.href, ...options })
+  scripts.set(url.href, script)
+  return { script, body: script.runInThisContext() }
+}
 
 /** The body at `url` as a function; `rejected`: its cache was refused (or there was none). */
 export const compileBody = (url, cachedData = readCache(url)) => {
-  const body = compileText(readFileSync(url, "utf8"), url, { cachedData })
-  return { body, rejected: cachedData === undefined || body.cachedDataRejected === true }
+  const { script, body } = compileText(readFileSync(url, "utf8"), url, { cachedData })
+  return { body, rejected: cachedData === undefined || script.cachedDataRejected === true }
 }
 
 const need = (url) => {

@@ -107,6 +107,24 @@ describe("the code cache of dist/", () => {
       expect(none).toBe(0)
     }))
 
+  it.effect("the build's training runs (scripts/bundle/train.mjs) left more than the top level in the start's caches", () =>
+    Effect.sync(() => {
+      // The chunk main-body.js imports first: the Effect runtime, which every start runs.
+      const script = [
+        `import { cacheUrl, compileText } from ${JSON.stringify(join(DIST, "load.mjs"))}`,
+        `import { readFileSync } from "node:fs"`,
+        `import { pathToFileURL } from "node:url"`,
+        `const main = pathToFileURL(${JSON.stringify(join(DIST, "main-body.js"))})`,
+        `const chunk = new URL(/\\$\\$need\\("(\\.\\/chunk-[^"]+)"\\)/.exec(readFileSync(main, "utf8"))[1], main)`,
+        `const untrained = compileText(readFileSync(chunk, "utf8"), chunk).script.createCachedData().length`,
+        `console.log(JSON.stringify({ trained: readFileSync(cacheUrl(chunk)).length, untrained }))`
+      ].join("\n")
+      const ran = node(["--input-type=module", "-e", script])
+      expect(ran.stderr).toBe("")
+      const { trained, untrained } = JSON.parse(ran.stdout) as { trained: number; untrained: number }
+      expect(trained).toBeGreaterThan(untrained * 1.5)
+    }))
+
   it.effect("refused under other V8 flags, the CLI compiles its source and says the same", () =>
     Effect.sync(() => {
       const flags = ["--max-old-space-size=300"]
