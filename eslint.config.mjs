@@ -169,7 +169,8 @@ export default defineConfig(
     }
   },
   {
-    files: ["**/*.cjs"],
+    // bin/payouts.js is CommonJS too (bin/package.json): a start then needs no ES module loader.
+    files: ["**/*.cjs", "bin/payouts.js"],
     languageOptions: { sourceType: "commonjs" },
     rules: { "@typescript-eslint/no-require-imports": "off" }
   }

@@ -1,4 +1,4 @@
-// Turns the ES modules esbuild writes into dist/ into function bodies that dist/load.mjs compiles with
+// Turns the ES modules esbuild writes into dist/ into function bodies that dist/load.cjs compiles with
 // vm.compileFunction and a V8 code cache made at build time (Node 20 caches no ES module's code: a
 // start spent ~85 ms compiling the command tree's chunks). Only the module syntax changes, each
 // statement on its own lines, so every other line and column is where esbuild put it and the
@@ -24,7 +24,7 @@ const sameLines = (code, node, text) => text + "\n".repeat(code.slice(node.start
 const importOf = (file, node) => {
   const from = JSON.stringify(node.source.value)
   if (!node.source.value.startsWith("./") && !node.source.value.startsWith("node:")) {
-    throw new Error(`${file}: imports ${node.source.value}, a package: dist/load.mjs loads only chunks and node: modules`)
+    throw new Error(`${file}: imports ${node.source.value}, a package: dist/load.cjs loads only chunks and node: modules`)
   }
   if (node.specifiers.length === 0) return `$$need(${from});`
   const namespace = node.specifiers.find((s) => s.type === "ImportNamespaceSpecifier")

@@ -1,22 +1,25 @@
 // What scripts/build.mjs writes into dist/ for esbuild's output: each chunk as a function body with its
-// V8 code cache (load.mjs runs them), each entry as a small ES module that starts its body (bin/
-// payouts.js imports main.js; a validation worker is started from ValidateWorker.js), and load.mjs.
+// V8 code cache (load.cjs runs them), each entry as a small CommonJS module that starts its body (bin/
+// payouts.js requires main.js; a validation worker is started from ValidateWorker.js), load.cjs, and
+// a package.json that makes dist/'s .js files CommonJS (the project's own says "module").
 import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { basename, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { toBody } from "./bodies.mjs"
-import { cacheUrl, compileText } from "./load.mjs"
+
+const { cacheUrl, compileText } = createRequire(import.meta.url)("./load.cjs")
 
 /** The suffix of an entry's body: esbuild's entryNames is `[name]${BODY}`. */
 export const BODY = "-body"
 
-const loader = new URL("./load.mjs", import.meta.url)
+const loader = new URL("./load.cjs", import.meta.url)
 
 const stub = (name) =>
   [
-    `// Written by scripts/build.mjs: runs ${name}${BODY}.js, a function body, with its code cache (load.mjs).`,
-    `import { start } from "./load.mjs"`,
-    `start(new URL("./${name}${BODY}.js", import.meta.url))`,
+    `// Written by scripts/build.mjs: runs ${name}${BODY}.js, a function body, with its code cache (load.cjs).`,
+    `const { pathToFileURL } = require("node:url")`,
+    `require("./load.cjs").start(new URL("./${name}${BODY}.js", pathToFileURL(__filename)))`,
     ""
   ].join("\n")
 
@@ -38,6 +41,6 @@ export const distFiles = (outputFiles, outdir, entries) => {
     files.push([file.path, body], [fileURLToPath(cacheUrl(url)), compileText(body, url).script.createCachedData()])
   }
   for (const name of entries) files.push([join(outdir, `${name}.js`), stub(name)])
-  files.push([join(outdir, "load.mjs"), readFileSync(loader)])
+  files.push([join(outdir, "load.cjs"), readFileSync(loader)], [join(outdir, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`])
   return files
 }

@@ -9,6 +9,7 @@
 // reads nothing else and never reaches the network (a file refused at intake asks no service).
 import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -25,8 +26,8 @@ const REFUSED_CSV = [
 ].join("\n") + "\n"
 
 /** In the child: runs the CLI of `dist` on `args` and writes the caches of what it loaded at exit. */
-const trainRun = async (dist, args) => {
-  const { cacheUrl, compiledScripts, start } = await import(pathToFileURL(join(dist, "load.mjs")).href)
+const trainRun = (dist, args) => {
+  const { cacheUrl, compiledScripts, start } = createRequire(import.meta.url)(join(dist, "load.cjs"))
   process.argv = [process.argv[0], join(dist, "main.js"), ...args]
   process.on("exit", () => {
     for (const [href, script] of compiledScripts()) writeFileSync(cacheUrl(new URL(href)), script.createCachedData())
@@ -56,4 +57,4 @@ export const trainCaches = (dist) => {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await trainRun(process.argv[2], process.argv.slice(3))
+if (process.argv[1] === fileURLToPath(import.meta.url)) trainRun(process.argv[2], process.argv.slice(3))

@@ -22,7 +22,7 @@ const node = (args: ReadonlyArray<string>) => {
 /** How many of the bodies in `dist` compile with their cache refused, as the Node given these flags sees it. */
 const refused = (dist: string, flags: ReadonlyArray<string> = []) => {
   const script = [
-    `import { compileBody } from ${JSON.stringify(join(dist, "load.mjs"))}`,
+    `import { compileBody } from ${JSON.stringify(join(dist, "load.cjs"))}`,
     `import { readdirSync } from "node:fs"`,
     `import { pathToFileURL } from "node:url"`,
     `const bodies = readdirSync(${JSON.stringify(dist)}).filter((f) => f.endsWith(".js") && f !== "main.js" && f !== "ValidateWorker.js")`,
@@ -111,7 +111,7 @@ describe("the code cache of dist/", () => {
     Effect.sync(() => {
       // The chunk main-body.js imports first: the Effect runtime, which every start runs.
       const script = [
-        `import { cacheUrl, compileText } from ${JSON.stringify(join(DIST, "load.mjs"))}`,
+        `import { cacheUrl, compileText } from ${JSON.stringify(join(DIST, "load.cjs"))}`,
         `import { readFileSync } from "node:fs"`,
         `import { pathToFileURL } from "node:url"`,
         `const main = pathToFileURL(${JSON.stringify(join(DIST, "main-body.js"))})`,

@@ -6,18 +6,18 @@
 // Each body is compiled as a script holding one function expression (vm.Script, not compileFunction)
 // so that the build can ask for its cache after a run (scripts/bundle/train.mjs): V8 then includes
 // every function that run compiled, which a start would otherwise compile again on first call.
-// Nothing is written here at run time: an install may be read-only.
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { Script } from "node:vm"
+// Nothing is written here at run time: an install may be read-only. CommonJS, as are bin/payouts.js
+// and dist/'s entries (dist/package.json says so): a start then never loads Node's ES module loader,
+// which cost each one ~10 ms, since nothing it runs is an ES module.
+const { readFileSync } = require("node:fs")
+const { Script } = require("node:vm")
 
 /** The parameters of every body, in this order (bodies.mjs writes code that uses them). */
-export const PARAMS = ["$$need", "$$load", "$$export", "$importMeta"]
+const PARAMS = ["$$need", "$$load", "$$export", "$importMeta"]
 
 /** Where the build puts the code cache of the body at `url`. */
-export const cacheUrl = (url) => new URL(`${url.href}.cache`)
+const cacheUrl = (url) => new URL(`${url.href}.cache`)
 
-const require = createRequire(import.meta.url)
 const isLocal = (spec) => /^\.\.?\//.test(spec)
 
 /** Each body's exports once it has run; `evaluating` while it runs (the build makes no cycles). */
@@ -36,21 +36,21 @@ const readCache = (url) => {
 const scripts = new Map()
 
 /** The scripts compiled so far, by URL (for scripts/bundle/train.mjs). */
-export const compiledScripts = () => scripts
+const compiledScripts = () => scripts
 
 /**
  * The body `text` (of the file at `url`) compiled, as both the build (which asks for its cache) and a
  * start compile it: V8 takes a cache only for the very source it was made from. The directive: the
  * bodies come from ES modules, which are strict code. The line break: a body may end in a comment.
  */
-export const compileText = (text, url, options) => {
+const compileText = (text, url, options) => {
   const script = new Script(`(function (${PARAMS.join(", ")}) {"use strict";${text}\n})`, { filename: url.href, ...options })
   scripts.set(url.href, script)
   return { script, body: script.runInThisContext() }
 }
 
 /** The body at `url` as a function; `rejected`: its cache was refused (or there was none). */
-export const compileBody = (url, cachedData = readCache(url)) => {
+const compileBody = (url, cachedData = readCache(url)) => {
   const { script, body } = compileText(readFileSync(url, "utf8"), url, { cachedData })
   return { body, rejected: cachedData === undefined || script.cachedDataRejected === true }
 }
@@ -74,6 +74,8 @@ const need = (url) => {
 }
 
 /** Runs the entry body at `url` (main-body.js, ValidateWorker-body.js). */
-export const start = (url) => {
+const start = (url) => {
   need(url)
 }
+
+module.exports = { PARAMS, cacheUrl, compiledScripts, compileText, compileBody, start }
