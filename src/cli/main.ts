@@ -4,9 +4,9 @@
  * look-up do not pay for the sandbox, the SQL drivers, the phone metadata or the run engine.
  */
 import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { NodeFileSystem, NodePath, NodeRuntime, NodeTerminal } from "@effect/platform-node"
 import type { Console } from "effect"
-import { Context, Effect, HashMap } from "effect"
+import { Context, Effect, HashMap, Layer } from "effect"
 import { approveCommand, rejectCommand } from "./commands/Approve.ts"
 import { batchesCommand } from "./commands/Batches.ts"
 import { configCommand } from "./commands/Config.ts"
@@ -71,6 +71,13 @@ const cli = Command.run(
 
 const argv = process.argv.slice(2)
 
+/**
+ * What the commands and @effect/cli ask of the platform: files, paths, the terminal. Not the whole
+ * NodeContext.layer, whose command executor and worker manager no command uses, and which would load
+ * child_process (and with it net and dgram) and build both at every start.
+ */
+const PlatformLive = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
+
 Effect.console.pipe(
   Effect.flatMap((console) =>
     Effect.flatMap(answerHelp(payouts, PROGRAM, argv), (answered) =>
@@ -90,6 +97,6 @@ Effect.console.pipe(
   // no-op spans (the names still read in the code); see docs/PERFORMANCE.md, the orchestrator's cost.
   Effect.withTracerEnabled(false),
   Effect.provide(NoticesLive),
-  Effect.provide(NodeContext.layer),
+  Effect.provide(PlatformLive),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown })
 )
