@@ -6,7 +6,7 @@
  * alone (see CsvChunks.ts), goes through the streamed reader on this thread. Both give the same result.
  */
 import { FileSystem } from "@effect/platform"
-import { Chunk, Data, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Data, Effect, Either, Option, Predicate, Stream } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
 import { MergedChunk } from "./ChunkMerge.ts"
 import { csvFileErrorRows } from "./Csv.ts"
@@ -15,10 +15,9 @@ import { headerNames } from "./CsvReader.ts"
 import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
 import { isCsvFileError } from "./CsvErrors.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
-import { tightOldGeneration } from "./HeapGrowth.ts"
 import { Intake } from "./IntakeResult.ts"
 import { validateCsvFile } from "./Validate.ts"
-import { makeValidatePool, WorkerFailed } from "./ValidatePool.ts"
+import type { WorkerFailed } from "./ValidatePool.ts"
 import { type CrossBatchCheck, type CrossBatchError, makeTally, type OtherBatches } from "./DryRunTally.ts"
 
 export type { CrossBatchCheck, OtherBatches }
@@ -74,6 +73,8 @@ const streamed = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
 export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
+    // Imported here: only a big file needs the threads (node:worker_threads) and the heap's flag (node:v8).
+    const [{ makeValidatePool }, { tightOldGeneration }] = yield* Effect.promise(() => Promise.all([import("./ValidatePool.ts"), import("./HeapGrowth.ts")]))
     yield* tightOldGeneration
     const pool = yield* makeValidatePool()
     const tally = makeTally(input.batchId, input.skipInvalid, others)
@@ -123,7 +124,8 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
 /** `checkOnThreadsWith` against the store in context (tests compare it with the streamed reader). */
 export const checkOnThreads = (input: DryRunInput) => checkOnThreadsWith(input, { open: makeCrossBatch(input), ownFirst: false })
 
-const fellBack = (e: unknown): e is Fallback | WorkerFailed => e instanceof Fallback || e instanceof WorkerFailed
+// By its tag: the class is in ValidatePool.ts, which a small file's check does not load.
+const fellBack = (e: unknown): e is Fallback | WorkerFailed => e instanceof Fallback || Predicate.isTagged(e, "WorkerFailed")
 
 /**
  * A file's checks, nothing stored: on worker threads when it is big (and they can read it), else, or
