@@ -157,6 +157,9 @@ const result = await build({
   platform: "node",
   target: "node20",
   treeShaking: true,
+  // Without whitespace and comments: a quarter less text for each start to read and hand V8 (the
+  // names stay, so do stack traces' function names; the source maps give the lines).
+  minifyWhitespace: true,
   sourcemap: "linked",
   metafile: true,
   logLevel: "warning",

@@ -1,13 +1,16 @@
 // Turns the ES modules esbuild writes into dist/ into function bodies that dist/load.cjs compiles with
-// vm.compileFunction and a V8 code cache made at build time (Node 20 caches no ES module's code: a
-// start spent ~85 ms compiling the command tree's chunks). Only the module syntax changes, each
-// statement on its own lines, so every other line and column is where esbuild put it and the
-// chunks' source maps still hold:
-//   import { a as b } from "./x.js"   ->  const { a: b } = $$need("./x.js")
-//   import * as ns from "node:fs"     ->  const ns = $$need("node:fs")
-//   export { b as c }                 ->  $$export({ c: b })   (at the end: the module has run)
-//   import("./y.js")                  ->  $$load("./y.js")     (same length)
-//   import.meta                       ->  $importMeta          (same length)
+// a V8 code cache made at build time (Node 20 caches no ES module's code: a start spent ~85 ms
+// compiling the command tree's chunks). esbuild writes them without whitespace, so a statement may
+// share its line with the rest of the chunk: the module syntax is therefore blanked where it stands
+// (spaces, line breaks kept) and said again on a first line of its own and a last one, so every
+// other line and column is where esbuild put it, one line down (codeCache.mjs moves the source
+// maps' lines down by one to match):
+//   import { a as b } from "./x.js"   ->  const { a: b } = $$need("./x.js")   (on the first line)
+//   import * as ns from "node:fs"     ->  const ns = $$need("node:fs")         (on the first line)
+//   export { b as c }                 ->  $$export({ c: b })   (on the last line: the module has run)
+//   import("./y.js")                  ->  $$load("./y.js")     (in place, same length)
+//   import.meta                       ->  $importMeta          (in place, same length)
+// Imports first is where an ES module runs them too (they are hoisted).
 // An import copies the binding once its module has run, where ES modules share a live one: the
 // build fails on an exported binding that is assigned after its module has run (checkSettled).
 import { parse } from "acorn"
@@ -18,8 +21,8 @@ const nameOf = (node) => (node.type === "Literal" ? node.value : node.name)
 /** `{ a: b, c }`: a destructuring or object literal of `[key, binding]` pairs. */
 const pairs = (list) => `{ ${list.map(([key, binding]) => (key === binding ? key : `${/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(key) ? key : JSON.stringify(key)}: ${binding}`)).join(", ")} }`
 
-/** The statement that replaces `node`, padded with its line breaks. */
-const sameLines = (code, node, text) => text + "\n".repeat(code.slice(node.start, node.end).split("\n").length - 1)
+/** `node`'s text as spaces, its line breaks kept: its lines and the columns after it stay. */
+const blank = (code, node) => code.slice(node.start, node.end).replace(/[^\n]/g, " ")
 
 const importOf = (file, node) => {
   const from = JSON.stringify(node.source.value)
@@ -60,10 +63,16 @@ export const toBody = (file, code) => {
   const ast = parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true, ranges: true })
   const edits = []
   const exported = new Set()
+  const first = []
+  const last = []
   for (const node of ast.body) {
-    if (node.type === "ImportDeclaration") edits.push([node.start, node.end, sameLines(code, node, importOf(file, node))])
+    if (node.type === "ImportDeclaration") {
+      first.push(importOf(file, node))
+      edits.push([node.start, node.end, blank(code, node)])
+    }
     if (node.type.startsWith("Export")) {
-      edits.push([node.start, node.end, sameLines(code, node, exportOf(file, node))])
+      last.push(exportOf(file, node))
+      edits.push([node.start, node.end, blank(code, node)])
       for (const s of node.specifiers) exported.add(s.local.name)
     }
   }
@@ -86,5 +95,11 @@ export const toBody = (file, code) => {
     at = end
   }
   pieces.push(code.slice(at))
-  return pieces.join("")
+  return `${first.join(" ")}\n${pieces.join("")}\n${last.join(" ")}`
+}
+
+/** A chunk's source map for its body: every generated line one down (the body's first line is new). */
+export const bodyMap = (map) => {
+  const parsed = JSON.parse(map)
+  return JSON.stringify({ ...parsed, mappings: `;${parsed.mappings}` })
 }

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { basename, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { toBody } from "./bodies.mjs"
+import { bodyMap, toBody } from "./bodies.mjs"
 
 const { cacheUrl, compileText } = createRequire(import.meta.url)("./load.cjs")
 
@@ -32,6 +32,10 @@ const stub = (name) =>
 export const distFiles = (outputFiles, outdir, entries) => {
   const files = []
   for (const file of outputFiles) {
+    if (file.path.endsWith(".js.map")) {
+      files.push([file.path, bodyMap(file.text)])
+      continue
+    }
     if (!file.path.endsWith(".js")) {
       files.push([file.path, file.contents])
       continue
