@@ -70,13 +70,13 @@ export interface ChildRun {
   readonly stderr: string
 }
 
-/** Runs `node --import rss-probe.mjs ...args` and reports its wall time and peak RSS. */
+/** Runs `node --require rss-probe.cjs ...args` and reports its wall time and peak RSS. */
 export const runMeasuredNode = (args: ReadonlyArray<string>, cwd: string): Promise<ChildRun> =>
   new Promise((resolve, reject) => {
     const probeDir = tempDir("rss")
     const rssFile = join(probeDir, "rss")
     const start = performance.now()
-    const child = spawn(process.execPath, ["--import", "./scripts/bench/rss-probe.mjs", ...args], {
+    const child = spawn(process.execPath, ["--require", "./scripts/bench/rss-probe.cjs", ...args], {
       cwd,
       env: { ...process.env, BENCH_RSS_FILE: rssFile },
       stdio: ["ignore", "ignore", "pipe"]

@@ -3,7 +3,7 @@
  * validate` of a 10-row file refused at intake (exit 2, after the command tree, the client, the store
  * and the intake are really loaded), against a bare `node` import of the product's dependencies in the
  * same run. Runs are interleaved so a busy machine slows all three alike; each figure is the median.
- * Peak RSS and CPU come from the preload probe (rss-probe.mjs) in each child.
+ * Peak RSS and CPU come from the preload probe (rss-probe.cjs) in each child.
  *
  *   npx tsx scripts/bench/startup.ts [--runs 7]
  */
