@@ -72,13 +72,10 @@ const sameAsSchema = <A>(quick: (json: unknown) => A | undefined, schema: (json:
 }
 
 describe("the client's quick decode of a payout's answers", () => {
-  it("answers a status lookup only as its schema does", () => {
-    fc.assert(fc.property(statusAnswer, sameAsSchema(quickStatusResponse, bySchema.status)), { numRuns: 3_000 })
-  })
-
-  it("answers a payout POST only as its schema does", () => {
-    fc.assert(fc.property(payoutAnswer, sameAsSchema(quickPayoutResponse, bySchema.payout)), { numRuns: 3_000 })
-  })
+  it.each([
+    ["a status lookup", () => fc.assert(fc.property(statusAnswer, sameAsSchema(quickStatusResponse, bySchema.status)), { numRuns: 3_000 })],
+    ["a payout POST", () => fc.assert(fc.property(payoutAnswer, sameAsSchema(quickPayoutResponse, bySchema.payout)), { numRuns: 3_000 })]
+  ])("answers %s only as its schema does", (_, check) => check())
 
   it("answers the usual answers itself", () => {
     const status = {

@@ -106,16 +106,22 @@ describe("a store's write transaction and the WAL's fsync", () => {
       return { store: Context.get(context, StateStore), sql: Context.get(context, SqlClient.SqlClient) }
     })
 
-  it.live("returns from a write only once its fsync is done, with the connection back to FULL", () =>
-    Effect.scoped(Effect.gen(function* () {
+  /** A store opened on a temp file, its migrations' own write let through its fsync. */
+  const opened = (disk: ReturnType<typeof manualSync>) =>
+    Effect.gen(function* () {
       const filename = yield* tempDbPath
-      const disk = manualSync()
-      // The migrations' own write waits for its fsync too.
       const opening = yield* Effect.fork(openWith(filename, disk.sync))
       yield* until(() => disk.pending.length === 1)
       expect(disk.pending[0].path).toBe(`${filename}-wal`)
       disk.finish()
-      const { sql, store } = yield* Fiber.join(opening)
+      return yield* Fiber.join(opening)
+    })
+
+  it.live("returns from a write only once its fsync is done, with the connection back to FULL", () =>
+    Effect.scoped(Effect.gen(function* () {
+      const disk = manualSync()
+      // The migrations' own write waits for its fsync too (opened checks it).
+      const { sql, store } = yield* opened(disk)
       const create = yield* Effect.fork(store.createBatch(newBatch("b1"), rowInputs(3)))
       yield* until(() => disk.pending.length === 1)
       expect(create.unsafePoll()).toBeNull()
@@ -139,12 +145,8 @@ describe("a store's write transaction and the WAL's fsync", () => {
 
   it.live("fails a write whose fsync failed as the store being unavailable, and every write after it", () =>
     Effect.scoped(Effect.gen(function* () {
-      const filename = yield* tempDbPath
       const disk = manualSync()
-      const opening = yield* Effect.fork(openWith(filename, disk.sync))
-      yield* until(() => disk.pending.length === 1)
-      disk.finish()
-      const { store } = yield* Fiber.join(opening)
+      const { store } = yield* opened(disk)
       const create = yield* Effect.fork(store.createBatch(newBatch("b1"), rowInputs(3)))
       yield* until(() => disk.pending.length === 1)
       disk.finish(eio())
