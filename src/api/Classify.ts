@@ -61,7 +61,8 @@ const parseJson = (text: string): Option.Option<unknown> => {
 
 const decodeEnvelopeA = Schema.decodeUnknownOption(EnvelopeA)
 const decodeEnvelopeB = Schema.decodeUnknownOption(EnvelopeB)
-const field = (json: unknown, key: string): unknown => (typeof json === "object" && json !== null ? (json as Record<string, unknown>)[key] : undefined)
+/** A property of a JSON value, or undefined when the value is not an object. */
+export const field = (json: unknown, key: string): unknown => (typeof json === "object" && json !== null ? (json as Record<string, unknown>)[key] : undefined)
 // Each envelope requires its literal (success: false, error: true): a body without it is not one, and
 // is not decoded as one (a failed decode builds its whole error tree, on every successful answer).
 const decodeA = (json: unknown) => (field(json, "success") === false ? decodeEnvelopeA(json) : Option.none())

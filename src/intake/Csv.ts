@@ -3,10 +3,11 @@
  * emits one record per data row, with the physical line where it starts. File-level problems end
  * the stream with a `CsvFileError`; row-level problems travel on the record (`errors`).
  */
-import { FileSystem } from "@effect/platform"
+import type { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Effect, Either, Option, Stream } from "effect"
+import { Either, Stream } from "effect"
 import { CsvReadError, type CsvFileError } from "./CsvErrors.ts"
+import { fileBytes } from "./FileBytes.ts"
 import { type CsvRecord, CsvRecordReader } from "./CsvReader.ts"
 import { type CsvRow, CsvRowReader, type RowsOrError } from "./CsvRows.ts"
 
@@ -56,22 +57,6 @@ const readError = (path: string) => (error: PlatformError): CsvReadError =>
     reason: error._tag === "SystemError" && error.reason === "NotFound" ? "no such file" : error.message,
     cause: error
   })
-
-/**
- * The file's bytes, `chunkSize` at a time: the opens, reads and errors of `fs.stream`, without its
- * read-ahead (a fiber and a queue), which cost a small file ~8 ms of its check; the parse is the
- * slower side of a big file, so reading ahead of it gained nothing.
- */
-const fileBytes = (path: string, chunkSize: number): Stream.Stream<Uint8Array, PlatformError, FileSystem.FileSystem> =>
-  Stream.unwrapScoped(
-    Effect.map(Effect.flatMap(FileSystem.FileSystem, (fs) => fs.open(path, { flag: "r" })), (file) =>
-      Stream.repeatEffectOption(
-        file.readAlloc(FileSystem.Size(chunkSize)).pipe(
-          Effect.mapError(Option.some),
-          Effect.flatMap(Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed }))
-        )
-      ))
-  )
 
 export const parseCsvFile = (
   path: string,

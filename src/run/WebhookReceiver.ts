@@ -6,14 +6,12 @@
  * against 0.07 ms here (scripts/bench/hotpath.ts), and a run receives about one webhook per payout.
  */
 import { Data, Effect, Option, Queue, Schema } from "effect"
+import { field } from "../api/Classify.ts"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
 const Hint = Schema.Struct({ data: Schema.Struct({ reference: Schema.String.pipe(Schema.maxLength(200)) }) })
 const decodeHint = Schema.decodeUnknownOption(Schema.parseJson(Hint))
-
-const field = (value: unknown, key: string): unknown =>
-  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
 
 /**
  * Extracts the reference a webhook body names, if it names one in the expected shape. The usual body
