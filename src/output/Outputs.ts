@@ -41,8 +41,17 @@ export const ledgerRow = (row: Row): LedgerRow => ({
   updatedAt: row.updatedAt
 })
 
-export const writeLedgerFromStore = (paths: OutputPaths, accountId: AccountId, batchId: BatchId) =>
-  Effect.flatMap(StateStore, (store) => writeLedger(paths.ledger, Stream.map(store.batch(accountId, batchId).streamRows(), ledgerRow)))
+/** `each` sees every row as the ledger takes it (the report's figures gathered in the same pass). */
+export const writeLedgerFromStore = (paths: OutputPaths, accountId: AccountId, batchId: BatchId, each?: (row: Row) => void) =>
+  Effect.flatMap(StateStore, (store) =>
+    writeLedger(
+      paths.ledger,
+      Stream.map(store.batch(accountId, batchId).streamRows(), (row) => {
+        each?.(row)
+        return ledgerRow(row)
+      })
+    )
+  )
 
 export const writeErrors = (paths: OutputPaths, errors: ReadonlyArray<RowError>) =>
   writeErrorsFile(paths.errors, Stream.fromIterable(errors))

@@ -8,7 +8,8 @@ import type { Semaphore } from "effect/Effect"
 import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
 import { retryLineage } from "../intake/RetryLineage.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
-import { reportPath, writeReport } from "../output/Report.ts"
+import { makeReportTally, reportPath, writeReportOf } from "../output/Report.ts"
+import { userFormat } from "../output/Format.ts"
 import type { Summary } from "../output/SummaryFile.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
 import { say } from "./Notices.ts"
@@ -40,9 +41,11 @@ export const makeConclusion = (input: ConclusionInput) =>
     // being cleaned up, a share coming back), then given up on: exit 4, the store has it all.
     const writeOutputs = (summary: Summary) =>
       Effect.gen(function* () {
-        yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId))
+        // The report's figures from the ledger's pass over the rows: one read of the batch, not two.
+        const tally = makeReportTally(yield* userFormat)
+        yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId, tally.add))
         yield* writeSummaryFile(paths, summary)
-        yield* writeReport(reportPath(paths), accountId, batchId, summary).pipe(
+        yield* writeReportOf(reportPath(paths), summary, tally).pipe(
           Effect.catchIf((e) => !(e instanceof SystemError), (e) => say(`Report not written: ${String(e)}`))
         )
       }).pipe(
