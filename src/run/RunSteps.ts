@@ -3,7 +3,7 @@
  * the balance preflight and the confirmation, then the loop (send, reconcile, track) until every row
  * is final or the run must stop, and the conclusion.
  */
-import { Clock, Duration, Effect, Ref, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, Ref, Stream } from "effect"
 import type { Intake } from "../intake/Intake.ts"
 import type { OutputPaths } from "../output/AtomicFile.ts"
 import { writeLedgerFromStore } from "../output/Outputs.ts"
@@ -145,13 +145,12 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     }
     return "later"
   }).pipe(Effect.withSpan("Runner.turn"))
-  // Turn again at once after a resend or an adoption (there may be more to do), else after a tick.
+  // Turn again at once after a resend or an adoption (there may be more to do), else after a tick,
+  // or as soon as the last payout followed is final: the run ends then, not up to a tick later.
+  const pause = (next: "now" | "later" | "done") => (next === "later" ? Effect.raceFirst(Effect.sleep(TICK), tracker.becomesIdle) : Effect.void)
   const loop = turn.pipe(
-    Effect.repeat(
-      Schedule.recurWhile<"now" | "later" | "done">((next) => next !== "done").pipe(
-        Schedule.addDelay((next) => (next === "later" ? TICK : Duration.zero))
-      )
-    )
+    Effect.tap(pause),
+    Effect.repeat({ until: (next) => next === "done" })
   )
   yield* loop.pipe(
     Effect.onInterrupt(() =>

@@ -29,6 +29,15 @@ const make = Effect.gen(function* () {
   const early = new Map<string, number>()
   const EARLY_MAX = 10_000
   let sweptAt = 0
+  // Waiting for the moment the last payout followed is final (the run's loop, so it ends at once).
+  let idleWaiters: Array<() => void> = []
+  const lookedUp = Effect.sync(() => {
+    polling--
+    if (polling > 0 || polls.size > 0 || idleWaiters.length === 0) return
+    const waiters = idleWaiters
+    idleWaiters = []
+    for (const wake of waiters) wake()
+  })
 
   /**
    * Follows a payout until its status is final: the one place a row enters the poll queue, with the
@@ -92,7 +101,7 @@ const make = Effect.gen(function* () {
     polling += due.length
     yield* Effect.forEach(
       due,
-      (e) => poll(e, byWebhook.has(e.reference) ? "webhook" : "poll").pipe(Effect.ensuring(Effect.sync(() => polling--))),
+      (e) => poll(e, byWebhook.has(e.reference) ? "webhook" : "poll").pipe(Effect.ensuring(lookedUp)),
       { concurrency: settings.concurrency, discard: true }
     )
     if (due.length > 0) return
@@ -110,7 +119,15 @@ const make = Effect.gen(function* () {
     /** Runs until interrupted. */
     run: Effect.forever(pollDue),
     /** Payouts still followed: queued or being looked up right now. */
-    tracked: Effect.sync(() => polls.size + polling)
+    tracked: Effect.sync(() => polls.size + polling),
+    /** Resolves when a lookup leaves nothing followed (never, while nothing is followed). */
+    becomesIdle: Effect.async<void>((resume) => {
+      const wake = () => resume(Effect.void)
+      idleWaiters.push(wake)
+      return Effect.sync(() => {
+        idleWaiters = idleWaiters.filter((w) => w !== wake)
+      })
+    })
   } as const
 })
 
