@@ -6,7 +6,7 @@
  * amount or currency is an alarm for the row. Runs that follow each other are then safe whatever
  * store they use; runs at the same moment need a shared store (DESIGN 12).
  */
-import { Chunk, Clock, Effect, Option, Ref, Stream } from "effect"
+import { Clock, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
@@ -48,11 +48,16 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
     let adopted = 0
     let alarms = 0
     const raised: Array<RaisedAlarm> = []
-    yield* batchStore.streamRowsInStates(["validated"]).pipe(
+    // Only the rows whose token the mirror holds at all (the store's index finds them): reading every
+    // row of a big batch here cost about as much as loading it.
+    const listedIdxs = yield* batchStore.listedRows("validated")
+    yield* Stream.fromIterable(listedIdxs).pipe(
       Stream.grouped(CHUNK),
       Stream.runForEach((chunk) =>
         Effect.gen(function* () {
-          const rows = Chunk.toReadonlyArray(chunk)
+          const rows = (yield* Effect.forEach(chunk, (idx) => batchStore.getRow(idx))).flatMap((row) =>
+            Option.isSome(row) && row.value.state === "validated" ? [row.value] : []
+          )
           const listed = yield* store.account(accountId).mirrorByTokens(rows.map((r) => r.token))
           if (listed.length === 0) return
           const byToken = new Map<string, Array<MirroredPayout>>()

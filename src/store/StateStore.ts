@@ -31,6 +31,7 @@ type BatchOperation = Extract<
   | "recordTransitions"
   | "getRow"
   | "rowsInStates"
+  | "listedRows"
   | "streamRowsInStates"
   | "streamRows"
   | "countByState"
@@ -119,6 +120,7 @@ const bindBatch = (d: StoreDriver, a: AccountId, b: BatchId): BatchStore => ({
   recordTransitions: (transitions, fence) => d.recordTransitions(a, b, transitions, fence),
   getRow: (idx) => d.getRow(a, b, idx),
   rowsInStates: (states, page) => d.rowsInStates(a, b, states, page),
+  listedRows: (state) => d.listedRows(a, b, state),
   streamRowsInStates: (states, pageSize) => d.streamRowsInStates(a, b, states, pageSize),
   streamRows: (pageSize) => d.streamRows(a, b, pageSize),
   countByState: () => d.countByState(a, b),

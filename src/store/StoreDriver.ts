@@ -201,6 +201,11 @@ export interface StoreDriver {
   /** Keeps one complete read of a day; the day closes when `closeIfSame` and it matches the last read. */
   readonly saveDayRead: (accountId: AccountId, read: DayRead) => Effect.Effect<void, StoreError>
   readonly mirrorByTokens: (accountId: AccountId, tokens: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MirroredPayout>, StoreError>
+  /**
+   * The rows of a batch in `state` whose token a mirrored payout carries (idx, in file order): the
+   * pre-scan's candidates, found by the store's index rather than by reading every row.
+   */
+  readonly listedRows: (accountId: AccountId, batchId: BatchId, state: RowState) => Effect.Effect<ReadonlyArray<number>, StoreError>
   readonly mirrorByReferences: (
     accountId: AccountId,
     references: ReadonlyArray<string>

@@ -48,4 +48,30 @@ describe.each(ADAPTERS)("account-wide records ($name)", (adapter) => {
       expect(phones.find((p) => p.phone === rows[3].phone)).toBeUndefined()
     })
   )
+
+  it.scoped("listedRows: a batch's rows in a state whose token a mirrored payout carries, in file order", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStoreOn(adapter)
+      const rows = rowInputs(5)
+      yield* store.createBatch(newBatch("b1"), rows)
+      const b1 = store.batch(ACCOUNT, BatchId.make("b1"))
+      expect(yield* b1.listedRows("validated")).toEqual([])
+      const payout = (reference: string, token: string | null) => ({
+        reference, token, description: token === null ? "no token" : `[${token}] pay`, amountMinor: 100, currency: "XAF",
+        status: "completed", feeMinor: null, createdAt: null
+      })
+      // Rows 3 and 1 are listed (row 3 twice), an unrelated payout and one without a token are not rows'.
+      yield* store.account(ACCOUNT).saveDayRead({
+        day: "2026-11-20",
+        payouts: [payout("r-3a", rows[3].token), payout("r-1", rows[1].token), payout("r-x", "tk_other"), payout("r-3b", rows[3].token), payout("r-none", null)],
+        hash: "h", maxTotal: 5, closeIfSame: false, at: 1
+      })
+      expect(yield* b1.listedRows("validated")).toEqual([1, 3])
+      // Only rows in the state asked for; another account's mirror is not this one's.
+      yield* b1.claimRows({ idxs: [1] })
+      expect(yield* b1.listedRows("validated")).toEqual([3])
+      expect(yield* b1.listedRows("submitting")).toEqual([1])
+      expect(yield* store.batch(AccountId.make("another-account"), BatchId.make("b1")).listedRows("validated")).toEqual([])
+    })
+  )
 })

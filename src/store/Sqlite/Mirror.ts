@@ -15,6 +15,7 @@ const decodePayouts = decoder(MirroredPayout)
 const decodeDays = decoder(MirrorDay)
 const decodeKnown = decoder(KnownPayout)
 const decodeAlarms = decoder(AccountAlarm)
+const decodeIdxs = decoder(Schema.Struct({ idx: Schema.Number }))
 
 const PAYOUT_COLUMNS = `reference, day, token, description, amount_minor, currency, status, fee_minor, created_at, first_seen_at`
 
@@ -56,6 +57,14 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
 
   const mirrorByTokens: StoreDriver["mirrorByTokens"] = mirrorBy("token")
   const mirrorByReferences: StoreDriver["mirrorByReferences"] = mirrorBy("reference")
+
+  // An explicit `l.token IS NOT NULL`: the partial index on the listing's tokens is then usable.
+  const listedRows: StoreDriver["listedRows"] = (accountId, batchId, state) =>
+    catchSql(
+      sql`SELECT DISTINCT r.idx AS idx FROM rows r JOIN listing l ON l.account_id = r.account_id AND l.token = r.token
+        WHERE r.account_id = ${accountId} AND r.batch_id = ${batchId} AND r.state = ${state} AND l.token IS NOT NULL
+        ORDER BY r.idx`.pipe(Effect.flatMap(decodeIdxs), Effect.map((rows) => rows.map((r) => r.idx)))
+    )
 
   const mirrorOfDays: StoreDriver["mirrorOfDays"] = (accountId, fromDay, toDay) =>
     Stream.paginateChunkEffect("", (after: string) =>
@@ -135,6 +144,7 @@ export const makeMirror = (sql: SqlClient.SqlClient, write: WriteTransaction) =>
     saveDayRead,
     mirrorByTokens,
     mirrorByReferences,
+    listedRows,
     mirrorOfDays,
     knownPayouts,
     accountAlarm,
