@@ -145,11 +145,14 @@ const make = Effect.gen(function* () {
 
   /**
    * Sends every validated row; returns when none is left or the run must stop. `concurrency` slots,
-   * each taking the next claimed row as soon as its last answer is in. Once half of a full group is
-   * taken, the next group is claimed in the background, so the slots do not all stop at the group's
-   * end while its intents are committed and synced (each group's intents are still on disk before
-   * any of its POSTs). A pool of plain loops rather than a stream's concurrent map: that cost a queue
-   * and a fiber per row.
+   * each taking the next claimed row as soon as its last answer is in. As soon as a full group's first
+   * row is taken, the next group is claimed in the background, so the slots do not all stop at the
+   * group's end while its intents are committed and synced (each group's intents are still on disk
+   * before any of its POSTs). Claimed at half of the group, the next one was still being claimed when
+   * the slots needed it for 236-263 ms of a 3,000-payout run on SQLite (about 7%) and 1.7 s on
+   * PostgreSQL (about 40%); claimed at the group's first row, 137-174 ms and 1.3-1.4 s (timed around
+   * the wait, quiet machine). At most one group beyond the one being sent is claimed and unsent.
+   * A pool of plain loops rather than a stream's concurrent map: that cost a queue and a fiber per row.
    */
   const submitAll = Effect.gen(function* () {
     let group: ReadonlyArray<Row> = []
@@ -159,10 +162,9 @@ const make = Effect.gen(function* () {
     // The group whose successor is claimed ahead: one claim ahead per group.
     let aheadOf: ReadonlyArray<Row> | undefined
     const concurrency = Math.max(1, ctx.settings.concurrency)
-    const half = Math.ceil(concurrency / 2)
     const claiming = yield* Effect.makeSemaphore(1)
     const claimAhead = Effect.suspend(() => {
-      if (taken < half || aheadOf === group || done || group.length < concurrency) return Effect.void
+      if (taken < 1 || aheadOf === group || done || group.length < concurrency) return Effect.void
       aheadOf = group
       return Effect.map(Effect.forkDaemon(claimGroup), (fiber) => {
         ahead = fiber
