@@ -19,7 +19,7 @@ import { preScan } from "./PreScan.ts"
 import { Progress } from "./Progress.ts"
 import { Reconciler } from "./Reconciler.ts"
 import { loadAlarms } from "./Recovery.ts"
-import { RunContext } from "./RunContext.ts"
+import { leaseValid, RunContext } from "./RunContext.ts"
 import type { RunRequest } from "./RunRequest.ts"
 import { Safeguards } from "./Safeguards.ts"
 import { Submitter } from "./Submitter.ts"
@@ -139,6 +139,11 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     // Under an account alarm nothing can be proven: the unknown rows wait for a person.
     const blocked = (yield* Ref.get(ctx.accountAlarm)) !== undefined
     if ((unknown <= 0 || blocked) && (yield* tracker.tracked) === 0) {
+      // Claims stopped because the lease's renewal is late (a loaded machine), not because nothing is
+      // left: rows still to send wait for the renewal, for at most one lease time past its end.
+      if (!request.dryRun && !(yield* leaseValid(ctx)) && t < (yield* Ref.get(ctx.leaseUntil)) + Duration.toMillis(leaseTtl)) {
+        if ((yield* batchStore.rowsInStates(["validated"], { limit: 1 })).length > 0) return "later"
+      }
       // A last look for a second payout of any row resent in this run before the run ends.
       if (lastReconcile > 0 && !blocked) yield* reconciler.round()
       return "done"

@@ -1,6 +1,6 @@
 /** Harness for end-to-end runs: a real sandbox on an ephemeral port, a real SQLite file, the real client. */
 import { NodeContext } from "@effect/platform-node"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -12,6 +12,7 @@ import { DEFAULT_CALLBACK_URL } from "../../src/run/PayoutBody.ts"
 import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
 import { launchSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
 import { stderrNotices } from "../../src/cli/Notices.ts"
 import { Notices } from "../../src/run/Notices.ts"
 
@@ -67,6 +68,8 @@ export interface RunSetup {
   readonly request?: Partial<RunRequest>
   /** --rate: requests per second to the service. */
   readonly rate?: number
+  /** Changes the store the run gets (a test slowing one of its operations). */
+  readonly store?: (store: StateStoreShape) => StateStoreShape
 }
 
 export const run = (sandbox: Sandbox, setup: RunSetup) => {
@@ -88,7 +91,15 @@ export const run = (sandbox: Sandbox, setup: RunSetup) => {
   // The run's notices rendered as the CLI does off a terminal: through Console, so a test can read them.
   return runBatch(request).pipe(
     Effect.provideService(Notices, stderrNotices(false)),
-    Effect.provide(Layer.mergeAll(client, SqliteStateStore.layer({ filename: setup.state }), NodeContext.layer))
+    Effect.provide(
+      Layer.mergeAll(
+        client,
+        setup.store === undefined
+          ? SqliteStateStore.layer({ filename: setup.state })
+          : Layer.map(SqliteStateStore.layer({ filename: setup.state }), (context) => Context.add(context, StateStore, setup.store!(Context.get(context, StateStore)))),
+        NodeContext.layer
+      )
+    )
   )
 }
 
