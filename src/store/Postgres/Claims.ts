@@ -25,11 +25,23 @@ interface Move {
 export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
   const { sql } = db
 
-  /** One conditional UPDATE and the events of the rows it actually moved, in one statement. */
-  const moveRows = (accountId: string, batchId: string, move: Move, where: Fragment, now: number, ctes: ReadonlyArray<Fragment>) => {
+  /** The batch's rows meeting `where`. */
+  const ofBatch = (accountId: string, batchId: string, where: Fragment) =>
+    sql`account_id = ${accountId} AND batch_id = ${batchId} AND ${where}`
+
+  /**
+   * The rows the CTE `picked` locked in this statement, by their tuple ids (it checked the batch).
+   * Written without the batch's columns, no index applies and the UPDATE is a TID scan of exactly
+   * those rows whatever the statistics say: named by idx next to the batch, it scanned every validated
+   * row of the batch at each claim when the planner took the batch for one row (a table never analyzed).
+   */
+  const lockedRows = sql`ctid = ANY(ARRAY(SELECT ctid FROM picked))`
+
+  /** One conditional UPDATE (rows still in `move.from`) and the events of the rows it actually moved, in one statement. */
+  const moveRows = (move: Move, which: Fragment, now: number, ctes: ReadonlyArray<Fragment>) => {
     const moved = sql`moved AS (
       UPDATE rows SET state = ${move.to}, ${move.set}, updated_at = ${now}
-      WHERE account_id = ${accountId} AND batch_id = ${batchId} AND state = ${move.from} AND ${where}
+      WHERE state = ${move.from} AND ${which}
       RETURNING ${sql.literal(ROW_COLUMNS)})`
     const logged = sql`logged AS (
       INSERT INTO row_events (account_id, batch_id, idx, at, from_state, to_state, source, detail)
@@ -68,14 +80,14 @@ export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
           AND EXISTS (SELECT 1 FROM lease)`
         // Named rows wait for a lock rather than skip it: each of them is claimed if still validated.
         const picked = "idxs" in selection
-          ? sql`picked AS (SELECT idx FROM rows WHERE ${mine} AND idx = ANY(${intArray(sql, selection.idxs)})
+          ? sql`picked AS (SELECT ctid FROM rows WHERE ${mine} AND idx = ANY(${intArray(sql, selection.idxs)})
               ORDER BY idx FOR UPDATE)`
-          : sql`picked AS (SELECT idx FROM rows WHERE ${mine}
+          : sql`picked AS (SELECT ctid FROM rows WHERE ${mine}
               ${selection.currency === undefined ? sql`` : sql`AND currency = ${selection.currency}`}
               ${(selection.excludeOperators ?? []).length === 0 ? sql`` : sql`AND operator <> ALL(${textArray(sql, selection.excludeOperators ?? [])})`}
               ORDER BY idx LIMIT ${Math.max(0, selection.limit)} FOR UPDATE SKIP LOCKED)`
         const move: Move = { from: "validated", to: "submitting", set: intent(now, nonce), source: "claim" }
-        return yield* moveRows(accountId, batchId, move, sql`idx IN (SELECT idx FROM picked)`, now, [lease, picked])
+        return yield* moveRows(move, lockedRows, now, [lease, picked])
       }),
       claimedWith(accountId, batchId, nonce)
     ).pipe(Effect.withSpan("StateStore.claimRows"))
@@ -95,7 +107,7 @@ export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
           detail
         }
         const which = sql`idx = ANY(${intArray(sql, idxs)}) AND EXISTS (SELECT 1 FROM lease)`
-        return yield* moveRows(accountId, batchId, move, which, now, [lease])
+        return yield* moveRows(move, ofBatch(accountId, batchId, which), now, [lease])
       }),
       claimedWith(accountId, batchId, nonce)
     ).pipe(Effect.withSpan("StateStore.claimForResend"))
@@ -112,19 +124,17 @@ export const makeClaims = (db: Access, leaseNow: Effect.Effect<Fragment>) => {
         // A resend never sent: the row goes back to unknown (the first request's outcome is still
         // unproven), its one automatic resend not spent; the grace counts again from now.
         const unsentResends = yield* moveRows(
-          accountId,
-          batchId,
           { from: "submitting", to: "unknown", set: sql`attempts = GREATEST(attempts - 1, 0), resends = resends - 1, ended_at = ${now}`, source: "release", detail },
-          sql`${named} AND resends > 0`,
+          ofBatch(accountId, batchId, sql`${named} AND resends > 0`),
           now,
           [lease]
         )
-        const released = [...unsentResends, ...(yield* moveRows(accountId, batchId, move, sql`${named} AND resends = 0`, now, [lease]))]
+        const released = [...unsentResends, ...(yield* moveRows(move, ofBatch(accountId, batchId, sql`${named} AND resends = 0`), now, [lease]))]
         if (owner === undefined) return released
         // The owner itself knows these were never sent, even if another runner has since found them
         // in submitting and made them unknown: they go back to validated, to be paid once.
         const mine = sql`${named} AND intent_owner = ${owner} AND resends = 0`
-        const more = yield* moveRows(accountId, batchId, { ...move, from: "unknown" }, mine, now, [lease])
+        const more = yield* moveRows({ ...move, from: "unknown" }, ofBatch(accountId, batchId, mine), now, [lease])
         return [...released, ...more]
       })
     ).pipe(

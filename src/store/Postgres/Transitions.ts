@@ -3,7 +3,7 @@
  * transaction, in a fixed number of round trips whatever the group's size: one statement locks and
  * reads the rows (and checks the fence), the moves are worked out here exactly as the SQLite adapter
  * does them (transitions of one row apply in order, each seeing the one before), and one statement
- * writes every row's final values and every event.
+ * writes every row's final values (by the tuple ids it locked) and every event.
  */
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -13,6 +13,8 @@ import { canMove, isFinal, predecessors, RowState } from "../RowState.ts"
 import { intArray, leaseCte } from "./Queries.ts"
 
 const Current = Schema.Struct({
+  /** The tuple id of the row as locked here: the UPDATE below names the rows by it. */
+  ctid: Schema.String,
   idx: Schema.Int,
   state: RowState,
   reference: Schema.NullOr(Schema.String),
@@ -62,7 +64,7 @@ export const applyTransitions = (
     // The lease is share-locked first (the filter runs before any row is read), then the rows in idx
     // order: every writer takes its locks in the same order as claims do, so none waits in a cycle.
     const found = yield* sql`WITH ${leaseCte(sql, accountId, batchId, fence)}
-      SELECT idx, state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at, ended_at
+      SELECT ctid, idx, state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at, ended_at
       FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ANY(${intArray(sql, idxs)})
         AND EXISTS (SELECT 1 FROM lease)
       ORDER BY idx FOR UPDATE`.pipe(Effect.flatMap(decodeCurrent))
@@ -108,26 +110,37 @@ export const applyTransitions = (
     const finals = [...touched].flatMap(([idx, at]) => {
       const row = current.get(idx)
       return row === undefined ? [] : [{
-        idx, state: row.state, reference: row.reference, fee_minor: row.feeMinor, error: row.error,
+        ctid: row.ctid, idx, state: row.state, reference: row.reference, fee_minor: row.feeMinor, error: row.error,
         attempts: row.attempts, intent_at: row.intentAt, submitted_at: row.submittedAt, final_at: row.finalAt,
         ended_at: row.endedAt, updated_at: at
       }]
     })
-    yield* sql`WITH v AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(finals)}::jsonb) AS v(idx integer, state text,
+    // The rows are named by the tuple ids the SELECT above locked in this transaction: nobody else
+    // can have moved them since, and no index applies, so each row is one TID fetch whatever the
+    // statistics say. Joined on the batch's columns and idx instead, the planner read the whole batch
+    // (or the whole table, once analyzed) at every write. `r.idx = v.idx` guards the join.
+    const [{ moved }] = yield* sql<{ moved: number }>`WITH v AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(finals)}::jsonb) AS v(ctid tid, idx integer, state text,
           reference text, fee_minor bigint, error text, attempts integer, intent_at bigint, submitted_at bigint,
           final_at bigint, ended_at bigint, updated_at bigint)
       ), moved AS (
         UPDATE rows r SET state = v.state, reference = v.reference, fee_minor = v.fee_minor, error = v.error,
           attempts = v.attempts, intent_at = v.intent_at, submitted_at = v.submitted_at, final_at = v.final_at,
           ended_at = v.ended_at, updated_at = v.updated_at
-        FROM v WHERE r.account_id = ${accountId} AND r.batch_id = ${batchId} AND r.idx = v.idx
+        FROM v WHERE r.ctid = v.ctid AND r.idx = v.idx
         RETURNING r.idx
+      ), logged AS (
+        INSERT INTO row_events (account_id, batch_id, idx, at, from_state, to_state, source, detail)
+        SELECT ${accountId}::text, ${batchId}::text, e.idx, e.at, e.from_state, e.to_state, e.source, e.detail
+        FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(n integer, idx integer, at bigint,
+          from_state text, to_state text, source text, detail text)
+        ORDER BY e.n
       )
-      INSERT INTO row_events (account_id, batch_id, idx, at, from_state, to_state, source, detail)
-      SELECT ${accountId}::text, ${batchId}::text, e.idx, e.at, e.from_state, e.to_state, e.source, e.detail
-      FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(n integer, idx integer, at bigint,
-        from_state text, to_state text, source text, detail text)
-      ORDER BY e.n`
+      SELECT count(*)::int AS moved FROM moved`
+    // Each locked row is written: fewer would mean events logged for moves that did not happen. The
+    // transaction then rolls back, and nothing is recorded as applied.
+    if (moved !== finals.length) {
+      return yield* Effect.dieMessage(`batch ${batchId}: ${finals.length} rows locked for their transitions, ${moved} written`)
+    }
     return applied
   })
