@@ -94,9 +94,8 @@ export const run = (sandbox: Sandbox, setup: RunSetup) => {
     Effect.provide(
       Layer.mergeAll(
         client,
-        setup.store === undefined
-          ? SqliteStateStore.layer({ filename: setup.state })
-          : Layer.map(SqliteStateStore.layer({ filename: setup.state }), (context) => Context.add(context, StateStore, setup.store!(Context.get(context, StateStore)))),
+        Layer.map(SqliteStateStore.layer({ filename: setup.state }), (context) =>
+          setup.store === undefined ? context : Context.add(context, StateStore, setup.store(Context.get(context, StateStore)))),
         NodeContext.layer
       )
     )
