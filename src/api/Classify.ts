@@ -14,6 +14,7 @@ import {
   UnexpectedResponse,
   ValidationError
 } from "./Errors.ts"
+import { makeRedact } from "../domain/Secrets.ts"
 import { parseRetryAfter } from "./RetryAfter.ts"
 import { EnvelopeA, EnvelopeB } from "./Schemas.ts"
 
@@ -36,12 +37,14 @@ export class Transient extends Data.TaggedError("Transient")<{
 
 export const EXCERPT_LENGTH = 200
 
-/** Removes the credentials from text the server sent back, and bounds it. */
+/**
+ * Removes the credentials from text the server sent back, in every spelling (domain/Secrets.ts), and
+ * bounds it: nothing the service says is kept or shown longer than an excerpt.
+ */
 export const makeScrub = (secrets: ReadonlyArray<string>) => {
-  const needles = secrets.filter((s) => s.length >= 4)
-  return (text: string, max: number = Number.POSITIVE_INFINITY): string => {
-    let out = text
-    for (const needle of needles) out = out.split(needle).join("[redacted]")
+  const redact = makeRedact(secrets)
+  return (text: string, max: number = EXCERPT_LENGTH): string => {
+    let out = redact(text)
     // eslint-disable-next-line no-control-regex -- control characters in a body must not reach logs or the terminal
     out = out.replace(/[\u0000-\u001f\u007f]+/g, " ")
     return out.length > max ? `${out.slice(0, max)}...` : out

@@ -10,6 +10,7 @@ import { SystemError } from "@effect/platform/Error"
 import type { Teardown } from "@effect/platform/Runtime"
 import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
 import type * as Api from "../api/Errors.ts"
+import { maskUrlPasswords } from "../domain/Secrets.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
 import { CHECK_CREDENTIALS, CredentialsRefused, InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
 import { baseUrlAdvice, type ConnectionSources, connectionSources, credentialsAdvice, environment } from "./config/Sources.ts"
@@ -39,6 +40,12 @@ const fields = (errors: Api.FieldErrors): string =>
  * refused key or an unreachable service names the flag, variable or profile to fix.
  */
 export const describe = (error: unknown, sources?: ConnectionSources): Described => {
+  const described = describeRaw(error, sources)
+  // A driver's error may quote the store's URL: its password is never printed.
+  return { ...described, message: maskUrlPasswords(described.message) }
+}
+
+const describeRaw = (error: unknown, sources?: ConnectionSources): Described => {
   if (error instanceof MissingSetting || error instanceof InvalidSetting || error instanceof UsageError || error instanceof CredentialsRefused) {
     return { message: error.message, code: ExitCode.configuration }
   }

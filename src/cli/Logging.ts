@@ -6,6 +6,7 @@
  */
 import type { Console } from "effect"
 import { Cause, Effect, HashMap, Inspectable, Layer, Logger } from "effect"
+import { maskUrlPasswords } from "../domain/Secrets.ts"
 
 export type LogFormat = "text" | "json"
 
@@ -23,12 +24,16 @@ export const flatJsonLogger = Logger.make(({ annotations, cause, date, logLevel,
   })
 )
 
+// A store URL (or any URL) in a record keeps its user, never its password.
+const maskPart = (part: unknown) => (typeof part === "string" ? maskUrlPasswords(part) : part)
+const masked = (message: unknown): unknown => (Array.isArray(message) ? message.map(maskPart) : maskPart(message))
+
 /** Replaces whichever console logger is installed (the runtime's pretty one included) by the chosen format. */
 export const loggerLayer = (format: LogFormat): Layer.Layer<never> =>
   Layer.mergeAll(
     Logger.remove(Logger.defaultLogger),
     Logger.remove(Logger.prettyLoggerDefault),
-    Logger.add(Logger.withConsoleLog(format === "json" ? flatJsonLogger : Logger.logfmtLogger))
+    Logger.add(Logger.withConsoleLog(Logger.mapInput(format === "json" ? flatJsonLogger : Logger.logfmtLogger, masked)))
   )
 
 // The progress line's carriage return and erase-line escape mean nothing in a log record.

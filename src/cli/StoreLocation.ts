@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, statfsSync, statSync, writeFileSyn
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { UsageError } from "./Errors.ts"
-import { isPostgresUrl, openStore, sameStore, withoutPassword } from "./StoreOpen.ts"
+import { isPostgresUrl, openStore, sameStore, shownLocation, withoutPassword } from "./StoreOpen.ts"
 
 export const defaultStorePath = (env: { readonly XDG_STATE_HOME?: string | undefined }): string => {
   const base = env.XDG_STATE_HOME !== undefined && env.XDG_STATE_HOME.trim() !== "" ? env.XDG_STATE_HOME : join(homedir(), ".local", "state")
@@ -114,7 +114,7 @@ export const storeFor = (state: Option.Option<string>, path?: string) =>
     const watched = path === undefined ? undefined : watchedFolderOf(path)
     if (watched !== undefined && Option.isSome(explicit) && !sameStore(explicit.value, watched.store)) {
       return yield* new UsageError({
-        reason: `${path} is under the watched folder ${watched.dir}, whose store is ${withoutPassword(watched.store)}; --state / PAYOUTS_STATE names ${withoutPassword(explicit.value)}. Use that store (or move the file out of the folder).`
+        reason: `${path} is under the watched folder ${watched.dir}, whose store is ${shownLocation(watched.store)}; --state / PAYOUTS_STATE names ${shownLocation(explicit.value)}. Use that store (or move the file out of the folder).`
       })
     }
     // The explicit location wins when it is the pinned one: it may carry the password the pin leaves out.
@@ -130,7 +130,7 @@ export const storeForWatch = (state: Option.Option<string>, dir: string) =>
     if (pinned !== undefined) {
       if (Option.isSome(explicit) && !sameStore(explicit.value, pinned)) {
         return yield* new UsageError({
-          reason: `${dir} is pinned to the store ${withoutPassword(pinned)} (${pinFile(dir)}); refusing to watch it with ${withoutPassword(explicit.value)}. To move the store, see the README ("Moving an existing store").`
+          reason: `${dir} is pinned to the store ${shownLocation(pinned)} (${pinFile(dir)}); refusing to watch it with ${shownLocation(explicit.value)}. To move the store, see the README ("Moving an existing store").`
         })
       }
       return yield* checkLocal(Option.isSome(explicit) ? explicit.value : pinned)
@@ -146,7 +146,7 @@ export const storeForWatch = (state: Option.Option<string>, dir: string) =>
     return store
   })
 
-export const announceStore = (store: string) => Console.error(`State store: ${withoutPassword(store)}`)
+export const announceStore = (store: string) => Console.error(`State store: ${shownLocation(store)}`)
 
 /** The state store layer of a command about `path`, announced on stderr. */
 export const storeLayer = (state: Option.Option<string>, path?: string) =>

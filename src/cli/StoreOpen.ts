@@ -4,6 +4,7 @@
  * Redacted, never printed, and never written to a folder's pin (which holds the URL without it).
  */
 import { Effect, Layer, Redacted } from "effect"
+import { maskUrlPasswords } from "../domain/Secrets.ts"
 import type { StoreError } from "../store/Model.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
@@ -17,6 +18,9 @@ export const withoutPassword = (location: string): string => {
   url.password = ""
   return url.toString()
 }
+
+/** The location as it may be printed or logged: a URL's user kept, its password shown as `***`. */
+export const shownLocation = (location: string): string => maskUrlPasswords(location)
 
 /** Whether two locations name the same store (a URL with and without its password does). */
 export const sameStore = (a: string, b: string): boolean => withoutPassword(a) === withoutPassword(b)

@@ -10,7 +10,7 @@ import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type RaisedAlarm, tellRaisedAlarms } from "./TellAlarms.ts"
-import { DAY_MS, daysBetween } from "./ListingMirror.ts"
+import { DAY_MS, dayOf, daysBetween } from "./ListingMirror.ts"
 import { syncDays } from "./ListingMirror.ts"
 import { daysNeeded, decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag } from "./ResendRules.ts"
 import { DEFAULT_LEASE_TTL_MS, DEFAULT_RECONCILE_DEADLINE_MS, DEFAULT_REQUEST_TIMEOUT_MS, RunContext } from "./RunContext.ts"
@@ -88,7 +88,11 @@ const make = Effect.gen(function* () {
     // One read of our known payouts serves the lag (7 days) and the witnesses (from the intents' days).
     const witnessesFrom = earliest - DAY_MS
     const knownAll = yield* store.account(accountId).knownPayouts(Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
-    const lag = p99Lag(knownAll.filter((k) => k.answeredAt >= now - LAG_WINDOW_MS), now, LAG_CAP_MS)
+    const lagKnown = knownAll.filter((k) => k.answeredAt >= now - LAG_WINDOW_MS)
+    // The latest read of each day a payout not listed yet was answered on: its evidence of lag.
+    const unlistedDays = [...new Set(lagKnown.filter((k) => k.listedAt === null).map((k) => dayOf(k.answeredAt)))]
+    const dayReads = new Map((unlistedDays.length === 0 ? [] : yield* store.account(accountId).mirrorDays(unlistedDays).pipe(Effect.orDie)).map((d) => [d.day, d.readAt]))
+    const lag = p99Lag(lagKnown, dayReads, LAG_CAP_MS)
     const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
     const graceMs = Math.max(settings.reconcileGraceMs, floor)
     if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {

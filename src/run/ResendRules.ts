@@ -152,15 +152,40 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
 }
 
 /**
- * The 99th percentile of the listing lag, capped. Evidence of lag is a payout of ours that a read of
- * its day made after our answer did not list: its lag is taken as first seen minus our answer (an upper
- * bound). A payout not listed yet counts as lagging until now. A payout listed by the first read after
- * our answer is no sample: how late that read came measures our syncing, not the service.
+ * A listed payout's sample is taken as its upper bound (first listed minus our answer) only when the
+ * read before the one that listed it came close enough: within this, or within the lower bound itself.
  */
-export const p99Lag = (known: ReadonlyArray<KnownPayout>, now: number, capMs: number): number => {
-  const samples = known.filter((k) => k.listedAt === null || (k.listedPrevRead !== null && k.listedPrevRead >= k.answeredAt))
-  if (samples.length === 0) return 0
-  const lags = samples.map((k) => Math.max(0, (k.listedAt ?? now) - k.answeredAt)).sort((a, b) => a - b)
+export const SAMPLE_GAP_MS = 5_000
+
+/**
+ * One payout's evidence of the listing lag, or undefined when there is none. Evidence is a read of its
+ * day, made after our answer, that did not list it: the lag was at least that read minus our answer
+ * (the lower bound). When the first read that did list it came soon after, the lag was at most that
+ * read minus our answer. When it came long after (a process dead in between, a sync delayed) the gap
+ * says nothing about the service, and only the lower bound is evidence.
+ */
+export const lagSample = (k: KnownPayout, dayReads: ReadonlyMap<string, number>): number | undefined => {
+  // The last read of its day that did not list it: the one before the first that did, or, while it is
+  // not listed, the day's latest read.
+  const missedAt = k.listedAt === null ? dayReads.get(dayOf(k.answeredAt)) : k.listedPrevRead
+  if (missedAt === undefined || missedAt === null || missedAt < k.answeredAt) return undefined
+  const lower = missedAt - k.answeredAt
+  if (k.listedAt === null) return lower
+  return k.listedAt - missedAt <= Math.max(lower, SAMPLE_GAP_MS) ? k.listedAt - k.answeredAt : lower
+}
+
+/**
+ * The 99th percentile of the listing lag over the payouts with evidence (lagSample), capped.
+ * `dayReads`: each day's latest read (epoch ms). A payout listed by the first read of its day after
+ * our answer is no sample: how late that read came measures our syncing, not the service; nor is a
+ * payout not listed yet counted beyond the last read that missed it (a dead process is no lag).
+ */
+export const p99Lag = (known: ReadonlyArray<KnownPayout>, dayReads: ReadonlyMap<string, number>, capMs: number): number => {
+  const lags = known.flatMap((k) => {
+    const lag = lagSample(k, dayReads)
+    return lag === undefined ? [] : [lag]
+  }).sort((a, b) => a - b)
+  if (lags.length === 0) return 0
   const at = Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)
   return Math.min(capMs, lags[at])
 }

@@ -14,7 +14,7 @@ export interface RunRequest {
   readonly skipInvalid: boolean
   readonly allowRepeats: boolean
   readonly repeatWindow: Duration.Duration
-  readonly listen?: { readonly host: string; readonly port: number }
+  readonly listen?: { readonly host: string; readonly port: number; readonly everyInterface?: boolean }
   readonly ledgerEvery: Duration.Duration
   readonly progressEvery: Duration.Duration
   /**

@@ -130,8 +130,14 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         let settings = request.settings
         if (request.listen !== undefined && !request.dryRun) {
           const receiver = yield* startWebhookReceiver(request.listen, wakeups)
-          yield* say(`Webhook receiver listening at ${receiver.url}`)
-          settings = { ...settings, callbackUrl: settings.callbackUrl ?? receiver.url, webhooks: true }
+          // A wildcard is no address the service can post to: only an explicit callback URL is sent then.
+          const callbackUrl = settings.callbackUrl ?? (receiver.everyInterface ? undefined : receiver.url)
+          yield* say(
+            receiver.everyInterface
+              ? `Webhook receiver listening on every interface (${receiver.url}); the service is given ${callbackUrl ?? "no callback URL of this receiver"}`
+              : `Webhook receiver listening at ${receiver.url}`
+          )
+          settings = { ...settings, callbackUrl, webhooks: true }
         }
         const run = runSteps({ request, loaded, paths, startedAt, leaseTtl, leaseStart })
         return yield* run.pipe(Effect.provide(runLayer({ accountId, batchId, settings, fence, wakeups })))

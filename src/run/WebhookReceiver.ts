@@ -50,7 +50,8 @@ const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
 }
 
 export const startWebhookReceiver = (
-  listen: { readonly host: string; readonly port: number },
+  /** everyInterface: a wildcard host (`0.0.0.0`, `::`, none), which is no address to post to. */
+  listen: { readonly host: string; readonly port: number; readonly everyInterface?: boolean },
   /** Where each named reference goes (the tracker's wakeups): offered from the socket's callback. */
   references: Queue.Enqueue<string>
 ) =>
@@ -97,5 +98,6 @@ export const startWebhookReceiver = (
         })
     )
     const port = (server.address() as AddressInfo).port
-    return { url: `http://${listen.host}:${port}/webhooks` }
+    const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host === "" ? "0.0.0.0" : listen.host
+    return { url: `http://${host}:${port}/webhooks`, everyInterface: listen.everyInterface === true }
   })

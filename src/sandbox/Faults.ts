@@ -6,6 +6,7 @@
  * other endpoint is refused. An item splits at its first `=`, so `desc_mangle=cut=13` works.
  */
 import { Either } from "effect"
+import { ECHO_FORMS, type EchoSecret } from "./EchoSecret.ts"
 
 export const FAULT_ENDPOINTS = ["payout", "payin", "status", "transactions", "wallet", "*"] as const
 export type FaultEndpoint = (typeof FAULT_ENDPOINTS)[number]
@@ -45,6 +46,8 @@ export interface EndpointFaults {
   readonly commit_delay?: Range
   /** payout: share of POSTs held by commit_delay (default 1). */
   readonly commit_delay_rate?: number
+  /** The caller's credentials echoed in a spelling (EchoSecret.ts). */
+  readonly echo_secret?: EchoSecret
 }
 
 export const PAGES_LIES = ["one", "emptymid", "dupref"] as const
@@ -95,7 +98,7 @@ const OWNER: Record<string, FaultEndpoint> = {
   commit_delay: "payout",
   commit_delay_rate: "payout"
 }
-const KINDS = [...PROBABILITIES, ...RANGES, ...DURATIONS, "burst_len", "rate", ...Object.keys(OWNER)]
+const KINDS = [...PROBABILITIES, ...RANGES, ...DURATIONS, "burst_len", "rate", "echo_secret", ...Object.keys(OWNER)]
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
@@ -133,6 +136,14 @@ const parseMangle = (text: string): Either.Either<DescMangle, string> => {
   return Either.left(`"${text}" is not one of cut=N (N at least 1), strip, upper`)
 }
 
+/** `FORM` or `FORM:P`, P the share of requests refused with the echo (default 1). */
+const parseEcho = (text: string): Either.Either<EchoSecret, string> => {
+  const [formText, share] = text.split(":", 2)
+  return Either.flatMap(oneOf(ECHO_FORMS, formText.trim()), (form) =>
+    Either.map(share === undefined ? Either.right(1) : parseProbability(share), (refuse) => ({ form, refuse }))
+  )
+}
+
 const parseProbability = (text: string): Either.Either<number, string> => {
   const value = Number(text)
   return text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 1
@@ -155,6 +166,8 @@ const parseValue = (kind: string, value: string): Either.Either<unknown, string>
       return oneOf(LIST_ORDERS, value)
     case "desc_mangle":
       return parseMangle(value)
+    case "echo_secret":
+      return parseEcho(value)
   }
   if (kind === "burst_len") return /^\d+$/.test(value) && Number(value) >= 1 ? Either.right(Number(value)) : Either.left(`"${value}" is not a whole number of at least 1`)
   return parseRate(value)

@@ -9,6 +9,7 @@ import { Clock, Effect } from "effect"
 import { count, type FaultState, type SandboxContext, type Settings } from "./Context.ts"
 import { type FaultEndpoint, faultOf, type FaultSettings, type ProbabilityKind } from "./Faults.ts"
 import { type Answer, answerA, envelopeA, toResponse } from "./Http.ts"
+import { echoRefusal, echoText, withEcho } from "./EchoSecret.ts"
 
 export const endpointOf = (method: string, path: string): FaultEndpoint | undefined => {
   if (method === "GET" && (path === "/v1/wallet" || path === "/v1/wallet/summary")) return "wallet"
@@ -56,7 +57,7 @@ export const headerRefusal = (settings: Settings, method: string, headers: Reque
 }
 
 /** The fault kinds the gate itself acts on (the listing's and webhooks' are applied elsewhere). */
-const GATE_KINDS = ["latency", "error_before", "error_after", "reset_after", "hold_after", "burst", "commit_delay"] as const
+const GATE_KINDS = ["latency", "error_before", "error_after", "reset_after", "hold_after", "burst", "commit_delay", "echo_secret"] as const
 
 /**
  * Whether this endpoint's requests must pass the gate's fault machinery now: a rate limit, or a fault
@@ -156,12 +157,25 @@ export const gate =
       if (burst !== undefined) return yield* tooMany(faults, endpoint, burst, realNow)
       yield* latency(faults, endpoint)
       if (yield* roll(faults, endpoint, "error_before")) return serverError()
-      const response: HttpServerResponse.HttpServerResponse = yield* app
-      if (yield* roll(faults, endpoint, "reset_after")) {
-        yield* Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy())
-        return yield* Effect.never
+      const echo = faultOf(faults.settings, endpoint, "echo_secret")
+      if (echo !== undefined) {
+        const credentials = { key: header(request.headers, "x-api-key") ?? "", secret: header(request.headers, "x-api-secret") ?? "" }
+        count(faults.counters, `${endpoint}.echo_secret`)
+        if (echo.refuse >= 1 || (echo.refuse > 0 && (yield* faults.random.next) < echo.refuse)) return toResponse(echoRefusal(credentials, echo.form))
+        return withEcho(yield* answered(faults, endpoint, request, app), echoText(credentials, echo.form))
       }
-      if (yield* roll(faults, endpoint, "hold_after")) return yield* Effect.never
-      if (yield* roll(faults, endpoint, "error_after")) return serverError()
-      return response
+      return yield* answered(faults, endpoint, request, app)
     })
+
+/** The handler's answer, or the fault that replaces it after the work (reset, hold, 500). */
+const answered = <E, R>(faults: FaultState, endpoint: FaultEndpoint, request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>) =>
+  Effect.gen(function* () {
+    const response: HttpServerResponse.HttpServerResponse = yield* app
+    if (yield* roll(faults, endpoint, "reset_after")) {
+      yield* Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy())
+      return yield* Effect.never
+    }
+    if (yield* roll(faults, endpoint, "hold_after")) return yield* Effect.never
+    if (yield* roll(faults, endpoint, "error_after")) return serverError()
+    return response
+  })

@@ -403,7 +403,7 @@ const replay = (s: Scenario, closeAfter: CloseAfter): Outcome => {
   }
   const rounds = [...s.preSyncs.map((at) => ({ at, decides: false })), ...s.syncs.map((at) => ({ at, decides: true }))]
   for (const [k, { at: now, decides }] of rounds.entries()) {
-    const lag = p99Lag(knownSince(now, now - 7 * DAY_MS), now, LAG_CAP_MS)
+    const lag = p99Lag(knownSince(now, now - 7 * DAY_MS), new Map([...days].map(([day, d]) => [day, d.readAt])), LAG_CAP_MS)
     const floor = graceFloor(s.timeout, s.lease, lag)
     const graceMs = Math.max(s.graceCfg, floor)
     const closeAfterMs = closeAfter(floor, graceMs, s)

@@ -3,6 +3,7 @@
  * case holds every rule, so it resends; each test breaks one thing and checks the decision it leads to.
  */
 import { describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
 import { DAY_MS, dayOf } from "../../src/run/ListingMirror.ts"
 import {
   daysNeeded,
@@ -14,6 +15,7 @@ import {
   MAX_SKEW_MS,
   MIN_WITNESSES,
   p99Lag,
+  SAMPLE_GAP_MS,
   type UnknownRow
 } from "../../src/run/ResendRules.ts"
 import { withToken as describeRow } from "../../src/domain/Token.ts"
@@ -368,8 +370,12 @@ describe("ResendRules.faithful", () => {
 })
 
 describe("ResendRules.p99Lag", () => {
-  /** Listed after a previous read of its day (a sample of the lag), unless `prevRead` says otherwise. */
-  const known = (answeredAt: number, listedAt: number | null, i = 0, prevRead: number | null = listedAt === null ? null : answeredAt): KnownPayout => ({
+  const NO_READS = new Map<string, number>()
+  /**
+   * Listed after a previous read of its day that missed it (a sample of the lag); by default that read
+   * came a second before the listing one, unless `prevRead` says otherwise.
+   */
+  const known = (answeredAt: number, listedAt: number | null, i = 0, prevRead: number | null = listedAt === null ? null : Math.max(answeredAt, listedAt - SEC)): KnownPayout => ({
     reference: `K${i}`,
     token: `k${i}`,
     amountMinor: 1,
@@ -380,37 +386,88 @@ describe("ResendRules.p99Lag", () => {
   })
 
   it("no known payouts: no lag", () => {
-    expect(p99Lag([], NOW, LAG_CAP_MS)).toBe(0)
+    expect(p99Lag([], NO_READS, LAG_CAP_MS)).toBe(0)
   })
 
   it("is the 99th percentile of first-listed minus answered", () => {
     const lags = Array.from({ length: 100 }, (_, i) => known(NOW - HOUR, NOW - HOUR + (i + 1) * SEC, i))
-    expect(p99Lag(lags, NOW, LAG_CAP_MS)).toBe(99 * SEC)
-    expect(p99Lag(lags.slice(0, 10), NOW, LAG_CAP_MS)).toBe(10 * SEC)
-    expect(p99Lag([known(NOW - HOUR, NOW - HOUR + 7 * SEC)], NOW, LAG_CAP_MS)).toBe(7 * SEC)
+    expect(p99Lag(lags, NO_READS, LAG_CAP_MS)).toBe(99 * SEC)
+    expect(p99Lag(lags.slice(0, 10), NO_READS, LAG_CAP_MS)).toBe(10 * SEC)
+    expect(p99Lag([known(NOW - HOUR, NOW - HOUR + 7 * SEC)], NO_READS, LAG_CAP_MS)).toBe(7 * SEC)
   })
 
-  it("a payout listed before our answer arrived lags 0, not less", () => {
-    expect(p99Lag([known(NOW, NOW - MIN)], NOW, LAG_CAP_MS)).toBe(0)
+  it("a payout listed before our answer arrived is no sample", () => {
+    expect(p99Lag([known(NOW, NOW - MIN, 0, NOW - 2 * MIN)], NO_READS, LAG_CAP_MS)).toBe(0)
   })
 
-  it("counts an unlisted payout as lagging until now", () => {
-    const lags = [known(NOW - 10 * MIN, NOW - 10 * MIN + SEC, 1), known(NOW - 20 * MIN, null, 2)]
-    expect(p99Lag(lags, NOW, LAG_CAP_MS)).toBe(20 * MIN)
+  it("counts an unlisted payout as lagging until the last read of its day that missed it, not until now", () => {
+    const answered = NOW - 20 * MIN
+    const reads = new Map([[dayOf(answered), answered + 3 * MIN]])
+    const lags = [known(NOW - 10 * MIN, NOW - 10 * MIN + SEC, 1), known(answered, null, 2)]
+    expect(p99Lag(lags, reads, LAG_CAP_MS)).toBe(3 * MIN)
+    // No read of its day since our answer: no evidence yet.
+    expect(p99Lag(lags, NO_READS, LAG_CAP_MS)).toBe(SEC)
+    expect(p99Lag(lags, new Map([[dayOf(answered), answered - SEC]]), LAG_CAP_MS)).toBe(SEC)
   })
 
   it("a payout first listed in its day's first read is no sample (it measures when we began to sync)", () => {
     const late = known(NOW - 5 * HOUR, NOW - MIN, 1, null)
     const quick = known(NOW - HOUR, NOW - HOUR + 20 * SEC, 2)
-    expect(p99Lag([late, quick], NOW, LAG_CAP_MS)).toBe(20 * SEC)
-    expect(p99Lag([late], NOW, LAG_CAP_MS)).toBe(0)
-    // Unlisted payouts always count, whatever their day's reads.
-    expect(p99Lag([late, known(NOW - 30 * MIN, null, 3)], NOW, LAG_CAP_MS)).toBe(30 * MIN)
+    expect(p99Lag([late, quick], NO_READS, LAG_CAP_MS)).toBe(20 * SEC)
+    expect(p99Lag([late], NO_READS, LAG_CAP_MS)).toBe(0)
+  })
+
+  /**
+   * A service whose listing shows a payout `lag` ms after our answer, read by us every `every` ms
+   * from `base` except while the process was dead: each payout with the read that last missed it and
+   * the one that first listed it, as the store records them.
+   */
+  const observed = (lag: number, every: number, base: number, dead: { readonly from: number; readonly to: number }, offsets: ReadonlyArray<number>) => {
+    const alive = (t: number) => t < dead.from || t >= dead.to
+    const tick = (t: number) => Math.ceil((t - base) / every) * every + base
+    const readAtOrAfter = (t: number) => (alive(tick(t)) ? tick(t) : tick(dead.to))
+    return offsets.map((offset, i) => {
+      const answeredAt = base + offset
+      const listedAt = readAtOrAfter(answeredAt + lag)
+      let missed: number | null = null
+      for (let t = readAtOrAfter(answeredAt); t < listedAt; t = readAtOrAfter(t + 1)) missed = t
+      return known(answeredAt, listedAt, i, missed)
+    })
+  }
+
+  it("a dead period between the read that missed a payout and the one that listed it is not taken as lag", () => {
+    // A 1 s listing lag, read every 0.5 s, and a process killed for 2 minutes while payouts waited.
+    const base = NOW - HOUR
+    // Payouts answered every 150 ms: those of the last second before the kill are listed 2 minutes on.
+    const payouts = observed(SEC, 500, base, { from: base + 5 * MIN, to: base + 7 * MIN }, Array.from({ length: 200 }, (_, i) => 5 * MIN - 20 * SEC + i * 150))
+    // The old measure, first listed minus answered, took the dead time as lag.
+    expect(Math.max(...payouts.map((p) => (p.listedAt ?? 0) - p.answeredAt))).toBeGreaterThan(MIN)
+    const measured = p99Lag(payouts, NO_READS, LAG_CAP_MS)
+    expect(measured).toBeGreaterThanOrEqual(SEC - 500)
+    expect(measured).toBeLessThanOrEqual(SEC + 500)
+  })
+
+  it("property: reads around a dead period never raise the measure beyond the lag and the read interval", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 60_000 }),
+        fc.integer({ min: 100, max: 3_000 }),
+        fc.integer({ min: 0, max: 30 * MIN }),
+        fc.integer({ min: 0, max: 20 * MIN }),
+        fc.array(fc.integer({ min: 0, max: HOUR }), { minLength: 1, maxLength: 60 }),
+        (lag, every, deadFrom, deadFor, offsets) => {
+          const base = NOW - 2 * HOUR
+          const payouts = observed(lag, every, base, { from: base + deadFrom, to: base + deadFrom + deadFor }, offsets)
+          expect(p99Lag(payouts, NO_READS, LAG_CAP_MS)).toBeLessThanOrEqual(lag + Math.max(every, SAMPLE_GAP_MS))
+        }
+      )
+    )
   })
 
   it("is capped", () => {
-    expect(p99Lag([known(NOW - 3 * DAY_MS, null)], NOW, LAG_CAP_MS)).toBe(LAG_CAP_MS)
-    expect(p99Lag([known(NOW - HOUR, NOW)], NOW, 5 * MIN)).toBe(5 * MIN)
+    const answered = NOW - 3 * DAY_MS
+    expect(p99Lag([known(answered, null)], new Map([[dayOf(answered), NOW]]), LAG_CAP_MS)).toBe(LAG_CAP_MS)
+    expect(p99Lag([known(NOW - HOUR, NOW)], NO_READS, 5 * MIN)).toBe(5 * MIN)
     expect(LAG_CAP_MS).toBe(6 * HOUR)
   })
 })

@@ -16,6 +16,7 @@ import { announceStore, storeFor } from "../StoreLocation.ts"
 import { CredentialsRefused, type InvalidSetting, UsageError } from "../Errors.ts"
 import { refusedKeyAdvice } from "../config/Sources.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
+import { parseListen } from "../Listen.ts"
 import type { Parsed } from "../Lazy.ts"
 import { safeguardSettings } from "../SafeguardOptions.ts"
 import { type OptionValue, printJson } from "../Output.ts"
@@ -29,13 +30,6 @@ const DEFAULTS = DEFAULT_RUN_SETTINGS
 
 /** The batch options `run` and `watch` share (`run` adds --out, --json, --listen and --yes). */
 type BatchOptions = OptionValue<typeof watchBatchOptions> & Outputs
-
-const parseListen = (text: string) => {
-  const match = /^(.+):(\d{1,5})$/.exec(text.trim())
-  return match !== null && Number(match[2]) <= 65535
-    ? Effect.succeed({ host: match[1], port: Number(match[2]) })
-    : Effect.fail(new UsageError({ reason: `--listen: "${text}" is not HOST:PORT` }))
-}
 
 type CheckOptions = OptionValue<typeof checkOptions>
 
@@ -80,6 +74,8 @@ export const notifierFor = (url: Option.Option<string>, warn: (text: string) => 
 interface Plan {
   readonly dryRun: boolean
   readonly listen: Option.Option<string>
+  /** `--callback-url`: a wildcard `--listen` needs one. */
+  readonly callbackUrl: Option.Option<string>
   /** `--notify URL`: `run` only (a dry run tells nothing). */
   readonly notify: Option.Option<string>
   readonly yes: boolean
@@ -89,11 +85,12 @@ interface Plan {
 const runWith = (file: string, args: CheckOptions, plan: Plan) =>
   Effect.gen(function* () {
     const { dryRun } = plan
+    // Checked before anything is sent: a wildcard --listen without a callback URL is refused.
+    const listen = Option.isSome(plan.listen) ? Option.some(yield* parseListen(plan.listen.value, plan.callbackUrl)) : Option.none()
     yield* exitCodeOnInterrupt(EXIT_INCOMPLETE)
     // Checked before anything starts; flushed (briefly) when the command's scope closes, after the summary.
     const notifier = yield* notifierFor(plan.notify, (text) => Console.error(text))
     const connection = args.sandbox ? yield* embeddedSandbox(args.timeScale) : yield* resolveConnection(args.connection)
-    const listen = Option.isSome(plan.listen) ? Option.some(yield* parseListen(plan.listen.value)) : Option.none()
     const client = clientLayer(connection, batchClient(args))
     // The account is asked of the service (host + wallet ids): a wrong key fails here, before anything.
     const store = yield* storeFor(args.state, file)
@@ -128,4 +125,4 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
   }).pipe(Effect.scoped)
 
 export const run = ({ args, file }: Parsed<typeof runCommand>) =>
-  runWith(file, args, { dryRun: false, listen: args.listen, notify: args.notify, yes: args.yes, request: (accountId) => batchRequest(args, accountId) })
+  runWith(file, args, { dryRun: false, listen: args.listen, callbackUrl: args.redirects.callbackUrl, notify: args.notify, yes: args.yes, request: (accountId) => batchRequest(args, accountId) })

@@ -15,7 +15,7 @@ import { backoff, problemOf } from "../../jobs/JobProblem.ts"
 import { claimReady, makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
 import type { watchCommand } from "../commands/Watch.ts"
 import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
-import { openStore } from "../StoreOpen.ts"
+import { openStore, shownLocation } from "../StoreOpen.ts"
 import { storeForWatch } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
@@ -123,7 +123,7 @@ const watchFolder = (dir: string, args: WatchOptions) =>
         Effect.gen(function* () {
           // The folder's store is pinned in DIR/.state/store: run, resolve, batches... find it from the file.
           const filename = yield* storeForWatch(args.batch.state, dir)
-          yield* Effect.logInfo(`state store: ${filename}`)
+          yield* Effect.logInfo(`state store: ${shownLocation(filename)}`)
           return openStore(filename)
         })
       )
