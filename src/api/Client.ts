@@ -23,7 +23,7 @@ import {
   type WalletTransaction
 } from "./Schemas.ts"
 import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
-import { Exchange, sendOf } from "./Exchange.ts"
+import { Exchange, PAGE_MAX_BYTES, RECORD_MAX_BYTES, sendOf } from "./Exchange.ts"
 import { failureWithoutAnswer } from "./Transport.ts"
 import { retryLazily } from "./LazyRetry.ts"
 import { quickPayoutResponse, quickStatusResponse } from "./QuickDecode.ts"
@@ -98,7 +98,8 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       if (mayStillSend === undefined) yield* gate.take
       else if (!(yield* gate.takeChecked(mayStillSend))) return yield* new NotSent({ reason: FENCED })
-      const answer = yield* Effect.mapError(send(request, settings.requestTimeout), (error) => failureWithoutAnswer(method, error))
+      const maxBytes = endpoint === "transactions" ? PAGE_MAX_BYTES : RECORD_MAX_BYTES
+      const answer = yield* Effect.mapError(send(request, settings.requestTimeout, maxBytes), (error) => failureWithoutAnswer(method, error))
       const nowMs = yield* Clock.currentTimeMillis
       const served = answer.date === undefined ? NaN : Date.parse(answer.date)
       // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.
@@ -241,7 +242,8 @@ export const make = Effect.gen(function*() {
     payout,
     payinMobileMoney,
     payinCard,
-    serverSkew: Ref.get(skew)
+    serverSkew: Ref.get(skew),
+    scrub: (text) => scrub(text)
   }
   return api
 })

@@ -38,6 +38,8 @@ export interface PaymentClientApi {
    * none before any. A resend needs the two clocks to agree (DESIGN 7, rule 7).
    */
   readonly serverSkew: Effect.Effect<Option.Option<number>>
+  /** Removes our credentials from text the service sent (src/api/Classify.ts): for a raw value quoted in an alarm. */
+  readonly scrub: (text: string) => string
 }
 
 /** The NotSent reason of a request its runner was no longer entitled to send. */

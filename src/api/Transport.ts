@@ -5,7 +5,7 @@
 import type { HttpClientError } from "@effect/platform"
 import { Duration } from "effect"
 import { Transient } from "./Classify.ts"
-import { type ClientError, NotSent, OutcomeUnknown } from "./Errors.ts"
+import { type ClientError, NotSent, OutcomeUnknown, UnexpectedResponse } from "./Errors.ts"
 
 const BEFORE_SEND_CODES = new Set([
   "ECONNREFUSED",
@@ -58,15 +58,28 @@ export class TimedOut {
   constructor(readonly after: Duration.Duration) {}
 }
 
+/** An answer longer than its endpoint's cap (Exchange.ts): reading stopped there, the connection dropped. */
+export class TooLarge {
+  readonly _tag = "TooLarge"
+  constructor(readonly status: number, readonly limit: number, readonly declared?: number) {}
+}
+
+const sizeOf = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${Math.round(bytes / 1024)} KiB`)
+
 /** What a failure without an answer means, for a GET (retryable or not) or a POST. */
 export const failureWithoutAnswer = (
   method: "GET" | "POST",
-  error: HttpClientError.HttpClientError | TimedOut
+  error: HttpClientError.HttpClientError | TimedOut | TooLarge
 ): ClientError | Transient => {
   const post = method === "POST"
   const afterSend = (reason: string) =>
     post ? new OutcomeUnknown({ reason }) : new Transient({ reason, rateLimited: false, notSent: false })
   if (error._tag === "TimedOut") return afterSend(`no answer within ${Duration.format(error.after)}`)
+  if (error._tag === "TooLarge") {
+    // A service fault, not worth asking again: a POST's payout may exist all the same.
+    const reason = `answer longer than ${sizeOf(error.limit)}${error.declared === undefined ? "" : ` (${error.declared} bytes declared)`}: not read`
+    return post ? new OutcomeUnknown({ reason, status: error.status }) : new UnexpectedResponse({ status: error.status, excerpt: reason })
+  }
   if (error._tag === "ResponseError") return afterSend(`answer cut off (${describe(transportFacts(error.cause), error.reason)})`)
   if (error.reason === "InvalidUrl") return new NotSent({ reason: "invalid URL" })
   if (error.reason === "Encode") return new NotSent({ reason: "request body could not be encoded" })

@@ -10,12 +10,14 @@ import type { Dispatcher } from "@effect/platform-node/Undici"
 import { Effect, Layer } from "effect"
 import { EventEmitter } from "node:events"
 import { type Deadlines, makeDeadlines } from "./Deadlines.ts"
-import { Exchange, type Exchanged, overHttpClient, type Send } from "./Exchange.ts"
-import { TimedOut } from "./Transport.ts"
+import { declaredLength, Exchange, type Exchanged, overHttpClient, type Send } from "./Exchange.ts"
+import { TimedOut, TooLarge } from "./Transport.ts"
 
 const noop = () => {}
 
 const header = (value: string | Array<string> | undefined) => (Array.isArray(value) ? value.join(", ") : value)
+
+const utf8 = new TextDecoder()
 
 /** ResponseError needs a response; only its status matters once the body is lost. */
 const bodyLost = (request: HttpClientRequest.HttpClientRequest, status: number, cause: unknown) =>
@@ -26,14 +28,14 @@ const bodyLost = (request: HttpClientRequest.HttpClientRequest, status: number, 
     cause
   })
 
-const makeSend = (dispatcher: Dispatcher, deadlines: Deadlines, fallback: Send): Send => (request, timeout) => {
+const makeSend = (dispatcher: Dispatcher, deadlines: Deadlines, fallback: Send): Send => (request, timeout, maxBytes) => {
   const body = request.body
-  if (body._tag !== "Empty" && body._tag !== "Uint8Array") return fallback(request, timeout)
+  if (body._tag !== "Empty" && body._tag !== "Uint8Array") return fallback(request, timeout, maxBytes)
   const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
   if (url._tag === "Left") {
     return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
   }
-  return Effect.async<Exchanged, HttpClientError.HttpClientError | TimedOut>((resume) => {
+  return Effect.async<Exchanged, HttpClientError.HttpClientError | TimedOut | TooLarge>((resume) => {
     // undici takes an EventEmitter as its signal ("abort" destroys the request's connection): an
     // AbortController and its AbortSignal cost several times more to make, once per request.
     const signal = new EventEmitter()
@@ -45,7 +47,7 @@ const makeSend = (dispatcher: Dispatcher, deadlines: Deadlines, fallback: Send):
       signal.emit("abort")
       resume(Effect.fail(new TimedOut(timeout)))
     })
-    const settle = (result: Effect.Effect<Exchanged, HttpClientError.HttpClientError>) => {
+    const settle = (result: Effect.Effect<Exchanged, HttpClientError.HttpClientError | TooLarge>) => {
       if (settled) return
       settled = true
       deadlines.cancel(deadline)
@@ -65,16 +67,29 @@ const makeSend = (dispatcher: Dispatcher, deadlines: Deadlines, fallback: Send):
         bodyTimeout: 0
       }).then((response) => {
         response.body.on("error", noop)
-        response.body.text().then(
-          (text) =>
-            settle(Effect.succeed({
-              status: response.statusCode,
-              retryAfter: header(response.headers["retry-after"]),
-              date: header(response.headers["date"]),
-              body: text
-            })),
-          (cause) => settle(Effect.fail(bodyLost(request, response.statusCode, cause)))
-        )
+        // Read no further than the cap: an answer declared or found longer drops the connection.
+        const tooLarge = (declared?: number) => {
+          if (settled) return
+          settle(Effect.fail(new TooLarge(response.statusCode, maxBytes, declared)))
+          signal.emit("abort")
+        }
+        const declared = declaredLength(header(response.headers["content-length"]))
+        if (declared !== undefined && declared > maxBytes) return tooLarge(declared)
+        const parts: Array<Buffer> = []
+        let size = 0
+        response.body.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          if (size > maxBytes) tooLarge()
+          else parts.push(chunk)
+        })
+        response.body.on("end", () =>
+          settle(Effect.succeed({
+            status: response.statusCode,
+            retryAfter: header(response.headers["retry-after"]),
+            date: header(response.headers["date"]),
+            body: utf8.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts))
+          })))
+        response.body.on("error", (cause) => settle(Effect.fail(bodyLost(request, response.statusCode, cause))))
       }, transport)
     } catch (cause) {
       transport(cause)

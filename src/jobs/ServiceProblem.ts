@@ -64,7 +64,8 @@ const observed = (client: PaymentClient, last: Ref.Ref<Option.Option<ServiceProb
     payout: (body, mayStillSend) => note(client.payout(body, mayStillSend)),
     payinMobileMoney: (body) => note(client.payinMobileMoney(body)),
     payinCard: (body) => note(client.payinCard(body)),
-    serverSkew: client.serverSkew
+    serverSkew: client.serverSkew,
+    scrub: client.scrub
   })
 }
 

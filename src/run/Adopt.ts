@@ -21,5 +21,5 @@ export const adoptListed = (idx: number, from: RowState, payout: MirroredPayout,
       source,
       detail
     })
-    if (IN_FLIGHT_STATES.includes(state)) yield* tracker.follow(idx, payout.reference, false)
+    if (IN_FLIGHT_STATES.includes(state)) yield* tracker.follow({ idx, amountMinor: payout.amountMinor, currency: payout.currency }, payout.reference, false)
   })

@@ -3,14 +3,16 @@
  * refused (failed, skipped for its currency's balance, or put back when it never left), or unknown
  * (sent without a usable answer: reconciliation decides, never a resend here).
  */
-import { Effect, Option, Ref, Stream } from "effect"
+import { Effect, Either, Option, Ref, Stream } from "effect"
 import { FENCED, PaymentClient } from "../api/Client.ts"
+import { checkPayoutAnswer } from "../api/Plausible.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { PayoutResponse } from "../api/Schemas.ts"
 import { fromWire } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import { estimateFee } from "./Preflight.ts"
+import { raiseAnomaly } from "./Anomaly.ts"
 import { RunContext } from "./RunContext.ts"
 import { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
@@ -33,17 +35,24 @@ export const makeAnswers = Effect.gen(function* () {
   const { batchStore } = ctx
 
   const track = (row: Row, reference: string, state: RowState) =>
-    IN_FLIGHT_STATES.includes(state) ? tracker.follow(row.idx, reference, true) : Effect.void
+    IN_FLIGHT_STATES.includes(state) ? tracker.follow(row, reference, true) : Effect.void
 
   // Per payout: untraced, as the client's calls.
   const accepted = Effect.fnUntraced(function* (row: Row, response: PayoutResponse) {
+      const fee = checkPayoutAnswer(response, row, client.scrub)
+      if (Either.isLeft(fee)) {
+        // Sent and answered with a reference, but an answer no payout of ours has: kept in flight
+        // (never settled by it), nothing of it stored but the reference, and a person decides.
+        yield* writer.record({ idx: row.idx, from: ["submitting"], to: "submitted", reference: response.reference, source: "response" })
+        return yield* raiseAnomaly(ctx, row.idx, fee.left, [response.reference])
+      }
       const state = stateOfStatus(response.status)
       yield* writer.record({
         idx: row.idx,
         from: ["submitting"],
         to: state,
         reference: response.reference,
-        ...(response.fee === undefined ? {} : { feeMinor: fromWire(response.fee, row.currency) }),
+        ...(fee.right === undefined ? {} : { feeMinor: fee.right }),
         source: "response"
       })
       yield* track(row, response.reference, state)

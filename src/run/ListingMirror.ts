@@ -6,13 +6,14 @@
  * complete only when it holds at least as many distinct references as every `pagination.total` the
  * service reported: `total_pages`, `links.next` and an empty page are not trusted on their own (a
  * service may lie about any one of them). A day older than the observed lag that reads the same twice
- * is closed and never read again, so a sync costs the open days only.
+ * is closed and never read again, so a sync costs the open days only. A day whose claimed total needs
+ * more than MAX_DAY_PAGES pages is not read further: it stays incomplete, said once, with the claim.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import { PaymentClient, type TransactionsPage } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
-import { fromWire } from "../domain/Money.ts"
+import { checkFee, quote, wireMinor } from "../api/Plausible.ts"
 import { tokenOfDescription } from "../domain/Token.ts"
 import type { DayRead } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
@@ -23,6 +24,12 @@ export const DAY_MS = 24 * 60 * 60 * 1000
 /** The service keeps 90 days of history. */
 export const HISTORY_DAYS = 90
 export const PAGE_LIMIT = 100
+/**
+ * The most pages one read asks for: 200 pages of 100 is 20,000 payouts in a day (or a span read at
+ * once), far above any real day of one account, and about 200 requests at most. A service claiming
+ * more cannot be read to its claim: the day is incomplete (no resend relies on it), not read for ever.
+ */
+export const MAX_DAY_PAGES = 200
 
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
 export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`)
@@ -42,6 +49,8 @@ export interface DayReadResult {
   readonly maxTotal: number
   readonly pages: number
   readonly why?: string
+  /** Set when the service claimed more than MAX_DAY_PAGES pages hold: what it claimed. */
+  readonly claimed?: { readonly total: number; readonly totalPages: number }
 }
 
 /**
@@ -56,26 +65,44 @@ export const readDay = <E, R>(
   Effect.gen(function* () {
     const seen = new Map<string, DayPayout>()
     let maxTotal = 0
+    let maxPages = 0
     for (let page = 1; ; page++) {
       const answer = yield* fetch(page)
       maxTotal = Math.max(maxTotal, answer.pagination.total)
+      maxPages = Math.max(maxPages, answer.pagination.total_pages)
       for (const t of answer.transactions) {
         if (t.type !== "payout") continue
+        const amount = wireMinor("amount", t.amount, t.currency)
+        // A listed amount no payout can have: the day proves nothing (its payouts stay unknown).
+        if (Either.isLeft(amount)) {
+          return { complete: false, payouts: [...seen.values()], maxTotal, pages: page, why: `the listing shows ${quote(t.reference)} with ${amount.left}` }
+        }
+        const fee = checkFee(t.fee, amount.right, t.currency)
         seen.set(t.reference, {
           reference: t.reference,
           token: tokenOfDescription(t.description),
           description: t.description ?? null,
-          amountMinor: fromWire(t.amount, t.currency),
+          amountMinor: amount.right,
           currency: t.currency,
           status: t.status,
-          feeMinor: fromWire(t.fee, t.currency),
+          feeMinor: Either.getOrNull(fee),
           createdAt: t.created_at
         })
       }
       const short = answer.transactions.length < limit
       if (short && seen.size >= maxTotal) return { complete: true, payouts: [...seen.values()], maxTotal, pages: page }
+      if (Math.ceil(maxTotal / limit) > MAX_DAY_PAGES || maxPages > MAX_DAY_PAGES) {
+        return {
+          complete: false,
+          payouts: [...seen.values()],
+          maxTotal,
+          pages: page,
+          why: `the service claims ${maxTotal} payouts in ${maxPages} pages, more than ${MAX_DAY_PAGES} pages of ${limit} can hold; ${page} page(s) read, ${seen.size} payouts`,
+          claimed: { total: maxTotal, totalPages: maxPages }
+        }
+      }
       // Enough pages for every reported total, twice over (repeats shift rows to later pages), plus slack.
-      const bound = 2 * Math.ceil(maxTotal / limit) + 3
+      const bound = Math.min(2 * Math.ceil(maxTotal / limit) + 3, MAX_DAY_PAGES)
       if (page >= bound) {
         return {
           complete: false,
@@ -111,6 +138,8 @@ export interface SyncOptions {
    * the ambiguous request plus the grace), whatever rule closed them.
    */
   readonly trustClosedAfter?: number
+  /** Days already said to claim more than can be read (one notice per day and run): said ones are added. */
+  readonly told?: Set<string>
 }
 
 /** Syncs the mirror for these days (oldest first); a day that cannot be read is left incomplete. */
@@ -165,6 +194,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
     }
 
     let done = 0
+    const overclaimed: Array<readonly [string, string]> = []
     // A few days at a time: the shared request gate still holds the account's rate.
     yield* Effect.forEach(
       perDay,
@@ -181,6 +211,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
           const result = read.right
           if (!result.complete) {
             incomplete.set(day, result.why ?? "incomplete")
+            if (result.claimed !== undefined && options.told?.has(day) !== true) overclaimed.push([day, result.why ?? ""])
             return
           }
           yield* save(day, result.payouts, result.maxTotal)
@@ -190,6 +221,14 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
         }),
       { concurrency: 4, discard: true }
     )
+    // Said once per sync (and, with `told`, once per day and run): which day, what was claimed, what was read.
+    if (overclaimed.length > 0) {
+      const sorted = overclaimed.sort(([a], [b]) => a.localeCompare(b))
+      for (const [day] of sorted) options.told?.add(day)
+      const [day, why] = sorted[sorted.length - 1]
+      const others = sorted.length > 1 ? ` (and ${sorted.length - 1} earlier day(s) from ${sorted[0][0]}, alike)` : ""
+      yield* say(`listing of ${day} not complete${others}: ${why}. No automatic resend relies on it.`)
+    }
     return { at, complete, incomplete } satisfies SyncResult
   })
 

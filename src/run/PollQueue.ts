@@ -5,6 +5,9 @@
 export interface PollEntry {
   readonly idx: number
   readonly reference: string
+  /** The row's own amount and currency: a status answer is held against them (api/Plausible.ts). */
+  readonly amountMinor: number | null
+  readonly currency: string
   dueAt: number
   interval: number
   readonly since: number

@@ -4,8 +4,9 @@
  * tokens with no payout or several, payouts we never recorded, statuses changed since (e.g. a
  * refund), and totals and fees per currency ours vs the service's. Forward changes go to the store.
  */
-import { Chunk, Clock, DateTime, Effect, Option, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
+import { checkStatusRecord } from "../api/Plausible.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import { DAY_MS, dayOf, serviceDays, syncDays } from "./ListingMirror.ts"
 import type { Fence, Row } from "../store/Model.ts"
@@ -16,7 +17,7 @@ import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { Reference } from "../domain/Ids.ts"
 
 export interface Finding {
-  readonly kind: "missing" | "duplicate" | "unrecorded" | "changed" | "unreachable"
+  readonly kind: "missing" | "duplicate" | "unrecorded" | "changed" | "unreachable" | "anomaly"
   readonly line: number
   readonly token: string
   readonly detail: string
@@ -125,7 +126,13 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
               continue
             }
             const r = record.right
-            if (r.status === "completed") add(theirs, r.currency, fromWire(r.amount, r.currency), fromWire(r.fee, r.currency))
+            const fee = checkStatusRecord(r, { reference, amountMinor: row.amountMinor, currency: row.currency }, client.scrub)
+            // An answer no payout of ours can have is shown, never added up nor stored.
+            if (Either.isLeft(fee)) {
+              note(row, "anomaly", fee.left, [reference])
+              continue
+            }
+            if (r.status === "completed") add(theirs, r.currency, fromWire(r.amount, r.currency), fee.right)
             if (reference !== row.reference && !(row.reference === null && refs.length === 1)) continue
             const state = stateOfStatus(r.status)
             if (state === row.state) continue
@@ -136,7 +143,7 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
                 from: [row.state],
                 to: state,
                 reference: Reference.make(reference),
-                feeMinor: fromWire(r.fee, r.currency),
+                feeMinor: fee.right,
                 source: "reconcile",
                 detail: `payouts reconcile: service says ${r.status}`,
                 ...(UNPAID_OUTCOME_STATES.includes(state) ? { error: r.status_description ?? r.status } : {})

@@ -53,6 +53,8 @@ const make = Effect.gen(function* () {
   const misses = new Map<number, Array<number>>()
   const lastWait = new Map<number, string>()
   let announcedGrace = 0
+  // Days whose listing claims more than can be read, said once per run (ListingMirror.ts).
+  const told = new Set<string>()
 
   // Rows this round put under alarm, told together at its end (tellRaised).
   const raised: Array<RaisedAlarm> = []
@@ -114,7 +116,8 @@ const make = Effect.gen(function* () {
       // after its payout could have become visible: the request's end plus the grace.
       closeAfterMs: Math.max(graceMs + requestTimeoutMs + MAX_SKEW_MS, 60 * 60 * 1000),
       trustClosedAfter: latestEnd + graceMs,
-      progress: syncTo - syncFrom > 4 * DAY_MS
+      progress: syncTo - syncFrom > 4 * DAY_MS,
+      told
     }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
     const tokens = [...unknown, ...watched].map((r) => r.token)
     const byToken = groupByToken(yield* store.account(accountId).mirrorByTokens(tokens).pipe(Effect.orDie))

@@ -5,8 +5,9 @@
  * status lookup and for uniqueness), resend (refused while any candidate payout exists), abandon
  * (declared not paid; never retried), or acknowledge an alarm; `--listing-ok` clears an account alarm.
  */
-import { Chunk, Clock, Data, DateTime, Duration, Effect, Option, Stream } from "effect"
+import { Chunk, Clock, Data, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
+import { checkPayoutAnswer, checkStatusRecord, quote } from "../api/Plausible.ts"
 import { fromWire } from "../domain/Money.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import { carriesToken } from "../domain/Token.ts"
@@ -139,8 +140,10 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
               Effect.mapError((e) => new ResolveError({ message: `status of ${decision.reference}: ${e.message}` }))
             )
             if (record.type !== "payout" || record.currency !== row.currency || fromWire(record.amount, record.currency) !== row.amountMinor) {
-              return yield* fail(`${decision.reference} is a ${record.type} of ${record.amount} ${record.currency}, not this row's payout`)
+              return yield* fail(`${decision.reference} is a ${record.type} of ${quote(record.amount)} ${quote(record.currency, client.scrub)}, not this row's payout`)
             }
+            const fee = checkStatusRecord(record, { reference: decision.reference, amountMinor: row.amountMinor, currency: row.currency }, client.scrub)
+            if (Either.isLeft(fee)) return yield* fail(`${decision.reference}: ${fee.left}; not adopted`)
             const taken = yield* store.account(accountId).findRowByReference(decision.reference)
             if (Option.isSome(taken) && !(taken.value.batchId === batchId && taken.value.idx === row.idx)) {
               return yield* fail(`${decision.reference} already belongs to line ${taken.value.line} of batch ${taken.value.batchId}`)
@@ -150,7 +153,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
               from: ["unknown"],
               to: stateOfStatus(record.status),
               reference: Reference.make(decision.reference),
-              feeMinor: fromWire(record.fee, record.currency),
+              feeMinor: fee.right,
               source: "operator",
               detail: `adopted ${decision.reference} (${record.status}) ${who}`
             }, fence)
@@ -169,13 +172,19 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
             const claimed = yield* store.batch(accountId, batchId).claimForResend([row.idx], `resend ${who}`, fence)
             if (claimed.length === 0) return yield* fail(`line ${row.line} changed meanwhile; look again`)
             const sent = yield* client.payout(payoutRequest(claimed[0], request.urls), leaseStillOurs(leaseStart)).pipe(Effect.either)
-            if (sent._tag === "Right") {
+            const fee = sent._tag === "Right" ? checkPayoutAnswer(sent.right, row, client.scrub) : undefined
+            if (sent._tag === "Right" && fee !== undefined && Either.isLeft(fee)) {
+              // Sent, answered with a reference, and an answer no payout of ours has: in flight, under alarm.
+              yield* store.batch(accountId, batchId).recordTransition({ idx: row.idx, from: ["submitting"], to: "submitted", reference: sent.right.reference, source: "response", detail: `resent ${who}` }, fence)
+              yield* store.batch(accountId, batchId).setRowAlarm(row.idx, `anomaly: ${fee.left}`, [sent.right.reference])
+              applied = `line ${row.line}: resent, ${sent.right.reference}; ALARM: ${fee.left}`
+            } else if (sent._tag === "Right") {
               yield* store.batch(accountId, batchId).recordTransition({
                 idx: row.idx,
                 from: ["submitting"],
                 to: stateOfStatus(sent.right.status),
                 reference: sent.right.reference,
-                ...(sent.right.fee === undefined ? {} : { feeMinor: fromWire(sent.right.fee, row.currency) }),
+                ...(fee === undefined || Either.isLeft(fee) || fee.right === undefined ? {} : { feeMinor: fee.right }),
                 source: "response",
                 detail: `resent ${who}`
               }, fence)

@@ -107,7 +107,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     )
   )
   yield* batchStore.streamRowsInStates(IN_FLIGHT_STATES).pipe(
-    Stream.runForEach((r) => (r.reference === null ? Effect.void : tracker.follow(r.idx, r.reference, false)))
+    Stream.runForEach((r) => (r.reference === null ? Effect.void : tracker.follow(r, r.reference, false)))
   )
   yield* writer.flush
 

@@ -3,15 +3,23 @@
  * intervals (poll interval doubling up to poll max) and at once when a webhook names it. A webhook
  * is only a hint: the status lookup is what moves the row, and statuses only move forward.
  */
-import { Clock, Context, Duration, Effect, Layer, Queue, Ref } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Queue, Ref } from "effect"
 import { PaymentClient } from "../api/Client.ts"
-import { fromWire } from "../domain/Money.ts"
+import { checkStatusRecord } from "../api/Plausible.ts"
 import type { EventSource } from "../store/Model.ts"
 import { AWAITING_STATUS_STATES, isFinal, SETTLED_FAILURE_STATES, stateOfStatus } from "../store/RowState.ts"
 import { type PollEntry, PollQueue } from "./PollQueue.ts"
 import { RunContext } from "./RunContext.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { Reference } from "../domain/Ids.ts"
+import { raiseAnomaly, underAlarm } from "./Anomaly.ts"
+
+/** The row a payout is followed for: its status answers are held against its amount and currency. */
+export interface Followed {
+  readonly idx: number
+  readonly amountMinor: number | null
+  readonly currency: string
+}
 
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
@@ -45,11 +53,14 @@ const make = Effect.gen(function* () {
    * poll interval (or, when webhooks lead, `--poll-max`: a webhook will wake it sooner); otherwise
    * (resumed or adopted rows) its status is unknown to this run and is looked up at once.
    */
-  const follow = Effect.fnUntraced(function* (idx: number, reference: string, justSent: boolean) {
+  const follow = Effect.fnUntraced(function* (row: Followed, reference: string, justSent: boolean) {
+    // A row under alarm waits for a person (payouts resolve); its answers are not believed meanwhile.
+    if (yield* underAlarm(ctx, row.idx)) return
     const now = yield* Clock.currentTimeMillis
     const first = !justSent ? settings.pollIntervalMs : settings.webhooks === true ? settings.pollMaxMs : settings.pollIntervalMs
     const hinted = early.delete(reference)
-    polls.push({ idx, reference, dueAt: justSent && !hinted ? now + first : now, interval: first, since: now })
+    const { idx, amountMinor, currency } = row
+    polls.push({ idx, reference, amountMinor, currency, dueAt: justSent && !hinted ? now + first : now, interval: first, since: now })
   })
 
   const reschedule = (entry: PollEntry, now: number) => {
@@ -68,13 +79,16 @@ const make = Effect.gen(function* () {
             : Effect.flatMap(Clock.currentTimeMillis, (now) => reschedule(entry, now)),
         onSuccess: (record) =>
           Effect.gen(function* () {
+            const fee = checkStatusRecord(record, entry, client.scrub)
+            // Not followed further: the row waits for a person, and the answer is not stored.
+            if (Either.isLeft(fee)) return yield* raiseAnomaly(ctx, entry.idx, fee.left, [entry.reference])
             const state = stateOfStatus(record.status)
             yield* writer.record({
               idx: entry.idx,
               from: AWAITING_STATUS_STATES,
               to: state,
               reference: Reference.make(entry.reference),
-              feeMinor: fromWire(record.fee, record.currency),
+              feeMinor: fee.right,
               ...(SETTLED_FAILURE_STATES.includes(state) ? { error: record.status_description ?? record.status } : {}),
               source,
               detail: record.status_description ?? undefined

@@ -1,7 +1,8 @@
 /**
  * Fault settings (DESIGN section 4): comma-separated `ENDPOINT.KIND=VALUE`, plus `rate=N` and
  * `seed=N`. A key without an endpoint applies to every endpoint (`*`). The listing and commit kinds
- * (`list_jitter`, `pages_lie`, `desc_mangle`, `list_order`; `commit_delay`, `commit_delay_rate`)
+ * (`list_jitter`, `pages_lie`, `desc_mangle`, `list_order`, `total_lie`; `commit_delay`,
+ * `commit_delay_rate`) and the status answer's lies (`fee_absurd`, `fee_negative`, `foreign_ref`)
  * belong to one endpoint each: written without an endpoint (or with `*`) they go to theirs, and any
  * other endpoint is refused. An item splits at its first `=`, so `desc_mangle=cut=13` works.
  */
@@ -46,6 +47,16 @@ export interface EndpointFaults {
   readonly commit_delay?: Range
   /** payout: share of POSTs held by commit_delay (default 1). */
   readonly commit_delay_rate?: number
+  /** status: share of payouts (fixed per payout by seed) whose status answers a fee of 1e300. */
+  readonly fee_absurd?: number
+  /** status: share of payouts whose status answers a negative fee. */
+  readonly fee_negative?: number
+  /** status: share of payouts whose status answers another reference's record, 1000x the amount, completed. */
+  readonly foreign_ref?: number
+  /** transactions: the `pagination.total` claimed (and its total_pages), whatever the listing holds. */
+  readonly total_lie?: number
+  /** Every answer padded to this many bytes, streamed without a length. */
+  readonly huge_body?: number
   /** The caller's credentials echoed in a spelling (EchoSecret.ts). */
   readonly echo_secret?: EchoSecret
 }
@@ -88,6 +99,8 @@ const PROBABILITIES = new Set<string>([
   "retry_date"
 ])
 const RANGES = new Set<string>(["latency", "webhook_delay"])
+/** Shares (0..1) that are not drawn per request by the gate: commit_delay's, and the answers' lies (fixed per payout). */
+const ANSWER_SHARES = new Set<string>(["commit_delay_rate", "fee_absurd", "fee_negative", "foreign_ref"])
 const DURATIONS = new Set<string>(["list_lag", "retry_after"])
 /** Kinds that make sense on one endpoint only: written bare (or with `*`) they go to it. */
 const OWNER: Record<string, FaultEndpoint> = {
@@ -96,9 +109,13 @@ const OWNER: Record<string, FaultEndpoint> = {
   desc_mangle: "transactions",
   list_order: "transactions",
   commit_delay: "payout",
-  commit_delay_rate: "payout"
+  commit_delay_rate: "payout",
+  fee_absurd: "status",
+  fee_negative: "status",
+  foreign_ref: "status",
+  total_lie: "transactions"
 }
-const KINDS = [...PROBABILITIES, ...RANGES, ...DURATIONS, "burst_len", "rate", "echo_secret", ...Object.keys(OWNER)]
+const KINDS = [...PROBABILITIES, ...RANGES, ...DURATIONS, "burst_len", "rate", "huge_body", "echo_secret", ...Object.keys(OWNER)]
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
@@ -144,6 +161,17 @@ const parseEcho = (text: string): Either.Either<EchoSecret, string> => {
   )
 }
 
+const BYTE_UNITS: Record<string, number> = { "": 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2 }
+
+/** `300000`, `256k`, `200m` (KiB, MiB). */
+const parseBytes = (text: string): Either.Either<number, string> => {
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(text.trim())
+  const unit = match === null ? undefined : BYTE_UNITS[match[2].toLowerCase()]
+  return match === null || unit === undefined || Number(match[1]) < 1
+    ? Either.left(`"${text}" is not a size in bytes (write e.g. 300000, 256k, 200m)`)
+    : Either.right(Number(match[1]) * unit)
+}
+
 const parseProbability = (text: string): Either.Either<number, string> => {
   const value = Number(text)
   return text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 1
@@ -152,7 +180,7 @@ const parseProbability = (text: string): Either.Either<number, string> => {
 }
 
 const parseValue = (kind: string, value: string): Either.Either<unknown, string> => {
-  if (PROBABILITIES.has(kind) || kind === "commit_delay_rate") return parseProbability(value)
+  if (PROBABILITIES.has(kind) || ANSWER_SHARES.has(kind)) return parseProbability(value)
   if (RANGES.has(kind)) return parseRange(value)
   if (DURATIONS.has(kind)) return parseDuration(value)
   switch (kind) {
@@ -169,6 +197,8 @@ const parseValue = (kind: string, value: string): Either.Either<unknown, string>
     case "echo_secret":
       return parseEcho(value)
   }
+  if (kind === "huge_body") return parseBytes(value)
+  if (kind === "total_lie") return /^\d+$/.test(value) && Number(value) >= 1 ? Either.right(Number(value)) : Either.left(`"${value}" is not a whole number of at least 1`)
   if (kind === "burst_len") return /^\d+$/.test(value) && Number(value) >= 1 ? Either.right(Number(value)) : Either.left(`"${value}" is not a whole number of at least 1`)
   return parseRate(value)
 }

@@ -10,6 +10,7 @@ import { count, type FaultState, type SandboxContext, type Settings } from "./Co
 import { type FaultEndpoint, faultOf, type FaultSettings, type ProbabilityKind } from "./Faults.ts"
 import { type Answer, answerA, envelopeA, toResponse } from "./Http.ts"
 import { echoRefusal, echoText, withEcho } from "./EchoSecret.ts"
+import { hugeBody, hugeBodyOf } from "./AnswerFaults.ts"
 
 export const endpointOf = (method: string, path: string): FaultEndpoint | undefined => {
   if (method === "GET" && (path === "/v1/wallet" || path === "/v1/wallet/summary")) return "wallet"
@@ -57,7 +58,7 @@ export const headerRefusal = (settings: Settings, method: string, headers: Reque
 }
 
 /** The fault kinds the gate itself acts on (the listing's and webhooks' are applied elsewhere). */
-const GATE_KINDS = ["latency", "error_before", "error_after", "reset_after", "hold_after", "burst", "commit_delay", "echo_secret"] as const
+const GATE_KINDS = ["latency", "error_before", "error_after", "reset_after", "hold_after", "burst", "commit_delay", "echo_secret", "huge_body"] as const
 
 /**
  * Whether this endpoint's requests must pass the gate's fault machinery now: a rate limit, or a fault
@@ -177,5 +178,6 @@ const answered = <E, R>(faults: FaultState, endpoint: FaultEndpoint, request: Ht
     }
     if (yield* roll(faults, endpoint, "hold_after")) return yield* Effect.never
     if (yield* roll(faults, endpoint, "error_after")) return serverError()
-    return response
+    const huge = hugeBodyOf(faults, endpoint)
+    return huge === undefined ? response : hugeBody(faults, endpoint, huge)
   })

@@ -26,6 +26,7 @@ export const fakeClient = (api: Partial<PaymentClientApi>) =>
       payinMobileMoney: unused("payinMobileMoney"),
       payinCard: unused("payinCard"),
       serverSkew: Effect.succeed(Option.none()),
+      scrub: (text) => text,
       ...api
     })
   )

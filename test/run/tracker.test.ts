@@ -44,8 +44,8 @@ describe("Tracker", () => {
         // The webhook of TXN0 arrives before its POST's answer is recorded; TXN1 has none.
         yield* Queue.offer(ctx.wakeups, "TXN0")
         yield* TestClock.adjust("10 millis")
-        yield* tracker.follow(0, "TXN0", true)
-        yield* tracker.follow(1, "TXN1", true)
+        yield* tracker.follow({ idx: 0, amountMinor: 5000, currency: "XAF" }, "TXN0", true)
+        yield* tracker.follow({ idx: 1, amountMinor: 5000, currency: "XAF" }, "TXN1", true)
         yield* TestClock.adjust("2 seconds")
         expect(yield* Ref.get(looked)).toEqual(["TXN0"])
         // Without a webhook, the first lookup waits --poll-max (5 minutes here).

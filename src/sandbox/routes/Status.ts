@@ -6,6 +6,7 @@ import { DAY } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
 import { answerA, answerOk, type Answer, jsonOf, toResponse } from "../Http.ts"
 import { statusRecordView } from "../Views.ts"
+import { statusLie } from "../AnswerFaults.ts"
 
 export const HISTORY_DAYS = 90
 
@@ -16,7 +17,7 @@ export const statusAnswer = (ctx: SandboxContext, reference: string, now: number
     return answerA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] })
   }
   return answerOk(
-    jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data: statusRecordView(txn) })
+    jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data: statusLie(ctx, txn, statusRecordView(txn)) })
   )
 }
 

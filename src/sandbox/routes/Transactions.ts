@@ -12,6 +12,7 @@ import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type Pag
 import { type Answer, answerOk, type FieldErrors, invalidAnswer, jsonOf, toResponse } from "../Http.ts"
 import type { Txn } from "../State.ts"
 import { transactionView } from "../Views.ts"
+import { claimedTotals } from "../AnswerFaults.ts"
 import { HISTORY_DAYS } from "./Status.ts"
 
 // Compiled once: a listing request checks its filters without building a validator.
@@ -172,6 +173,8 @@ export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): 
     seed
   )
   const view = pageOf(found, q.page, q.limit, own.pages_lie)
+  const claimed = claimedTotals(ctx, found.length, view.totalPages, q.limit)
+  const next = view.next ?? (q.page < claimed.totalPages ? q.page + 1 : undefined)
   const base = `${url.origin}${url.pathname}`
   return answerOk(
     jsonOf<typeof TransactionsResponse.Encoded>({
@@ -180,13 +183,13 @@ export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): 
       data: {
         transactions: view.rows.map(mangled(own.desc_mangle)).map(transactionView),
         pagination: {
-          total: found.length,
+          total: claimed.total,
           count: view.rows.length,
           per_page: q.limit,
           current_page: q.page,
-          total_pages: view.totalPages,
+          total_pages: claimed.totalPages,
           links: {
-            next: view.next === undefined ? null : pageLink(base, q, view.next),
+            next: next === undefined ? null : pageLink(base, q, next),
             previous: view.previous === undefined ? null : pageLink(base, q, view.previous)
           }
         }

@@ -11,6 +11,7 @@ import { DateTime, Effect, Schema } from "effect"
 import { type Fence, StoreError, type Transition } from "../Model.ts"
 import { canMove, isFinal, predecessors, RowState } from "../RowState.ts"
 import { intArray, leaseCte } from "./Queries.ts"
+import { refuseUnstorable } from "../Storable.ts"
 
 const Current = Schema.Struct({
   /** The tuple id of the row as locked here: the UPDATE below names the rows by it. */
@@ -60,6 +61,7 @@ export const applyTransitions = (
   fence?: Fence
 ): Effect.Effect<ReadonlyArray<boolean>, StoreError | SqlError> =>
   Effect.gen(function* () {
+    yield* refuseUnstorable(transitions)
     const idxs = [...new Set(transitions.map((t) => t.idx))].sort((a, b) => a - b)
     // The lease is share-locked first (the filter runs before any row is read), then the rows in idx
     // order: every writer takes its locks in the same order as claims do, so none waits in a cycle.

@@ -5,6 +5,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import { StoreError, type Transition } from "../Model.ts"
 import { canMove, isFinal, predecessors, ROW_STATES, RowState } from "../RowState.ts"
 import { type EventInput, insertEvents } from "./Queries.ts"
+import { refuseUnstorable } from "../Storable.ts"
 
 const Current = Schema.Struct({
   state: RowState,
@@ -31,6 +32,7 @@ export const applyTransition = (
   now: number
 ): Effect.Effect<boolean, StoreError | SqlError> =>
   Effect.gen(function* () {
+    yield* refuseUnstorable([t])
     const found = yield* sql`SELECT state, reference, fee_minor, error, attempts, intent_at, submitted_at, final_at
       FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId} AND idx = ${t.idx}`.pipe(
       Effect.flatMap(decodeCurrent)
@@ -144,6 +146,7 @@ export const applyTransitions = (
   now: number
 ): Effect.Effect<ReadonlyArray<boolean>, StoreError | SqlError> =>
   Effect.gen(function* () {
+    yield* refuseUnstorable(transitions)
     const idxs = [...new Set(transitions.map((t) => t.idx))]
     const current = new Map<number, typeof Current.Type>()
     for (let i = 0; i < idxs.length; i += GROUP_READ) {

@@ -1,0 +1,20 @@
+/**
+ * An answer of the service's that no payout of ours can have (api/Plausible.ts): the row is put under
+ * alarm with what was answered, so a person decides (exit 5), and nothing of that answer is stored.
+ */
+import { Effect, Option, Ref } from "effect"
+import { say } from "./Notices.ts"
+import type { RunContextShape } from "./RunContext.ts"
+
+type Ctx = Pick<RunContextShape, "batchId" | "batchStore" | "alarms">
+
+export const raiseAnomaly = Effect.fn("Run.anomaly")(function* (ctx: Ctx, idx: number, reason: string, references: ReadonlyArray<string>) {
+  const text = `anomaly: ${reason}`
+  yield* ctx.batchStore.setRowAlarm(idx, text, references).pipe(Effect.orDie)
+  yield* Ref.update(ctx.alarms, (m) => new Map([...m, [idx, { reason: text, references }]]))
+  const line = Option.match(yield* ctx.batchStore.getRow(idx).pipe(Effect.orDie), { onNone: () => idx, onSome: (r) => r.line })
+  yield* say(`ALARM line ${line}: ${text}. Not believed, not stored; see payouts resolve ${ctx.batchId} --line ${line}`)
+})
+
+/** Whether the row is under alarm in this run: a person decides it, no answer moves it meanwhile. */
+export const underAlarm = (ctx: Pick<RunContextShape, "alarms">, idx: number) => Effect.map(Ref.get(ctx.alarms), (m) => m.has(idx))
