@@ -201,7 +201,9 @@ export const soakCsv = (rows: number, random: () => number) => {
     const phone =
       r < 0.02 ? TEST_NUMBERS.failure : r < 0.04 ? TEST_NUMBERS.cancelled : `+23767${String(1_000_000 + i).slice(-7)}`
     const amount = 500 + Math.floor(random() * 9_500)
-    lines.push(`S-${i + 1},${amount},XAF,${random() < 0.5 ? "carrier1_cm" : "carrier2_cm"},${phone},Seller ${i + 1},seller${i + 1}@example.com`)
+    // A test number is one recipient (one phone, one recipient), an ordinary number its row's seller.
+    const name = r < 0.04 ? `Test ${r < 0.02 ? "Failure" : "Cancelled"}` : `Seller ${i + 1}`
+    lines.push(`S-${i + 1},${amount},XAF,${random() < 0.5 ? "carrier1_cm" : "carrier2_cm"},${phone},${name},seller${i + 1}@example.com`)
   }
   return `${lines.join("\n")}\n`
 }

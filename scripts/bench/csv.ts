@@ -40,7 +40,8 @@ export const lineOf = (i: number, shape: CsvShape): string => {
   const n = Math.floor(i / MARKETS.length) * 7919 + i
   const phone = i % 2 === 0 ? m.e164(n) : m.national(n)
   const amount = 500 + ((i * 37) % 20_000)
-  return `${shape.prefix ?? "P"}${i},${amount},${m.currency},${m.operator},${phone},Seller ${i} Example,seller${i}@example.com,Settlement ${i},${i % 97}\n`
+  // Named after the number: rows whose numbers meet (the ranges wrap) pay one recipient (one phone, one recipient).
+  return `${shape.prefix ?? "P"}${i},${amount},${m.currency},${m.operator},${phone},Seller ${m.e164(n).slice(-9)} Example,seller${i}@example.com,Settlement ${i},${i % 97}\n`
 }
 
 export const HEADER = "id,amount,currency,operator,phone,name,email,description,meta.order\n"

@@ -13,6 +13,16 @@ export const MOBILE_TYPES: ReadonlySet<string> = new Set(["MOBILE", "FIXED_LINE_
 // only digits and the usual separators.
 export const PHONE_CHARACTERS = /^\+?[0-9 ().\-/]+$/
 
+// "2.3767E+11", "2,3767E+11", "2.3767e11": what a spreadsheet shows of a long number stored as a number.
+const SCIENTIFIC = /^[+-]?[0-9]+(?:[.,][0-9]*)?[eE][+-]?[0-9]+$/
+
+/** Why a phone cell written in scientific notation is refused: its digits are gone, not hidden. */
+export const scientificNotation = (text: string): string =>
+  `"${text}" is in scientific notation: a spreadsheet lost its digits; format the column as text and re-enter the numbers`
+
+/** A number ending in 4 or more zeros: what a spreadsheet's rounding of a long number leaves behind. */
+export const hasTrailingZeros = (e164: string): boolean => /0000$/.test(e164)
+
 const countryName = (code: string | undefined): string =>
   code === undefined ? "another country" : isCountry(code) ? COUNTRY_NAMES[code] : code
 
@@ -20,6 +30,7 @@ const countryName = (code: string | undefined): string =>
 export const normaliseMobile = (raw: string, country: Country): Either.Either<string, string> => {
   const text = raw.trim()
   if (text === "") return Either.left("phone number is empty")
+  if (SCIENTIFIC.test(text)) return Either.left(scientificNotation(text))
   if (!PHONE_CHARACTERS.test(text)) {
     return Either.left(`"${text}" is not a phone number: only digits, spaces, + - . ( ) / are allowed`)
   }

@@ -10,6 +10,7 @@ import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES } from "../domain/Operators.ts
 import type { IntakeRow } from "./CrossBatch.ts"
 import type { DuplicateFinder } from "./Duplicates.ts"
 import type { RowError } from "./RowError.ts"
+import type { PhoneRow } from "./SharedPhones.ts"
 import { type ChunkRows, FLAG_ID, FLAG_VALID } from "./ValidateChunk.ts"
 
 /** A column of texts sent as one string of lines (see `ChunkRows`), split when first read. */
@@ -30,6 +31,7 @@ export class MergedChunk {
   private readonly phones: Texts
   private readonly amountsWritten: Texts
   private readonly repeatKeys: Texts
+  private readonly names: Texts
 
   /** `index`: the file's index of the chunk's first row. */
   constructor(private readonly r: ChunkRows, finder: DuplicateFinder, readonly index: number) {
@@ -38,6 +40,7 @@ export class MergedChunk {
     this.phones = new Texts(r.phones)
     this.amountsWritten = new Texts(r.amountsWritten)
     this.repeatKeys = new Texts(r.repeatKeys)
+    this.names = new Texts(r.names)
     let k = 0
     for (let i = 0; i < r.count; i++) {
       const line = r.lines[i]
@@ -50,6 +53,8 @@ export class MergedChunk {
       if ((r.flags[i] & FLAG_VALID) !== 0) {
         const first = finder.repeatSeen((r.flags[i] & FLAG_ID) !== 0, r.keyHi[i], r.keyLo[i], line)
         if (first !== undefined) (dup ??= []).push(finder.repeat(line, [this.phones.at(i), this.amountsWritten.at(i), this.operatorOf(i)], first))
+        const shared = finder.sharedPhone(this.phones.at(i), this.names.at(i), line)
+        if (shared !== undefined) (dup ??= []).push(shared)
       }
       if (own !== undefined || dup !== undefined) this.errors.set(i, own === undefined ? dup ?? [] : [...own, ...dup ?? []])
     }
@@ -84,6 +89,15 @@ export class MergedChunk {
     return { ids, keys }
   }
 
+  /** The rows valid so far as the history of shared phones is asked about them (SharedPhones.ts). */
+  phoneRows(): Array<PhoneRow> {
+    const rows: Array<PhoneRow> = []
+    for (let i = 0; i < this.count; i++) {
+      if (!this.errors.has(i)) rows.push({ line: this.r.lines[i], phone: this.phones.at(i), name: this.names.at(i) })
+    }
+    return rows
+  }
+
   /** The rows as objects, in order. */
   rows(): Array<IntakeRow> {
     const rows: Array<IntakeRow> = []
@@ -105,7 +119,8 @@ export class MergedChunk {
         phone: this.phones.at(i),
         amountMinor: this.r.amounts[i],
         operator: this.operatorOf(i),
-        currency: PAYOUT_CURRENCIES[this.r.currencies[i]]
+        currency: PAYOUT_CURRENCIES[this.r.currencies[i]],
+        name: this.names.at(i)
       })
     }
     return rows

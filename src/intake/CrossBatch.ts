@@ -15,6 +15,7 @@ import { StateStore } from "../store/StateStore.ts"
 import { type GuardSettings, guardsActive, makeIntakeGuards } from "./Guards.ts"
 import { type RetryLineage, retryLineage } from "./RetryLineage.ts"
 import type { RowError } from "./RowError.ts"
+import { historyShares, type PhoneRow } from "./SharedPhones.ts"
 
 /** What the cross-batch checks read of a row valid on its own (a `ValidRow` is one). */
 export interface IntakeValidRow {
@@ -29,6 +30,8 @@ export interface IntakeValidRow {
   readonly amountMinor: number
   readonly operator: string
   readonly currency: PayoutCurrency
+  /** Compared with the names other batches paid the same phone to (SharedPhones.ts). */
+  readonly name: string
 }
 
 /** A row refused on its own or as a duplicate in its file (a `RejectedRow` is one). */
@@ -142,5 +145,15 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
       }
       return yield* extrasOf(group, yield* lookup(ids, keys))
     })
-    return Object.assign(check, { lookup, extrasOf, guarded })
+    /** The rows (about to be paid) whose phone another batch sent to another name: listed, never refused. */
+    const history = (rows: ReadonlyArray<PhoneRow>) =>
+      rows.length === 0
+        ? Effect.succeed([])
+        : Effect.map(store.batch(accountId, batchId).phoneRecipients(rows.map((r) => r.phone)), (earlier) => historyShares(rows, earlier))
+
+    /** `history` of a group's rows that nothing refuses (`extras` as `check` gave them). */
+    const historyOf = (group: ReadonlyArray<IntakeRow>, extras: ReadonlyArray<ReadonlyArray<RowError>>) =>
+      history(group.filter((row, i): row is IntakeValidRow => row._tag === "ValidRow" && extras[i].length === 0))
+
+    return Object.assign(check, { lookup, extrasOf, guarded, history, historyOf })
   })

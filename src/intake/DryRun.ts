@@ -16,6 +16,7 @@ import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
 import { isCsvFileError } from "./CsvErrors.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
 import { Intake } from "./IntakeResult.ts"
+import { SharedPhones } from "./SharedPhones.ts"
 import { validateCsvFile } from "./Validate.ts"
 import type { WorkerFailed } from "./ValidatePool.ts"
 import { type CrossBatchCheck, type CrossBatchError, makeTally, type OtherBatches } from "./DryRunTally.ts"
@@ -38,6 +39,8 @@ const GROUP = 500
 export interface FileCheckInput {
   readonly batchId: BatchId
   readonly allowRepeats: boolean
+  /** Accept one phone paid under several names (SharedPhones.ts); default: refused. */
+  readonly allowSharedPhone?: boolean
   readonly file: string
   readonly fileName: string
   readonly skipInvalid: boolean
@@ -54,8 +57,9 @@ export class Fallback extends Data.TaggedError("Fallback")<{ readonly why: strin
 
 const streamed = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
   Effect.gen(function* () {
-    const tally = makeTally(input.batchId, input.skipInvalid, others)
-    const checked = yield* validateCsvFile(input.file, { fileName: input.fileName, allowRepeats: input.allowRepeats }).pipe(
+    const phones = new SharedPhones(input.allowSharedPhone === true)
+    const tally = makeTally(input.batchId, input.skipInvalid, others, phones)
+    const checked = yield* validateCsvFile(input.file, { fileName: input.fileName, allowRepeats: input.allowRepeats, sharedPhones: phones }).pipe(
       Stream.grouped(GROUP),
       Stream.mapEffect((chunk) => tally.add(Chunk.toReadonlyArray(chunk))),
       Stream.runDrain,
@@ -77,7 +81,8 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
     const [{ makeValidatePool }, { tightOldGeneration }] = yield* Effect.promise(() => Promise.all([import("./ValidatePool.ts"), import("./HeapGrowth.ts")]))
     yield* tightOldGeneration
     const pool = yield* makeValidatePool()
-    const tally = makeTally(input.batchId, input.skipInvalid, others)
+    const phones = new SharedPhones(input.allowSharedPhone === true)
+    const tally = makeTally(input.batchId, input.skipInvalid, others, phones)
     const splitter = new CsvChunkSplitter(input.chunkChars ?? CHUNK_CHARS)
     const ready = (chunks: ReadonlyArray<TextChunk> | undefined) =>
       chunks === undefined ? Effect.fail(new Fallback({ why: "the file needs the streamed reader" })) : Effect.succeed(chunks)
@@ -102,7 +107,7 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
       // two checked on this thread while the workers are busy (ValidatePool.ts).
       Stream.mapEffect(
         (chunk) => {
-          finder ??= new DuplicateFinder(input.allowRepeats, headerNames(chunk.header))
+          finder ??= new DuplicateFinder(input.allowRepeats, headerNames(chunk.header), phones)
           if (chunk.seq === 0) firstChars = chunk.text?.length ?? 0
           return pool.run({ ...chunk, fileName: input.fileName })
         },

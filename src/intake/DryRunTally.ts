@@ -9,6 +9,7 @@ import type { IntakeRow, makeCrossBatch } from "./CrossBatch.ts"
 import { Intake } from "./IntakeResult.ts"
 import { PendingColumns } from "./PendingColumns.ts"
 import type { RowError } from "./RowError.ts"
+import { makeHistoryList, SharedPhones } from "./SharedPhones.ts"
 
 /** For each row of a group, what the account's other batches and the guards add to it (CrossBatch.ts). */
 export type CrossBatchCheck = Effect.Effect.Success<ReturnType<typeof makeCrossBatch>>
@@ -32,7 +33,8 @@ export type DryRunResult = Extract<Intake, { readonly _tag: "Refused" | "Checked
 
 const NONE: ReadonlyArray<RowError> = []
 
-export const makeTally = <E, R>(batchId: BatchId, skipInvalid: boolean, others: OtherBatches<E, R>) => {
+export const makeTally = <E, R>(batchId: BatchId, skipInvalid: boolean, others: OtherBatches<E, R>, phones: SharedPhones = new SharedPhones(false)) => {
+  const history = makeHistoryList()
   const errors: Array<RowError> = []
   // The errors the other batches added (few): left out of a file refused on its own errors (ownFirst).
   const added = new Set<RowError>()
@@ -79,7 +81,12 @@ export const makeTally = <E, R>(batchId: BatchId, skipInvalid: boolean, others: 
     add: (group: ReadonlyArray<IntakeRow>): Effect.Effect<void, E | CrossBatchError, R> => {
       if (others.ownFirst && !invalidAlone && group.some((row) => row._tag === "RejectedRow")) invalidAlone = true
       if (refusedAlone()) return Effect.sync(() => count(group, undefined))
-      return Effect.flatMap(opened, (c) => Effect.map(c(group), (extras) => count(group, extras)))
+      return Effect.flatMap(opened, (c) =>
+        Effect.flatMap(c(group), (extras) => {
+          count(group, extras)
+          return Effect.map(c.historyOf(group, extras), history.add)
+        })
+      )
     },
     /**
      * `add` of a chunk merged from a worker's columns: the rows are made objects only when the other
@@ -91,14 +98,20 @@ export const makeTally = <E, R>(batchId: BatchId, skipInvalid: boolean, others: 
       return Effect.flatMap(opened, (c) => {
         const { ids, keys } = chunk.asks()
         return Effect.flatMap(c.lookup(ids, keys), (found) => {
-          if (found.byId.size === 0 && found.byKey.size === 0 && !c.guarded) return Effect.sync(() => countChunk(chunk))
+          if (found.byId.size === 0 && found.byKey.size === 0 && !c.guarded) {
+            countChunk(chunk)
+            return Effect.map(c.history(chunk.phoneRows()), history.add)
+          }
           const group = chunk.rows()
-          return Effect.map(c.extrasOf(group, found), (extras) => count(group, extras))
+          return Effect.flatMap(c.extrasOf(group, found), (extras) => {
+            count(group, extras)
+            return Effect.map(c.historyOf(group, extras), history.add)
+          })
         })
       })
     },
     result: (): DryRunResult => {
-      if (errors.length === 0 || skipInvalid) return Intake.Checked({ batchId, pending, rejected, errors })
+      if (errors.length === 0 || skipInvalid) return Intake.Checked({ batchId, pending, rejected, errors, phones: history.findings(phones) })
       const listed = refusedAlone() && added.size > 0 ? errors.filter((e) => !added.has(e)) : errors
       return Intake.Refused({ batchId, errors: listed, rows })
     }

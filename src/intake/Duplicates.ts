@@ -7,6 +7,7 @@
  */
 import type { CsvColumn } from "./CsvHeader.ts"
 import type { RowError } from "./RowError.ts"
+import { SharedPhones } from "./SharedPhones.ts"
 import { LineTable } from "./ValidateKeys.ts"
 
 export class DuplicateFinder {
@@ -15,10 +16,22 @@ export class DuplicateFinder {
   private readonly keysWithoutId = new LineTable()
   private readonly idColumn: string
   private readonly repeatColumn: string
+  private readonly phoneColumn: string
 
-  constructor(private readonly allowRepeats: boolean, headers: Readonly<Partial<Record<CsvColumn, string>>>) {
+  /** `phones`: one phone, one recipient (SharedPhones.ts), fed in the same order; the caller reads what it accepted. */
+  constructor(
+    private readonly allowRepeats: boolean,
+    headers: Readonly<Partial<Record<CsvColumn, string>>>,
+    private readonly phones: SharedPhones = new SharedPhones(false)
+  ) {
     this.idColumn = headers.id ?? "id"
     this.repeatColumn = [headers.phone, headers.amount, headers.operator].join("+")
+    this.phoneColumn = headers.phone ?? "phone"
+  }
+
+  /** For a row valid on its own: its refusal when an earlier row pays its phone (E.164) to another name. */
+  sharedPhone(phone: string, name: string, line: number): RowError | undefined {
+    return this.phones.check(phone, name, line, this.phoneColumn)
   }
 
   /** Room for `rows` rows with ids at once (see `LineTable.reserve`). */

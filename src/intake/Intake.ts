@@ -17,6 +17,7 @@ import { retryLineage } from "./RetryLineage.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
 import { type CheckedRow, validateCsvFile } from "./Validate.ts"
+import { makeHistoryList, SharedPhones } from "./SharedPhones.ts"
 import type { AccountId } from "../domain/Ids.ts"
 import { withLock } from "../store/RegisterLock.ts"
 
@@ -30,6 +31,8 @@ export interface IntakeOptions {
   readonly file: string
   readonly skipInvalid: boolean
   readonly allowRepeats: boolean
+  /** Accept one phone paid under several names (SharedPhones.ts); default: refused. */
+  readonly allowSharedPhone?: boolean
   readonly repeatWindow: Duration.Duration
   /** Kept with the batch so a resume runs as it started. */
   readonly options?: unknown
@@ -111,6 +114,7 @@ export const intake = (options: IntakeOptions) =>
         accountId,
         batchId,
         allowRepeats: options.allowRepeats,
+        allowSharedPhone: options.allowSharedPhone === true,
         since,
         guards: options.guards ?? NO_GUARDS,
         file: options.file,
@@ -137,8 +141,12 @@ export const intake = (options: IntakeOptions) =>
     }
 
     const crossBatch = yield* makeCrossBatch({ accountId, batchId, allowRepeats: options.allowRepeats, since, guards: options.guards ?? NO_GUARDS })
+    const phones = new SharedPhones(options.allowSharedPhone === true)
+    const history = makeHistoryList()
     const toInputs = (group: ReadonlyArray<CheckedRow>) =>
-      Effect.map(crossBatch(group), (extras) =>
+      Effect.flatMap(crossBatch(group), (extras) =>
+        Effect.as(Effect.map(crossBatch.historyOf(group, extras), history.add), extras)
+      ).pipe(Effect.map((extras) =>
         group.map((row, i) => {
           const extra = extras[i]
           const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
@@ -146,9 +154,9 @@ export const intake = (options: IntakeOptions) =>
           rows++
           return toInput(row, extra, tokenOf(row, rowErrors.length === 0))
         })
-      )
+      ))
 
-    const inputs = validateCsvFile(options.file, { fileName, allowRepeats: options.allowRepeats }).pipe(
+    const inputs = validateCsvFile(options.file, { fileName, allowRepeats: options.allowRepeats, sharedPhones: phones }).pipe(
       Stream.grouped(GROUP),
       Stream.mapEffect((group) => toInputs(Chunk.toReadonlyArray(group))),
       Stream.flattenIterables
@@ -172,5 +180,5 @@ export const intake = (options: IntakeOptions) =>
       yield* store.batch(accountId, batchId).deleteBatch()
       return Intake.Refused({ batchId, errors, rows })
     }
-    return Intake.Loaded({ batch: created.right, resumed: false, errors })
+    return Intake.Loaded({ batch: created.right, resumed: false, errors, phones: history.findings(phones) })
   })

@@ -11,6 +11,7 @@ import { normaliseMobile } from "../domain/Phone.ts"
 import { type CsvColumn, type CsvFileError, type CsvRecord, parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
 import type { RowError } from "./RowError.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
+import type { SharedPhones } from "./SharedPhones.ts"
 import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
 import * as Rules from "./ValidateRules.ts"
 import type { MinorUnits } from "../domain/Ids.ts"
@@ -55,6 +56,8 @@ export interface ValidateOptions {
   readonly fileName: string
   /** Accept exact repeats of (phone, amount, operator) without distinct ids. */
   readonly allowRepeats?: boolean
+  /** One phone, one recipient (SharedPhones.ts): the caller's, to read what it accepted; default: refuse shared phones. */
+  readonly sharedPhones?: SharedPhones
 }
 
 export const defaultDescription = (id: string | undefined, fileName: string, line: number): string =>
@@ -161,7 +164,7 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
   let finder: DuplicateFinder | undefined
   return (record) => {
     const row = checkRecord(record, options.fileName)
-    finder ??= new DuplicateFinder(options.allowRepeats === true, record.headers)
+    finder ??= new DuplicateFinder(options.allowRepeats === true, record.headers, options.sharedPhones)
     const errors: Array<RowError> = []
     if (row.id !== undefined) {
       const hash = fastHash64(row.id)
@@ -172,6 +175,8 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
       const hash = fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator))
       const first = finder.repeatSeen(row.id !== undefined, hash.hi, hash.lo, row.line)
       if (first !== undefined) errors.push(finder.repeat(row.line, [row.phone, record.fields.amount?.trim(), row.operator], first))
+      const shared = finder.sharedPhone(row.phone, row.name, row.line)
+      if (shared !== undefined) errors.push(shared)
     }
     if (errors.length === 0) return row
     if (row._tag === "RejectedRow") return { ...row, errors: [...row.errors, ...errors] }

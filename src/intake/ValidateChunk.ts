@@ -50,6 +50,8 @@ export interface ChunkRows {
   readonly phones: string
   readonly amountsWritten: string
   readonly repeatKeys: string
+  /** The valid rows' names ("" for the others), for one phone, one recipient (SharedPhones.ts). */
+  readonly names: string
   /** Rows invalid on their own: where in the chunk, and why. */
   readonly rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }>
 }
@@ -159,8 +161,9 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
   const phones = new TextColumn()
   const amountsWritten = new TextColumn()
   const repeatKeys = new TextColumn()
+  const names = new TextColumn()
   const rejected: Array<{ readonly at: number; readonly errors: ReadonlyArray<RowError> }> = []
-  const valid = (i: number, id: string | undefined, phone: string, amountMinor: number, operator: string, currency: string, amountWritten: string) => {
+  const valid = (i: number, id: string | undefined, phone: string, name: string, amountMinor: number, operator: string, currency: string, amountWritten: string) => {
     const h = fastHash64(repeatMaterial(phone, amountMinor, operator))
     c.flags[i] |= FLAG_VALID
     c.keyHi[i] = h.hi
@@ -169,6 +172,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     c.operators[i] = MOBILE_OPERATOR_CODES.indexOf(operator)
     c.currencies[i] = PAYOUT_CURRENCIES.indexOf(currency as PayoutCurrency)
     phones.push(phone)
+    names.push(name)
     amountsWritten.push(amountWritten)
     // The sha256 only where the store will be asked about it: rows with ids are compared by id.
     repeatKeys.push(id === undefined ? repeatKeyOf(phone, amountMinor, operator) : "")
@@ -188,7 +192,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     if (fast !== undefined && csvRow.quoteProblem === undefined && fast(csvRow.cells, out)) {
       const i = c.next()
       start(i, csvRow.line, out.id)
-      valid(i, out.id, out.phone, out.amountMinor, out.operator!.code, out.currency!, out.amountWritten)
+      valid(i, out.id, out.phone, out.name, out.amountMinor, out.operator!.code, out.currency!, out.amountWritten)
       return
     }
     const record = records.record(csvRow)
@@ -199,11 +203,12 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     if (row._tag === "RejectedRow") {
       rejected.push({ at: i, errors: row.errors })
       phones.push("")
+      names.push("")
       amountsWritten.push("")
       repeatKeys.push("")
       return
     }
-    valid(i, row.id, row.phone, row.amountMinor, row.operator, row.currency, record.fields.amount?.trim() ?? "")
+    valid(i, row.id, row.phone, row.name, row.amountMinor, row.operator, row.currency, record.fields.amount?.trim() ?? "")
   })
   // Not UTF-8, or not cut between rows: the streamed reader reads the file and words what it finds.
   if (!whole) return { _tag: "Misaligned", seq: job.seq }
@@ -225,6 +230,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     phones: phones.join(),
     amountsWritten: amountsWritten.join(),
     repeatKeys: repeatKeys.join(),
+    names: names.join(),
     rejected
   }
 }

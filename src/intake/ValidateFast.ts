@@ -17,11 +17,13 @@ export interface FastRow {
   currency: PayoutCurrency | undefined
   amountMinor: number
   phone: string
+  /** As `checkName` reads it. */
+  name: string
   /** The amount cell as written (trimmed). */
   amountWritten: string
 }
 
-export const emptyFastRow = (): FastRow => ({ id: undefined, operator: undefined, currency: undefined, amountMinor: 0, phone: "", amountWritten: "" })
+export const emptyFastRow = (): FastRow => ({ id: undefined, operator: undefined, currency: undefined, amountMinor: 0, phone: "", name: "", amountWritten: "" })
 
 export type FastCheck = (cells: ReadonlyArray<string>, out: FastRow) => boolean
 
@@ -50,7 +52,8 @@ export const fastCheckOf = (header: CsvHeader): FastCheck | undefined => {
     if (currencyCheck._tag === "Left" || currencyCheck.right !== operatorCheck.right.currency) return false
     const amountCheck = Rules.checkAmount(cells[amount], currencyCheck.right)
     if (amountCheck._tag === "Left") return false
-    if (Rules.checkName(cells[name])._tag === "Left" || Rules.checkEmail(cells[email])._tag === "Left") return false
+    const nameCheck = Rules.checkName(cells[name])
+    if (nameCheck._tag === "Left" || Rules.checkEmail(cells[email])._tag === "Left") return false
     if (description !== undefined && Rules.checkDescription(cells[description])._tag === "Left") return false
     const e164 = mobileE164(cells[phone], operatorCheck.right.country)
     if (e164 === undefined) return false
@@ -59,6 +62,7 @@ export const fastCheckOf = (header: CsvHeader): FastCheck | undefined => {
     out.currency = currencyCheck.right
     out.amountMinor = amountCheck.right
     out.phone = e164
+    out.name = nameCheck.right
     out.amountWritten = cells[amount].trim()
     return true
   }

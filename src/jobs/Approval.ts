@@ -12,6 +12,7 @@ import { Clock, Data, DateTime, Effect, Option, Schema } from "effect"
 import { join } from "node:path"
 import { fileBatchId } from "../intake/Intake.ts"
 import { writeTextAtomic } from "../output/AtomicFile.ts"
+import { SharedPhonesHistory } from "../output/SummaryFile.ts"
 import { batchFilesIn, type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
 import { controlDifference, scanFile } from "./Scan.ts"
 
@@ -45,6 +46,8 @@ export const ApprovalFile = Schema.Struct({
   approved_what: Schema.optional(ApprovedWhat),
   /** The batch this one replaces: the same file, edited after it was put up for (or given) approval. */
   supersedes: Schema.optional(Schema.String),
+  /** Phones of this batch another batch paid to other names (a spreadsheet may have lost digits): check before approving. */
+  shared_phones_history: Schema.optional(SharedPhonesHistory),
   /** Anything a person must read first (an edit found, an approval refused). */
   note: Schema.optional(Schema.String),
   rejected_by: Schema.optional(Schema.String),

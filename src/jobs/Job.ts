@@ -15,7 +15,7 @@ import { EXIT_ATTENTION } from "../run/ExitCode.ts"
 import { fileBatchId } from "../intake/Intake.ts"
 import { writeSummary } from "../output/Ledger.ts"
 import type { RunResult } from "../run/Runner.ts"
-import { AlarmedRow, amendSummary } from "../output/SummaryFile.ts"
+import { AlarmedRow, amendSummary, SharedPhonesHistory } from "../output/SummaryFile.ts"
 import type { Batch } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
@@ -137,6 +137,10 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
       rows: plan.rows,
       currencies: plan.byCurrency,
       preflight: outcomeOf(dry),
+      ...Option.match(Schema.decodeUnknownOption(SharedPhonesHistory)(dry.summary.shared_phones_history), {
+        onNone: () => ({}),
+        onSome: (history) => ({ shared_phones_history: history })
+      }),
       ...(again?.supersedes === undefined ? {} : { supersedes: again.supersedes }),
       ...(again === undefined ? {} : { note: again.note })
     })

@@ -1,4 +1,5 @@
 /** The report as one self-contained HTML page: inline CSS and SVG, no script, no external asset. */
+import { visible } from "../domain/Text.ts"
 import type { ReportData } from "./ReportData.ts"
 
 const esc = (value: unknown): string =>
@@ -64,6 +65,29 @@ th{font-weight:600;color:#4a5a6a;font-size:13px}th.n,td.n{text-align:right;font-
 .card span{display:block;color:#4a5a6a;font-size:13px}.chart .lbl{font-size:13px;fill:#1d2733}.chart .val{font-size:13px;fill:#4a5a6a}
 .paused{background:#fff3cd;color:#6b4e00;padding:10px 32px;margin:0}.retry{background:#e7f0fb;color:#1d3c66;padding:10px 32px;margin:0}`
 
+/** One phone, several names: rows accepted under --allow-shared-phone, phones other batches paid to other names (phones masked). */
+const sharedPhones = (data: ReportData): string => {
+  const { shared_phones: inFile, shared_phones_history: history } = data.summary
+  const f = data.format
+  const shown = (count: number, rows: number) => `${f.count(count)}${count > rows ? `, first ${f.count(rows)} shown` : ""}`
+  return [
+    inFile === undefined
+      ? ""
+      : `<section class="wide"><h2>One phone, several names in this file, accepted with --allow-shared-phone (${shown(inFile.count, inFile.rows.length)})</h2>${table(
+          ["line", "phone", "name", "first line", "first name"],
+          inFile.rows.map((r) => [r.line, r.phone, visible(r.name), r.first_line, visible(r.first_name)]),
+          `data-table="shared-phones"`
+        )}</section>`,
+    history === undefined
+      ? ""
+      : `<section class="wide"><h2>Phones another batch paid to another name (${shown(history.count, history.rows.length)})</h2>${table(
+          ["line", "phone", "name", "earlier name", "earlier file", "earlier line", "earlier batch"],
+          history.rows.map((r) => [r.line, r.phone, visible(r.name), visible(r.earlier_name), visible(r.earlier_file), r.earlier_line, r.earlier_batch]),
+          `data-table="shared-phones-history"`
+        )}</section>`
+  ].join("")
+}
+
 export const renderReport = (data: ReportData): string => {
   const s = data.summary
   const f = data.format
@@ -127,6 +151,7 @@ ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: $
     s.stuck.map((r) => [r.line, r.id ?? "", r.operator, r.status, r.reference ?? "", f.time(r.since)]),
     `data-table="stuck"`
   )}</section>
+${sharedPhones(data)}
 </main></body></html>
 `
 }

@@ -35,6 +35,29 @@ export const AlarmedRow = Schema.Struct({
   references: Schema.Array(Schema.String)
 })
 
+/** A row accepted under --allow-shared-phone: its phone (masked) paid on an earlier line to another name. */
+export const SharedPhoneNote = Schema.Struct({
+  line: Schema.Number,
+  phone: Schema.String,
+  name: Schema.String,
+  first_line: Schema.Number,
+  first_name: Schema.String
+})
+
+/** A row paying a phone (masked) that another batch sent to another name: listed, not refused. */
+export const SharedHistoryNote = Schema.Struct({
+  line: Schema.Number,
+  phone: Schema.String,
+  name: Schema.String,
+  earlier_name: Schema.String,
+  earlier_batch: Schema.String,
+  earlier_file: Schema.String,
+  earlier_line: Schema.Number
+})
+
+/** The rows paying a phone another batch paid to another name: how many, the first of them. */
+export const SharedPhonesHistory = Schema.Struct({ count: Schema.Number, rows: Schema.Array(SharedHistoryNote) })
+
 export const HaltNote = Schema.Struct({ by: Schema.String, at: Schema.String, reason: Schema.String })
 
 /**
@@ -69,6 +92,10 @@ export const Summary = Schema.Struct({
   /** `payouts ledger`: the batch's state when its outputs were written again. */
   batch_state: Schema.optional(Schema.String),
   approval: Schema.optional(Approval),
+  /** One phone, one recipient: --allow-shared-phone was given, the rows it accepted, the phones paid before to other names. */
+  allow_shared_phone: Schema.optional(Schema.Boolean),
+  shared_phones: Schema.optional(Schema.Struct({ count: Schema.Number, rows: Schema.Array(SharedPhoneNote) })),
+  shared_phones_history: Schema.optional(SharedPhonesHistory),
   /** A `payouts retry` batch: the batch whose failed rows it pays again. */
   parent: Schema.optional(Schema.String),
   exit_code: Schema.Number

@@ -7,6 +7,7 @@ import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
 import type { Intake } from "../intake/Intake.ts"
 import { PendingColumns } from "../intake/PendingColumns.ts"
+import { describeHistory, type PhoneFindings, sharedPhoneFields } from "../intake/SharedPhones.ts"
 import { type Format, userFormat } from "../output/Format.ts"
 import { makeSummary } from "../output/Outputs.ts"
 import { EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
@@ -33,6 +34,7 @@ export const loadPreflight = Effect.fn("BalanceCheck.load")(function* () {
 
 /** `payouts validate` of a new file: the preflight over the checked rows; nothing was stored. */
 export const dryRunOutcome = Effect.fn("BalanceCheck.dryRun")(function* (request: RunRequest, checked: Extract<Intake, { _tag: "Checked" }>, startedAt: number) {
+    yield* sayPhones(checked.phones)
     const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
     if (Either.isLeft(result)) yield* say(preflightFailed(result.left))
     else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right)}`)
@@ -51,10 +53,23 @@ export const dryRunOutcome = Effect.fn("BalanceCheck.dryRun")(function* (request
       totals,
       exitCode,
       outcome: Either.isLeft(result) ? `refused: ${result.left.message}` : whole ? "valid: would be paid whole" : "would not be paid whole",
-      extra: { fee_estimates: Object.fromEntries(checks.map((c) => [c.currency, formatAmount(c.feeEstimateMinor, c.currency)])) }
+      extra: {
+        fee_estimates: Object.fromEntries(checks.map((c) => [c.currency, formatAmount(c.feeEstimateMinor, c.currency)])),
+        ...sharedPhoneFields(request.allowSharedPhone === true, checked.phones)
+      }
     })
     const cause: RefusalCause = Either.isLeft(result) ? "service" : checked.errors.length > 0 ? "invalid-file" : "balance"
     return resultOf(exitCode, summary, String(summary.outcome), cause)
+  })
+
+/** What validate says of shared phones: the rows --allow-shared-phone accepted, the phones paid before to other names. */
+const sayPhones = (phones: PhoneFindings | undefined) =>
+  Effect.gen(function* () {
+    if (phones === undefined) return
+    const { count } = phones.accepted
+    if (count > 0) yield* say(`${count} row(s) pay a phone an earlier row pays to another name, accepted (--allow-shared-phone): lines ${phones.accepted.rows.map((r) => r.line).join(", ")}${count > phones.accepted.rows.length ? ", ..." : ""}`)
+    const history = describeHistory(phones)
+    if (history.length > 0) yield* say(history.join("\n"))
   })
 
 /**

@@ -7,6 +7,7 @@ import { Duration, Effect, Option, Ref, Schedule } from "effect"
 import type { Semaphore } from "effect/Effect"
 import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
 import { retryLineage } from "../intake/RetryLineage.ts"
+import { type PhoneFindings, sharedPhoneFields } from "../intake/SharedPhones.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
 import { makeReportTally, reportPath, writeReportOf } from "../output/Report.ts"
 import { userFormat } from "../output/Format.ts"
@@ -29,6 +30,8 @@ export interface ConclusionInput {
   readonly ledgerLock: Semaphore
   /** Rows the pre-scan found already paid and adopted. */
   readonly prescanAdopted: Ref.Ref<number>
+  /** What this run's intake found of shared phones (none on a resume). */
+  readonly phones?: PhoneFindings | undefined
 }
 
 export const makeConclusion = (input: ConclusionInput) =>
@@ -94,6 +97,7 @@ export const makeConclusion = (input: ConclusionInput) =>
             ...(accountAlarm === undefined ? {} : { account_alarm: accountAlarm }),
             ...(adopted > 0 ? { already_paid_adopted: adopted } : {}),
             ...(parent === undefined ? {} : { parent }),
+            ...sharedPhoneFields(request.allowSharedPhone === true, input.phones),
             ...guarded.extra
           }
         })

@@ -13,6 +13,8 @@ export interface RunRequest {
   readonly settings: RunSettings
   readonly skipInvalid: boolean
   readonly allowRepeats: boolean
+  /** Accept one phone paid under several names in the file (intake/SharedPhones.ts); default: refused. */
+  readonly allowSharedPhone?: boolean
   readonly repeatWindow: Duration.Duration
   readonly listen?: { readonly host: string; readonly port: number; readonly everyInterface?: boolean }
   readonly ledgerEvery: Duration.Duration

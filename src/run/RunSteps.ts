@@ -5,6 +5,7 @@
  */
 import { Clock, Duration, Effect, Ref, Stream } from "effect"
 import type { Intake } from "../intake/Intake.ts"
+import { describeHistory } from "../intake/SharedPhones.ts"
 import type { OutputPaths } from "../output/AtomicFile.ts"
 import { writeLedgerFromStore } from "../output/Outputs.ts"
 import type { StoreError } from "../store/Model.ts"
@@ -55,7 +56,10 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
   const ledgerLock = yield* Effect.makeSemaphore(1)
   const prescanAdopted = yield* Ref.make(0)
-  const { finish } = yield* makeConclusion({ request, paths, startedAt, resumed: loaded.resumed, ledgerLock, prescanAdopted })
+  const { finish } = yield* makeConclusion({ request, paths, startedAt, resumed: loaded.resumed, ledgerLock, prescanAdopted, phones: loaded.phones })
+  // Phones other batches paid to other names: said before anything is sent, never silently.
+  const history = describeHistory(loaded.phones)
+  if (history.length > 0) yield* say(history.join("\n"))
   if (!request.dryRun) {
     yield* loadAlarms()
     yield* keepLease(leaseTtl, leaseStart)
@@ -94,7 +98,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
 
   if (request.confirm !== undefined) {
     const toPay = (yield* batchStore.countByState()).validated
-    if (toPay > 0 && !(yield* request.confirm(`${toPay} row(s) to pay\n${describePreflight(checked)}`))) {
+    const overview = [`${toPay} row(s) to pay`, describePreflight(checked), ...describeHistory(loaded.phones)].join("\n")
+    if (toPay > 0 && !(yield* request.confirm(overview))) {
       yield* say("Not confirmed: nothing was paid.")
       return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "declined")
     }

@@ -45,8 +45,9 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
       file: request.file,
       skipInvalid: request.skipInvalid,
       allowRepeats: request.allowRepeats,
+      allowSharedPhone: request.allowSharedPhone === true,
       repeatWindow: request.repeatWindow,
-      options: { skipInvalid: request.skipInvalid, allowRepeats: request.allowRepeats },
+      options: { skipInvalid: request.skipInvalid, allowRepeats: request.allowRepeats, ...(request.allowSharedPhone === true ? { allowSharedPhone: true } : {}) },
       dryRun: request.dryRun,
       ...(request.settings.safeguards?.guards === undefined ? {} : { guards: request.settings.safeguards.guards })
     })

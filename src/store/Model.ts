@@ -105,6 +105,16 @@ export const RowMatch = Schema.Struct({
 })
 export type RowMatch = typeof RowMatch.Type
 
+/** A row of another batch that sent (or may have sent) money to a phone, with the name it went to. */
+export const PhoneRecipient = Schema.Struct({
+  phone: Schema.String,
+  name: Schema.String,
+  batchId: BatchId,
+  fileName: Schema.String,
+  line: Schema.Int
+})
+export type PhoneRecipient = typeof PhoneRecipient.Type
+
 /**
  * A `payouts retry` batch's link to the batch it pays again (DESIGN 7: the retry generation). One
  * child per parent: a second retry of the same parent finds this link rather than making another.

@@ -6,13 +6,16 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Chunk, DateTime, Effect, Option, Stream } from "effect"
-import type { Page, Row, RowMatch, StoreError } from "./Model.ts"
+import { Chunk, DateTime, Effect, Option, Schema, Stream } from "effect"
+import { type Page, PhoneRecipient, type Row, type RowMatch, type StoreError } from "./Model.ts"
 import { IN_DOUBT_STATES } from "./RowState.ts"
-import { decodeEarliest, decodeEvents, decodePending, decodeRows, EVENT_COLUMNS, ROW_COLUMNS } from "./Sqlite/Queries.ts"
+import { chunksOf, decodeEarliest, decodeEvents, decodePending, decodeRows, EVENT_COLUMNS, ROW_COLUMNS } from "./Sqlite/Queries.ts"
 import type { StoreDriver } from "./StoreDriver.ts"
 
 const PAGE = 1_000
+/** Phones asked at once (SQLite's bound parameters, a plan that keeps to the index). */
+const PHONE_CHUNK = 500
+const decodeRecipients = (rows: ReadonlyArray<unknown>) => Effect.orDie(Schema.decodeUnknown(Schema.Array(PhoneRecipient))(rows))
 /** Narrow rows (three columns): bigger pages. */
 const PENDING_PAGE = 10_000
 
@@ -112,6 +115,18 @@ export const makeRowReads = (sql: SqlClient.SqlClient, read: ReadGuard, matchQue
     ).pipe(Effect.withSpan("StateStore.recentRepeats"))
   }
 
+  // Claimed rows only (intent_at set: sent or maybe sent), through the index rows_by_phone.
+  const phoneRecipients: StoreDriver["phoneRecipients"] = (accountId, phones, excludeBatchId) =>
+    Effect.forEach(chunksOf([...new Set(phones)], PHONE_CHUNK), (chunk) =>
+      read(
+        sql`SELECT r.phone, r.name, r.batch_id, b.file_name, r.line
+          FROM rows r JOIN batches b ON b.account_id = r.account_id AND b.batch_id = r.batch_id
+          WHERE r.account_id = ${accountId} AND r.phone IN ${sql.in(chunk)} AND r.intent_at IS NOT NULL
+            AND r.batch_id <> ${excludeBatchId} AND r.state <> 'rejected'
+          ORDER BY r.batch_id, r.idx`.pipe(Effect.flatMap(decodeRecipients))
+      )
+    ).pipe(Effect.map((found) => found.flat()), Effect.withSpan("StateStore.phoneRecipients"))
+
   const events: StoreDriver["events"] = (accountId, batchId, idx) =>
     read(
       sql`SELECT ${sql.literal(EVENT_COLUMNS)} FROM row_events
@@ -132,6 +147,7 @@ export const makeRowReads = (sql: SqlClient.SqlClient, read: ReadGuard, matchQue
     findRowByToken: (accountId: string, token: string) => firstRow(sql`account_id = ${accountId} AND token = ${token}`),
     existingIds,
     recentRepeats,
+    phoneRecipients,
     events
   } satisfies Partial<StoreDriver>
 }

@@ -81,6 +81,8 @@ export type BatchStore = { readonly [K in BatchOperation]: OnBatch<StoreDriver[K
     repeatKeys: ReadonlyArray<string>,
     since: Parameters<StoreDriver["recentRepeats"]>[2]
   ) => ReturnType<StoreDriver["recentRepeats"]>
+  /** Rows of the account's other batches that sent to one of these phones, with their names. */
+  readonly phoneRecipients: (phones: ReadonlyArray<string>) => ReturnType<StoreDriver["phoneRecipients"]>
 }
 
 /** The operations on one account: its payouts by reference or token, its listing mirror, alarms and halts. */
@@ -134,7 +136,8 @@ const bindBatch = (d: StoreDriver, a: AccountId, b: BatchId): BatchStore => ({
   adoptIntents: (from, to) => d.adoptIntents(a, b, from, to),
   recordApproval: (approval) => d.recordApproval(a, b, approval),
   existingIds: (ids) => d.existingIds(a, ids, b),
-  recentRepeats: (keys, since) => d.recentRepeats(a, keys, since, b)
+  recentRepeats: (keys, since) => d.recentRepeats(a, keys, since, b),
+  phoneRecipients: (phones) => d.phoneRecipients(a, phones, b)
 })
 
 const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({

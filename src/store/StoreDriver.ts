@@ -11,6 +11,7 @@ import type {
   Fence,
   NewBatch,
   Page,
+  PhoneRecipient,
   RetryLink,
   Row,
   RowEvent,
@@ -187,6 +188,16 @@ export interface StoreDriver {
     since: DateTime.Utc,
     excludeBatchId: string
   ) => Effect.Effect<ReadonlyArray<RowMatch>, StoreError>
+
+  /**
+   * Rows of other batches that sent or may have sent a payout (claimed, not rejected) to one of these
+   * phones (E.164), with their names: one phone, one recipient against history (SharedPhones.ts).
+   */
+  readonly phoneRecipients: (
+    accountId: AccountId,
+    phones: ReadonlyArray<string>,
+    excludeBatchId: string
+  ) => Effect.Effect<ReadonlyArray<PhoneRecipient>, StoreError>
 
   /** Events in the order recorded (`at` is when the change was learnt); of one row when `idx` is given. */
   readonly events: (

@@ -113,8 +113,12 @@ export interface Seller {
 
 export const writeCsv = (dir: string, name: string, sellers: ReadonlyArray<Seller>) => {
   const lines = ["id,amount,currency,operator,phone,name,email"]
+  // By default rows sharing a phone share the first one's name (one phone, one recipient).
+  const firstOf = new Map<string, number>()
   for (const [i, s] of sellers.entries()) {
-    lines.push([s.id ?? "", s.amount, s.currency ?? "XAF", s.operator ?? "carrier1_cm", s.phone, s.name ?? `Seller ${i + 1}`, `seller${i + 1}@example.com`].join(","))
+    const first = firstOf.get(s.phone) ?? i
+    firstOf.set(s.phone, first)
+    lines.push([s.id ?? "", s.amount, s.currency ?? "XAF", s.operator ?? "carrier1_cm", s.phone, s.name ?? `Seller ${first + 1}`, `seller${i + 1}@example.com`].join(","))
   }
   const file = join(dir, name)
   writeFileSync(file, `${lines.join("\n")}\n`)

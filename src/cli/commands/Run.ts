@@ -41,6 +41,9 @@ const checkFields = {
   requestTimeout: withDefault(durationOption("request-timeout"), Duration.millis(DEFAULTS.requestTimeoutMs), "Timeout of each request to the service.").pipe(fromEnvironment("request_timeout", durationFallback)),
   skipInvalid: Options.boolean("skip-invalid").pipe(Options.withDescription("Pay the valid rows of a file with invalid rows (they are rejected in the ledger).")),
   allowRepeats: Options.boolean("allow-repeats").pipe(Options.withDescription("Accept repeated (phone, amount, operator) rows without distinct ids.")),
+  allowSharedPhone: Options.boolean("allow-shared-phone").pipe(
+    Options.withDescription("Accept one phone number paid to several recipient names in a file (recorded in the summary).")
+  ),
   repeatWindow: withDefault(durationOption("repeat-window"), Duration.hours(24), "How far back repeats in other batches are refused.").pipe(fromEnvironment("repeat_window", durationFallback)),
   onInsufficient: withDefault(Options.choice("on-insufficient", ["abort", "partial"]), DEFAULTS.onInsufficient, "abort: refuse the batch; partial: pay rows in file order while they fit.").pipe(fromEnvironment("on_insufficient", Config.literal("abort", "partial"))),
   feeEstimate: withDefault(Options.text("fee-estimate").pipe(Options.withPseudoName("P%[,min=M]")), formatFeeEstimate(DEFAULTS.feePercent), "Fee estimate for the balance preflight, a rule P%[,min=M]: P percent of each amount rounded up, at least M minor units per payout.").pipe(fromEnvironment("fee_estimate", Config.string)),

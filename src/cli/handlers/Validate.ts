@@ -73,6 +73,7 @@ export const checkRequest = (args: Omit<CheckOptions, "out" | "json"> & Outputs,
       settings: { ...DEFAULT_RUN_SETTINGS, requestTimeoutMs: Duration.toMillis(args.requestTimeout), feePercent, onInsufficient: args.onInsufficient, safeguards: { guards } },
       skipInvalid: args.skipInvalid,
       allowRepeats: args.allowRepeats,
+      allowSharedPhone: args.allowSharedPhone,
       repeatWindow: args.repeatWindow,
       ...RUN_PACING
     }
@@ -142,7 +143,7 @@ export const validate = ({ args, file }: Parsed<typeof validateCommand>) =>
     })
 
     const checked = yield* checkFile(
-      { batchId, file, fileName: basename(file), allowRepeats: args.allowRepeats, skipInvalid: args.skipInvalid },
+      { batchId, file, fileName: basename(file), allowRepeats: args.allowRepeats, allowSharedPhone: args.allowSharedPhone, skipInvalid: args.skipInvalid },
       { open: others, ownFirst: true }
     ).pipe(Effect.map(Either.right), Effect.catchTag("AlreadyStored", () => Effect.succeed(Either.left("stored" as const))))
 

@@ -175,12 +175,16 @@ const claimable: ReadonlyArray<string> = [
   `CREATE INDEX rows_claimable ON rows (account_id, batch_id, idx) WHERE state = 'validated' AND alarm IS NULL`
 ]
 
+/** Issue 30: one phone, one recipient against history; rows sent or maybe sent only (intent_at set). */
+const rowsByPhone: ReadonlyArray<string> = [`CREATE INDEX rows_by_phone ON rows (account_id, phone) WHERE intent_at IS NOT NULL`]
+
 export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<string>]> = [
   [1, "store", store],
   [2, "registers", registers],
   [3, "claim_nonce", claimNonce],
   [4, "retries", retries],
-  [5, "claimable", claimable]
+  [5, "claimable", claimable],
+  [6, "rows_by_phone", rowsByPhone]
 ]
 
 export const MIGRATIONS_TABLE = "store_migrations"

@@ -168,13 +168,20 @@ const retries = Effect.gen(function* () {
   )`
 })
 
+/** Issue 30: one phone, one recipient against history; rows sent or maybe sent only (intent_at set). */
+const rowsByPhone = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX rows_by_phone ON rows (account_id, phone) WHERE intent_at IS NOT NULL`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_mirror": mirror,
   "0003_fence": fence,
   "0004_approvals_halts": approvalsAndHalts,
   "0005_registers": registers,
-  "0006_retries": retries
+  "0006_retries": retries,
+  "0007_rows_by_phone": rowsByPhone
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"
