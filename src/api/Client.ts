@@ -3,8 +3,9 @@
  * them (see Classify.ts); GETs retry transient failures, POSTs never retry on their own.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Chunk, Clock, Effect, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
-import { classify, type Endpoint, makeScrub, type Transient } from "./Classify.ts"
+import { Chunk, Clock, Effect, Either, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
+import { classify, type Endpoint, EXCERPT_LENGTH, makeScrub, type Transient } from "./Classify.ts"
+import { checkBalance } from "./Plausible.ts"
 import { PaymentClientConfig } from "./ClientConfig.ts"
 import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.ts"
 import { RequestGate } from "./RequestGate.ts"
@@ -153,6 +154,13 @@ export const make = Effect.gen(function*() {
 
   const wallets = Effect.fn("PaymentClient.wallets")(function*() {
     const response = yield* getJson("wallet", HttpClientRequest.get(`${base}/wallet`), decodeWallets)
+    // A balance no wallet can hold would make the balance check believe anything: the answer is refused.
+    for (const w of response.wallets) {
+      for (const field of ["balance", "available_balance", "pending_balance", "reserved_balance"] as const) {
+        const checked = checkBalance(field, w[field], w.currency)
+        if (Either.isLeft(checked)) return yield* new UnexpectedResponse({ status: 200, excerpt: scrub(`wallet ${w.currency}: ${checked.left}`, EXCERPT_LENGTH) })
+      }
+    }
     return response.wallets
   })
 

@@ -42,6 +42,12 @@ export const wireMinor = (what: string, value: number, currency: string): Either
   return Either.right(MinorUnits.make(minor))
 }
 
+/** A wallet's balance: any sign, but a safe integer of minor units; Left says why not. */
+export const checkBalance = (what: string, value: number, currency: string): Either.Either<number, string> => {
+  const minor = Number.isFinite(value) ? fromWire(value, currency) : NaN
+  return Number.isSafeInteger(minor) ? Either.right(minor) : Either.left(`${what} ${quote(value)} ${currency} is not an amount of minor units`)
+}
+
 /** A fee in minor units, checked against the amount it was charged on. */
 export const checkFee = (fee: number, amountMinor: number | null, currency: string): Either.Either<MinorUnits, string> =>
   Either.flatMap(wireMinor("fee", fee, currency), (minor) => {

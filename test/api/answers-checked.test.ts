@@ -124,6 +124,13 @@ describe.each([["UndiciExchange", UndiciExchange.layer], ["NodeHttpClient.layerU
           expect(listed.transactions.length).toBe(F.transactionsBody.data.transactions.length)
         }).pipe(Effect.provide(clientOver(server.baseUrl, transport)))
       }))
+
+    it.scopedLive("a wallet balance no wallet can hold is refused, not believed by the balance check", () =>
+      Effect.gen(function* () {
+        const server = yield* scriptedServer(() => ({ status: 200, json: { wallets: [{ ...F.wallet, available_balance: 1e300 }] } }))
+        const error = yield* Effect.flip(Effect.flatMap(PaymentClient, (client) => client.wallets()).pipe(Effect.provide(clientOver(server.baseUrl, transport))))
+        expect(error.message).toBe("unexpected response (HTTP 200): wallet XAF: available_balance 1e+300 XAF is not an amount of minor units")
+      }))
   }
 )
 
