@@ -161,7 +161,7 @@ describe("validateRows", () => {
       const text = [
         HEADER,
         `,${GOOD}`,
-        `,5000.0,XAF,carrier1_cm,+237 677 12 34 56,Other,o@x.cm`,
+        `,5000.0,XAF,carrier1_cm,+237 677 12 34 56,JEAN  Mbarga,o@x.cm`, // one recipient: one phone, one name (folded)
         `A,${GOOD}`,
         `B,${GOOD.replace("5000", "7000")}`,
         `C,${GOOD.replace("5000", "7000")}`,
