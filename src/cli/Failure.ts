@@ -13,6 +13,7 @@ import type * as Api from "../api/Errors.ts"
 import { maskUrlPasswords } from "../domain/Secrets.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
 import { CHECK_CREDENTIALS, CredentialsRefused, InvalidSetting, MissingSetting, UsageError } from "./Errors.ts"
+import { shown } from "./Logging.ts"
 import { baseUrlAdvice, type ConnectionSources, connectionSources, credentialsAdvice, environment } from "./config/Sources.ts"
 import { usageMessage, variableProblem } from "./help/Doc.ts"
 
@@ -89,6 +90,8 @@ const describeRaw = (error: unknown, sources?: ConnectionSources): Described => 
   if (Predicate.isTagged(error, "StoreError") && error instanceof Error) {
     return { message: /state store/.test(error.message) ? error.message : `state store: ${error.message}`, code: ExitCode.internal }
   }
+  // A batch file replaced or written to while it was read (FileBytes.ts): nothing kept, nothing paid.
+  if (Predicate.isTagged(error, "FileChanged") && error instanceof Error) return { message: error.message, code: ExitCode.configuration }
   // A file we could not write (or read): the machine's problem, not the service's: exit 4, named.
   if (error instanceof SystemError) return { message: describeFileError(error), code: ExitCode.internal }
   // By tag: the sandbox module is loaded only by the sandbox command.
@@ -140,7 +143,7 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: strin
         }
         return Effect.flatMap(needsSources(error) ? Effect.asSome(connectionSources()) : Effect.succeedNone, (sources) => {
           const { code, message } = describe(error, Option.getOrUndefined(sources))
-          return Effect.zipRight(Console.error(`payouts: ${message}`), Effect.fail(new Exiting({ code })))
+          return Effect.zipRight(Console.error(`payouts: ${shown(message)}`), Effect.fail(new Exiting({ code })))
         })
       },
       onNone: () => {

@@ -7,7 +7,8 @@ import type { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Either, Stream } from "effect"
 import { CsvReadError, type CsvFileError } from "./CsvErrors.ts"
-import { fileBytes } from "./FileBytes.ts"
+import type { BatchId } from "../domain/Ids.ts"
+import { type FileChanged, fileBytes, hashChecked } from "./FileBytes.ts"
 import { type CsvRecord, CsvRecordReader } from "./CsvReader.ts"
 import { type CsvRow, CsvRowReader, type RowsOrError } from "./CsvRows.ts"
 
@@ -20,6 +21,11 @@ export { COLUMN_ALIASES, CSV_COLUMNS, type CsvColumn, MAX_COLUMNS, META_PREFIX, 
 export interface ParseCsvOptions {
   /** Bytes read at a time; 64 KiB by default. */
   readonly chunkSize?: number
+  /**
+   * The batch id computed from the file before: the bytes parsed are hashed as they are read and the
+   * stream fails with FileChanged, after the last row, if they are not that batch.
+   */
+  readonly expect?: BatchId
 }
 
 /** Every row of cells, the header included, with its starting line: the generic CSV layer. */
@@ -61,8 +67,10 @@ const readError = (path: string) => (error: PlatformError): CsvReadError =>
 export const parseCsvFile = (
   path: string,
   options?: ParseCsvOptions
-): Stream.Stream<CsvRecord, CsvFileError, FileSystem.FileSystem> =>
-  parseCsvBytes(fileBytes(path, options?.chunkSize ?? 64 * 1024).pipe(Stream.mapError(readError(path))))
+): Stream.Stream<CsvRecord, CsvFileError | FileChanged, FileSystem.FileSystem> => {
+  const bytes = fileBytes(path, options?.chunkSize ?? 64 * 1024).pipe(Stream.mapError(readError(path)))
+  return parseCsvBytes(options?.expect === undefined ? bytes : hashChecked(path, options.expect, bytes))
+}
 
 const encoder = new TextEncoder()
 

@@ -15,6 +15,7 @@ import { headerNames } from "./CsvReader.ts"
 import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
 import { isCsvFileError } from "./CsvErrors.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
+import { checkHash, type FileChanged, newFileHash } from "./FileBytes.ts"
 import { Intake } from "./IntakeResult.ts"
 import { SharedPhones } from "./SharedPhones.ts"
 import { validateCsvFile } from "./Validate.ts"
@@ -59,7 +60,7 @@ const streamed = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>) =>
   Effect.gen(function* () {
     const phones = new SharedPhones(input.allowSharedPhone === true)
     const tally = makeTally(input.batchId, input.skipInvalid, others, phones)
-    const checked = yield* validateCsvFile(input.file, { fileName: input.fileName, allowRepeats: input.allowRepeats, sharedPhones: phones }).pipe(
+    const checked = yield* validateCsvFile(input.file, { fileName: input.fileName, allowRepeats: input.allowRepeats, sharedPhones: phones, expect: input.batchId }).pipe(
       Stream.grouped(GROUP),
       Stream.mapEffect((chunk) => tally.add(Chunk.toReadonlyArray(chunk))),
       Stream.runDrain,
@@ -94,15 +95,18 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
     // so the file's bytes never pile up as garbage (a new buffer per read did, 100 MB per million rows).
     const file = yield* fs.open(input.file).pipe(Effect.mapError((e) => new Fallback({ why: e.message })))
     const buffer = new Uint8Array(READ_BYTES)
+    // The bytes checked are the batch's: hashed as they are read, compared with its id at the end.
+    const hash = newFileHash()
     const next = file.read(buffer).pipe(
       Effect.mapError((e) => new Fallback({ why: e.message })),
+      Effect.tap((size) => hash.update(buffer.subarray(0, Number(size)))),
       Effect.flatMap((size) => (Number(size) === 0 ? Effect.succeed(undefined) : ready(splitter.push(buffer.subarray(0, Number(size)))))),
       Effect.mapError(Option.some),
       Effect.flatMap((chunks) => (chunks === undefined ? Effect.fail(Option.none()) : Effect.succeed(chunks)))
     )
     yield* Stream.repeatEffectOption(next).pipe(
       Stream.flattenIterables,
-      Stream.concat(Stream.suspend(() => Stream.fromIterableEffect(ready(splitter.end())))),
+      Stream.concat(Stream.suspend(() => Stream.fromIterableEffect(Effect.zipRight(checkHash(input.file, input.batchId, hash), ready(splitter.end()))))),
       // Up to two chunks a worker in flight (each has the next while its last answer is merged), and
       // two checked on this thread while the workers are busy (ValidatePool.ts).
       Stream.mapEffect(
@@ -113,7 +117,7 @@ export const checkOnThreadsWith = <E, R>(input: FileCheckInput, others: OtherBat
         },
         { concurrency: pool.size * 2 + 2 }
       ),
-      Stream.runForEach((result): Effect.Effect<void, Fallback | E | CrossBatchError, R> => {
+      Stream.runForEach((result): Effect.Effect<void, Fallback | FileChanged | E | CrossBatchError, R> => {
         if (result._tag === "Misaligned" || finder === undefined) return Effect.fail(new Fallback({ why: "a chunk was not cut between rows" }))
         // The first chunk tells the file's rows ahead: the tables are sized once, never regrown.
         if (result.seq === 0 && firstChars > 0) finder.reserve(Math.ceil((fileBytes / firstChars) * result.count * 1.05))

@@ -156,7 +156,8 @@ export const intake = (options: IntakeOptions) =>
         })
       ))
 
-    const inputs = validateCsvFile(options.file, { fileName, allowRepeats: options.allowRepeats, sharedPhones: phones }).pipe(
+    // The rows stored are those of the bytes the batch id names: a file changed since fails the load.
+    const inputs = validateCsvFile(options.file, { fileName, allowRepeats: options.allowRepeats, sharedPhones: phones, expect: batchId }).pipe(
       Stream.grouped(GROUP),
       Stream.mapEffect((group) => toInputs(Chunk.toReadonlyArray(group))),
       Stream.flattenIterables
@@ -173,7 +174,7 @@ export const intake = (options: IntakeOptions) =>
     if (Either.isLeft(created)) {
       yield* store.batch(accountId, batchId).deleteBatch()
       const error = created.left
-      if (error._tag === "StoreError") return yield* Effect.fail(error)
+      if (error._tag === "StoreError" || error._tag === "FileChanged") return yield* Effect.fail(error)
       return Intake.Refused({ batchId, errors: csvFileErrorRows(error), rows })
     }
     if (errors.length > 0 && !options.skipInvalid) {

@@ -9,6 +9,7 @@ import { Either, Stream } from "effect"
 import type { Country, MobileOperator, PayoutCurrency } from "../domain/Operators.ts"
 import { normaliseMobile } from "../domain/Phone.ts"
 import { type CsvColumn, type CsvFileError, type CsvRecord, parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
+import type { FileChanged } from "./FileBytes.ts"
 import type { RowError } from "./RowError.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
 import type { SharedPhones } from "./SharedPhones.ts"
@@ -203,4 +204,4 @@ export const validateRows =
 export const validateCsvFile = (
   path: string,
   options: ValidateOptions & ParseCsvOptions
-): Stream.Stream<CheckedRow, CsvFileError, FileSystem.FileSystem> => parseCsvFile(path, options).pipe(validateRows(options))
+): Stream.Stream<CheckedRow, CsvFileError | FileChanged, FileSystem.FileSystem> => parseCsvFile(path, options).pipe(validateRows(options))

@@ -1,51 +1,60 @@
 /**
  * When a dropped file is complete: `*.part` files are never candidates (rename when done), and a
- * `*.csv` is ready once its mtime is older than the settle time and its size and mtime have not
- * changed since the previous look.
+ * `*.csv` is ready once its mtime is older than the settle time and its size, mtime and content hash
+ * have not changed since the previous look (a copy stalled with the file still open keeps its size
+ * and mtime: the watcher looks again at what it took, TakenFile.ts).
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
 import { lstatSync } from "node:fs"
 import { join } from "node:path"
 import { batchFilesIn } from "./JobFolder.ts"
+import { fingerprintOf, type Fingerprint } from "./TakenFile.ts"
 
 interface Seen {
   readonly size: bigint
   readonly mtime: number
+  /** Once the file looks quiet: its size, mtime and hash then. */
+  readonly print?: Fingerprint
 }
 
 export const makeArrivals = (settleMs: number) =>
   Effect.sync(() => {
     const seen = new Map<string, Seen>()
 
-    /** Batch files directly in `dir` that look complete now, in name order. */
+    /** Batch files directly in `dir` that look complete now, in name order, and each one's fingerprint. */
     const ready = (dir: string) =>
       Effect.gen(function* () {
         const fs = yield* FileSystem.FileSystem
         const now = yield* Clock.currentTimeMillis
         const names = yield* batchFilesIn(dir)
         const out: Array<string> = []
+        const prints = new Map<string, Fingerprint>()
         for (const name of names) {
           // Regular files only: a symlink (to a secrets file, say), a FIFO or a device is never taken.
           const regular = yield* Effect.try(() => lstatSync(join(dir, name)).isFile()).pipe(Effect.orElseSucceed(() => false))
           if (!regular) continue
           const info = yield* fs.stat(join(dir, name)).pipe(Effect.option)
           if (Option.isNone(info) || info.value.type !== "File") continue
-          const current: Seen = {
-            size: BigInt(info.value.size),
-            mtime: Option.match(info.value.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
-          }
+          const size = BigInt(info.value.size)
+          const mtime = Option.match(info.value.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
           const previous = seen.get(name)
-          seen.set(name, current)
-          if (settleMs <= 0) {
+          const quiet = settleMs <= 0 || now - mtime >= settleMs
+          // Hashed only once it looks quiet: a file still being written is not read whole at every look.
+          const print = quiet ? yield* fingerprintOf(join(dir, name)).pipe(Effect.option) : Option.none()
+          seen.set(name, { size, mtime, ...(Option.isSome(print) ? { print: print.value } : {}) })
+          if (Option.isNone(print)) continue
+          const unchanged =
+            settleMs <= 0 ||
+            previous === undefined ||
+            (previous.print !== undefined && previous.print.batchId === print.value.batchId && previous.print.size === print.value.size && previous.print.mtimeMs === print.value.mtimeMs)
+          if (unchanged) {
             out.push(name)
-            continue
+            prints.set(name, print.value)
           }
-          const unchanged = previous === undefined || (previous.size === current.size && previous.mtime === current.mtime)
-          if (unchanged && now - current.mtime >= settleMs) out.push(name)
         }
         for (const name of [...seen.keys()]) if (!names.includes(name)) seen.delete(name)
-        return { ready: out, waiting: names.length - out.length }
+        return { ready: out, waiting: names.length - out.length, prints }
       })
 
     return { ready } as const

@@ -22,6 +22,10 @@ import { isDeadLocalOwner } from "../run/Lease.ts"
 import { type ApprovalFile, type ApprovalPolicy, approvalOf, approverRefusal, currentWhat, whatDiffers, writeApproval } from "./Approval.ts"
 import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
+import { FileChangedAfterTaken, guardFile } from "./FileGuard.ts"
+import { changeOf, fingerprintOf, recordTaken, takenOf } from "./TakenFile.ts"
+import { FileChanged } from "../intake/FileBytes.ts"
+import { visible } from "../domain/Text.ts"
 import { notify } from "../notify/Notifier.ts"
 import { type FeeRule, scanFile } from "./Scan.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
@@ -235,10 +239,56 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     })
   })
 
+/** A file that changed after the watcher took it: to `attention/` with what changed; not paid further. */
+const changedFile = (csv: string, folder: JobFolder, batchId: BatchId, change: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const reason = `the file changed while it was read: ${change}`
+    const note = [
+      `Batch ${batchId} (${visible(basename(csv))}): ${reason}.`,
+      "Nothing of what it holds now was paid. Rows of the file as it was read that were already sent stay in the state store and in the ledger beside this note, if the run wrote one (payouts status / payouts ledger).",
+      "Check the file (was it still being copied or saved?); once it is complete, drop it again into the jobs folder. Rows paid already are refused there as used ids or repeats."
+    ].join("\n")
+    yield* fs.writeFileString(outputOf(csv, ".attention.txt"), `${note}\n`, { mode: 0o600 })
+    const moved = yield* moveBatch(csv, folder.processing, folder.attention)
+    yield* pointSummaryAt(moved)
+    return JobOutcome.Attention({ file: moved, batchId, reasons: [reason] })
+  })
+
+/**
+ * The file as the watcher took it (one put in `processing/` by hand: as it is at its first look) is
+ * looked at again before the job, once the run has read its rows, and after every run: one that
+ * changed meanwhile goes to `attention/`, whatever its run did with the rows it had read.
+ */
 export const processJob = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, csv: string) =>
   Effect.gen(function* () {
+    const recorded = yield* takenOf(csv)
+    const now = yield* fingerprintOf(csv)
+    if (Option.isNone(recorded)) yield* recordTaken(csv, now)
+    const taken = Option.getOrElse(recorded, () => now)
+    const change = changeOf(taken, now)
+    if (change !== undefined) return yield* changedFile(csv, settings.folder, taken.batchId, change)
+    const guard = yield* guardFile(csv, taken)
+    const run: RunFile<E | FileChangedAfterTaken, R> = (file, dryRun) => Effect.tap(runFile(file, dryRun), () => guard.check)
+    return yield* jobOf(settings, run, csv, taken.batchId).pipe(
+      Effect.provideService(StateStore, guard.store),
+      Effect.catchAll((error) =>
+        Effect.flatMap(guard.changed, (seen) => {
+          const change =
+            error instanceof FileChangedAfterTaken
+              ? Option.some(error.change)
+              : error instanceof FileChanged
+                ? Option.some("it was written to while the run read it (its content hash differs between two reads)")
+                : seen
+          return Option.isSome(change) ? changedFile(csv, settings.folder, taken.batchId, change.value) : Effect.fail(error)
+        })
+      )
+    )
+  })
+
+const jobOf = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, csv: string, batchId: BatchId) =>
+  Effect.gen(function* () {
     const store = yield* StateStore
-    const batchId = yield* fileBatchId(csv)
     // The run's own messages (log records under --log-format json) carry which batch and file as
     // fields, as the watcher's end-of-job lines do, not only inside their text.
     const run: RunFile<E, R> = (file, dryRun) => Effect.annotateLogs(runFile(file, dryRun), { batch_id: batchId, file })

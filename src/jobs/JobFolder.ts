@@ -5,6 +5,8 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { basename, join } from "node:path"
+import { shortStem } from "../output/AtomicFile.ts"
+import { forgetTaken } from "./TakenFile.ts"
 
 /** The job folder every command takes when none is named (`watch`'s DIR, the others' `--jobs`). */
 export const DEFAULT_JOBS_DIR = "jobs"
@@ -40,7 +42,8 @@ export const ensureFolders = (folder: JobFolder) =>
 /** A batch file: `*.csv`, not hidden. `*.part` (still being written) and anything else never match. */
 export const isBatchFile = (name: string) => !name.startsWith(".") && name.toLowerCase().endsWith(".csv")
 
-export const stemOf = (name: string) => basename(name).replace(/\.csv$/i, "")
+/** The stem a batch file's outputs are named after (a long name shortened: AtomicFile.ts `shortStem`). */
+export const stemOf = (name: string) => shortStem(basename(name).replace(/\.csv$/i, ""))
 
 export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json", ".attention.txt"] as const
 
@@ -93,10 +96,14 @@ export const moveBatch = (csvPath: string, fromDir: string, toDir: string) =>
     yield* fs.makeDirectory(toDir, { recursive: true })
     const stem = stemOf(csvPath)
     const target = yield* freeStem(stem, [toDir])
-    for (const suffix of [...OUTPUT_SUFFIXES, ".csv"]) {
+    for (const suffix of OUTPUT_SUFFIXES) {
       const from = join(fromDir, stem + suffix)
       if (yield* exists(fs, from)) yield* fs.rename(from, join(toDir, target + suffix))
     }
+    // By its own name: one put back by hand may be longer than its stem.
+    const csv = join(fromDir, basename(csvPath))
+    if (yield* exists(fs, csv)) yield* fs.rename(csv, join(toDir, `${target}.csv`))
+    yield* forgetTaken(csv)
     return join(toDir, `${target}.csv`)
   })
 

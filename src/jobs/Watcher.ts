@@ -15,6 +15,7 @@ import { type HealthState, keep, makeHealth, nextTry, serviceIs } from "./Health
 import { JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
 import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder } from "./JobFolder.ts"
 import { scanFile } from "./Scan.ts"
+import { type Fingerprint, recordTaken } from "./TakenFile.ts"
 import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
 import { beat, holdCurrencies, leave } from "./Workers.ts"
 import { runnerName } from "../run/Lease.ts"
@@ -208,15 +209,14 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         if (!settings.once && (retryAt.get(csv) ?? 0) > now) continue
         yield* start(csv)
       }
-      const { ready, waiting } = yield* arrivals.ready(folder.root)
+      const { ready, waiting, prints } = yield* arrivals.ready(folder.root)
       const open = settings.once || settings.schedule === undefined || (yield* settings.schedule.due)
       let claimed = 0
       if (open) {
         for (const name of ready) {
-          const target = yield* claim(folder, name)
+          const target = yield* take(folder, name, prints.get(name))
           if (Option.isNone(target)) continue
           claimed += 1
-          yield* Effect.logInfo(`claimed ${name} -> ${target.value}`)
           yield* start(target.value)
         }
       }
@@ -252,17 +252,27 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     } as const
   })
 
+/** Claims a ready file, keeping beside it in processing/ how it was when taken (its job looks again). */
+const take = (folder: JobFolder, name: string, print: Fingerprint | undefined) =>
+  Effect.gen(function* () {
+    const target = yield* claim(folder, name)
+    if (Option.isNone(target)) return target
+    if (print !== undefined) yield* recordTaken(target.value, print)
+    yield* Effect.logInfo(`claimed ${name} -> ${target.value}`)
+    return target
+  })
+
 /** Takes the complete files waiting in the folder into processing/ without running them; how many. */
 export const claimReady = (folder: JobFolder, settleMs: number) =>
   Effect.gen(function* () {
     yield* ensureFolders(folder)
     const arrivals = yield* makeArrivals(settleMs)
     let claimed = 0
-    for (const name of (yield* arrivals.ready(folder.root)).ready) {
-      const target = yield* claim(folder, name)
+    const { ready, prints } = yield* arrivals.ready(folder.root)
+    for (const name of ready) {
+      const target = yield* take(folder, name, prints.get(name))
       if (Option.isNone(target)) continue
       claimed += 1
-      yield* Effect.logInfo(`claimed ${name} -> ${target.value}`)
     }
     return claimed
   })

@@ -6,8 +6,9 @@
 import { FileSystem } from "@effect/platform"
 import { type PlatformError, SystemError } from "@effect/platform/Error"
 import { Effect, Stream } from "effect"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { basename, dirname, extname, join } from "node:path"
+import { visible } from "../domain/Text.ts"
 
 const encoder = new TextEncoder()
 
@@ -55,7 +56,7 @@ const isSystemError = (error: unknown): error is SystemError => error instanceof
 
 /** `disk full writing PATH`, `no permission to write PATH`, else the path and what the system said. */
 export const describeFileError = (error: SystemError): string => {
-  const path = typeof error.pathOrDescriptor === "string" ? error.pathOrDescriptor : "a file"
+  const path = typeof error.pathOrDescriptor === "string" ? visible(error.pathOrDescriptor) : "a file"
   const code = typeof error.cause === "object" && error.cause !== null && "code" in error.cause ? String(error.cause.code) : ""
   const text = `${code} ${error.description ?? ""} ${error.message}`
   if (/ENOSPC|EDQUOT/.test(text)) return `disk full writing ${path}`
@@ -77,11 +78,30 @@ export interface OutputPaths {
   readonly summary: string
 }
 
+/**
+ * The longest name stem an output gets, in UTF-8 bytes: a path component holds 255, and the longest
+ * suffix (`.approval.json`), a `-NN` of a free name and an atomic write's `.` + `.<8 hex>.tmp` still fit.
+ */
+const MAX_STEM_BYTES = 200
+const utf8 = (text: string) => Buffer.byteLength(text, "utf8")
+
+/** A stem as an output's name starts: a long one cut to a readable prefix + `-` + a short hash of all of it. */
+export const shortStem = (stem: string): string => {
+  if (utf8(stem) <= MAX_STEM_BYTES) return stem
+  const hash = createHash("sha256").update(stem).digest("hex").slice(0, 10)
+  let prefix = ""
+  for (const c of stem) {
+    if (utf8(prefix) + utf8(c) > MAX_STEM_BYTES - hash.length - 1) break
+    prefix += c
+  }
+  return `${prefix}-${hash}`
+}
+
 /** `<name>.ledger.csv`, `<name>.errors.csv`, `<name>.summary.json` beside the input or in `outDir`. */
 export const outputPaths = (input: string, outDir?: string): OutputPaths => {
   const file = basename(input)
   const ext = extname(file)
-  const name = ext.toLowerCase() === ".csv" ? file.slice(0, -ext.length) : file
+  const name = shortStem(ext.toLowerCase() === ".csv" ? file.slice(0, -ext.length) : file)
   const dir = outDir ?? dirname(input)
   return {
     ledger: join(dir, `${name}.ledger.csv`),

@@ -3,7 +3,6 @@ import { Effect, Either, Stream } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import {
-  type CsvFileError,
   csvFileErrorRows,
   csvRows,
   parseCsvBytes,
@@ -16,7 +15,7 @@ import {
 import { collect, fixture, FileSystemLive, HEADER, tempDir } from "./support.ts"
 
 const records = (text: string) => collect(parseCsvText(text)).pipe(Effect.map(Either.getOrThrow))
-const failure = <R>(stream: Stream.Stream<CsvRecord, CsvFileError, R>) =>
+const failure = <E, R>(stream: Stream.Stream<CsvRecord, E, R>) =>
   collect(stream).pipe(Effect.map((r) => Either.getOrThrowWith(Either.flip(r), () => new Error("expected a failure"))))
 const row = (n: number) => `${n},5000,XAF,carrier1_cm,677123456,Name ${n},n${n}@example.cm`
 

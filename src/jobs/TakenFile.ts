@@ -1,0 +1,55 @@
+/**
+ * A batch file as the watcher took it (size, mtime, content hash), kept beside it in `processing/`
+ * as a hidden `.NAME.taken`, and what differs since: a copy that stalled past the settle time and went
+ * on, a file saved over or cut short after it was claimed. Such a file is not paid further.
+ */
+import { FileSystem } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { basename, dirname, join } from "node:path"
+import { BatchId } from "../domain/Ids.ts"
+import { fileBatchId } from "../intake/FileBatchId.ts"
+
+export const Fingerprint = Schema.Struct({ size: Schema.Number, mtimeMs: Schema.Number, batchId: BatchId })
+export type Fingerprint = typeof Fingerprint.Type
+
+/** Size and mtime first, then the hash: a write during the hash shows as a changed size or mtime. */
+export const fingerprintOf = (path: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(path)
+    const batchId = yield* fileBatchId(path)
+    return { size: Number(info.size), mtimeMs: Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }), batchId } satisfies Fingerprint
+  })
+
+/** What changed from `taken` to `now`, in words; undefined when the content is the same. */
+export const changeOf = (taken: Fingerprint, now: Fingerprint): string | undefined => {
+  if (now.batchId === taken.batchId && now.size === taken.size) return undefined
+  if (now.size > taken.size) return `it grew from ${taken.size} to ${now.size} bytes after it was taken`
+  if (now.size < taken.size) return `it shrank from ${taken.size} to ${now.size} bytes after it was taken`
+  return `its content was replaced after it was taken (same size, content hash ${now.batchId} instead of ${taken.batchId})`
+}
+
+const takenPath = (csv: string) => join(dirname(csv), `.${basename(csv)}.taken`)
+
+const encode = Schema.encodeSync(Schema.parseJson(Fingerprint))
+const decode = Schema.decodeUnknownOption(Schema.parseJson(Fingerprint))
+
+export const recordTaken = (csv: string, print: Fingerprint) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.writeFileString(takenPath(csv), encode(print), { mode: 0o600 }))
+
+/** The file as it was taken, if it was (a file put in `processing/` by hand was not). */
+export const takenOf = (csv: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(takenPath(csv))).pipe(
+    Effect.map(decode),
+    Effect.orElseSucceed(() => Option.none<Fingerprint>())
+  )
+
+/** Once the file leaves `processing/`. */
+export const forgetTaken = (csv: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => fs.remove(takenPath(csv))).pipe(Effect.ignore)
+
+/** What changed since `taken` in the file at `csv` now (a file gone counts as changed). */
+export const changedSince = (csv: string, taken: Fingerprint) =>
+  fingerprintOf(csv).pipe(
+    Effect.map((now) => Option.fromNullable(changeOf(taken, now))),
+    Effect.orElseSucceed(() => Option.some("it can no longer be read"))
+  )
