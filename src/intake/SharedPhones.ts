@@ -75,16 +75,16 @@ export class SharedPhones {
       this.lines = grown(this.lines, Math.ceil(this.entries * 1.5))
       this.nameAt = grown(this.nameAt, Math.ceil(this.entries * 1.5))
     }
-    const bytes = encoder.encode(name)
-    const length = Math.min(bytes.length, 0xffff)
-    if (this.used + length + 2 > this.names.length) {
-      const more = new Uint8Array(Math.ceil((this.used + length + 2) * 1.5))
+    // Encoded in place (no buffer per row): at most 3 bytes a UTF-16 unit, names being at most 1,000 characters.
+    const room = this.used + 2 + name.length * 3
+    if (room > this.names.length) {
+      const more = new Uint8Array(Math.ceil(room * 1.5))
       more.set(this.names.subarray(0, this.used))
       this.names = more
     }
+    const length = encoder.encodeInto(name, this.names.subarray(this.used + 2, this.used + 2 + Math.min(name.length * 3, 0xffff))).written
     this.names[this.used] = length >>> 8
     this.names[this.used + 1] = length & 0xff
-    this.names.set(bytes.subarray(0, length), this.used + 2)
     this.lines[this.entries] = line
     this.nameAt[this.entries] = this.used
     this.used += length + 2
