@@ -72,6 +72,10 @@ export interface SoakOptions {
    * something to cut: `--pause-rounds 1 --rate 10` fits 20 pause rounds in about 1,500 rows.
    */
   readonly rate?: number
+  /** The sandbox's faults instead of `soakFaults(seed)` (e.g. only a listing lag, to measure it). */
+  readonly faults?: string
+  /** A wait before each restart after a kill (a supervisor's delay): dead time that is no listing lag. */
+  readonly restartAfterMs?: number
 }
 
 /** A row the final run left under alarm, with what the service holds for it and the runs said about it. */
@@ -456,7 +460,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
         webhookRetryMillis: 50,
         webhookMaxAttempts: 4,
         fund: { XAF: 200_000_000 },
-        faults: soakFaults(options.seed)
+        faults: options.faults ?? soakFaults(options.seed)
       }),
       scope
     )
@@ -582,6 +586,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
     let attempt = 0
     let finished = false
     while (kills + pauses < options.rounds && attempt < options.rounds * 3) {
+      if (attempt > 0 && options.restartAfterMs !== undefined) await sleep(options.restartAfterMs)
       attempt++
       const logBase = join(dir, `round-${attempt}`)
       outputs.push(`${logBase}.stdout.log`, `${logBase}.stderr.log`)
@@ -654,6 +659,7 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
     }
     // Run to completion: no more kills. 5 is an end too (alarms: running again alone settles nothing).
     let finalExit: number | null = null
+    if (kills > 0 && options.restartAfterMs !== undefined) await sleep(options.restartAfterMs)
     for (let i = 0; i < 6 && (finalExit === null || (finalExit > 1 && finalExit !== 5)); i++) {
       const logBase = join(dir, `final-${i + 1}`)
       outputs.push(`${logBase}.stdout.log`, `${logBase}.stderr.log`)

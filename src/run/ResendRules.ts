@@ -155,7 +155,7 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
  * A listed payout's sample is taken as its upper bound (first listed minus our answer) only when the
  * read before the one that listed it came close enough: within this, or within the lower bound itself.
  */
-export const SAMPLE_GAP_MS = 5_000
+export const SAMPLE_GAP_MS = 2_000
 
 /**
  * One payout's evidence of the listing lag, or undefined when there is none. Evidence is a read of its
