@@ -17,7 +17,6 @@ import {
   MobileMoneyPayinResponse,
   PayoutRequest,
   PayoutResponse,
-  StatusRecord,
   StatusResponse,
   SummaryResponse,
   TransactionsResponse,
@@ -227,10 +226,7 @@ export const make = Effect.gen(function*() {
   const status = Effect.fnUntraced(function*(reference: string) {
     const url = `${base}/payment/status/${encodeURIComponent(reference)}`
     const response = yield* getJson("status", HttpClientRequest.get(url), decodeStatus, reference)
-    // The description is the service's words, kept as a failed row's error: scrubbed and bounded like any.
-    const description = response.data.status_description
-    const scrubbed = description === null || description === undefined ? description : scrub(description)
-    return scrubbed === description ? response.data : new StatusRecord({ ...response.data, status_description: scrubbed }, true)
+    return response.data
   })
 
   const payout = Effect.fnUntraced(function*(body: PayoutRequest, mayStillSend?: Effect.Effect<boolean>) {

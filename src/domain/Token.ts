@@ -3,13 +3,15 @@
  * `[token] ...`, and in payout_details. Deterministic from what the row IS, not from where or how the
  * file was stored, so the same payout is recognised by any store, any working directory, after a key
  * rotation, and in a re-saved copy of the file (CRLF, BOM, re-quoted): from the account, the merchant's
- * row id and the `payouts retry` generation when the row has an id; else from the account, the row's
+ * row id in its canonical form (`canonicalId`: `S-1001` and `s-1001` are one payout) and the `payouts
+ * retry` generation when the row has an id; else from the account, the row's
  * normalised content (E.164 phone, amount in minor units, currency, operator) and its occurrence index
  * among identical rows of the file.
  */
 import { Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { BatchId } from "./Ids.ts"
+import { canonicalId } from "./Text.ts"
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 
@@ -54,7 +56,7 @@ const base32 = (digest: Buffer): string => {
 
 const material = (account: string, key: TokenKey): string =>
   key._tag === "Id"
-    ? `v2|${account}|id|${key.id.trim()}|g${key.generation}`
+    ? `v2|${account}|id|${canonicalId(key.id)}|g${key.generation}`
     : `v2|${account}|content|${key.phone}|${key.amountMinor}|${key.currency.toUpperCase()}|${key.operator.toLowerCase()}|${key.occurrence}${
       (key.generation ?? 0) > 0 ? `|g${key.generation}` : ""
     }`

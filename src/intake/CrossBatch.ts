@@ -8,6 +8,7 @@ import type { DateTime } from "effect"
 import { Effect } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { formatAmount } from "../domain/Money.ts"
+import { canonicalId, visible } from "../domain/Text.ts"
 import type { PayoutCurrency } from "../domain/Operators.ts"
 import type { RowMatch } from "../store/Model.ts"
 import { SETTLED_FAILURE_STATES } from "../store/RowState.ts"
@@ -87,7 +88,10 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
     const lineage = yield* retryLineage(accountId, batchId)
     const guarded = guardsActive(settings.guards)
 
-    /** `ids`: of the rows valid so far that have one; `keys`: the repeat keys of those that have none. */
+    /**
+     * `ids`: of the rows valid so far that have one, as written; `keys`: the repeat keys of those that
+     * have none. Ids are asked, and found (`byId`), in their canonical form (`canonicalId`).
+     */
     const lookup = (ids: ReadonlyArray<string>, keys: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const asked = settings.allowRepeats ? [] : keys
@@ -107,9 +111,9 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
         const extras: Array<ReadonlyArray<RowError>> = group.map((row) => {
           if (row._tag !== "ValidRow" || (byId.size === 0 && byKey.size === 0)) return NONE
           const extra: Array<RowError> = []
-          const id = row.id === undefined ? undefined : byId.get(row.id)
+          const id = row.id === undefined || byId.size === 0 ? undefined : byId.get(canonicalId(row.id))
           if (id !== undefined) {
-            extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${row.id}" was already used in ${id.fileName} line ${id.line} (${id.state})` })
+            extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${visible(row.id ?? "")}" was already used in ${visible(id.fileName)} line ${id.line} (${id.state})` })
           }
           const key = row.id === undefined && row.repeatKey !== undefined ? byKey.get(row.repeatKey) : undefined
           if (key !== undefined) {

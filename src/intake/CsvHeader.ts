@@ -3,6 +3,7 @@
  * underscores ("Phone Number" is phone_number), against the columns and aliases of DESIGN.md section 5.
  */
 import { Either } from "effect"
+import { visible } from "../domain/Text.ts"
 import { CsvHeaderError, type HeaderProblem } from "./CsvErrors.ts"
 
 export const CSV_COLUMNS = ["id", "amount", "currency", "operator", "phone", "name", "email", "description"] as const
@@ -53,7 +54,7 @@ export interface CsvHeader {
   readonly delimiter: string
 }
 
-const quoted = (text: string): string => JSON.stringify(text)
+const quoted = (text: string): string => JSON.stringify(visible(text))
 
 const ALIASES_ONLY = CSV_COLUMNS.flatMap((column) => COLUMN_ALIASES[column].filter((alias) => alias !== column))
 const EXPECTED = `expected ${CSV_COLUMNS.join(", ")} (or ${ALIASES_ONLY.join(", ")}), or meta.<key> for payout details`
@@ -63,12 +64,33 @@ const describeColumn = (column: CsvColumn): string => {
   return aliases.length === 0 ? quoted(column) : `${quoted(column)} (or ${aliases.join(", ")})`
 }
 
+const OTHER_SEPARATORS = [["\t", "tab-separated"], ["|", "pipe-separated (|)"]] as const
+
+/**
+ * A header that is one cell (no comma, no semicolon) but splits at tabs or pipes into known column
+ * names: a spreadsheet's other export. Its name, to refuse the file for what it is.
+ */
+const otherSeparator = (names: ReadonlyArray<string>): string | undefined => {
+  if (names.length !== 1) return undefined
+  for (const [separator, what] of OTHER_SEPARATORS) {
+    const parts = names[0].split(separator)
+    const known = parts.filter((p) => byAlias.has(normaliseHeaderName(p)) || p.trim().toLowerCase().startsWith(META_PREFIX))
+    if (parts.length > 1 && known.length >= 2) return what
+  }
+  return undefined
+}
+
 /** Maps the header row to slots; every problem of the header is reported at once. */
 export const resolveHeader = (
   names: ReadonlyArray<string>,
   delimiter: string
 ): Either.Either<CsvHeader, CsvHeaderError> => {
   if (names.length > MAX_COLUMNS) return Either.left(tooManyColumns(names.length))
+  const separated = otherSeparator(names)
+  if (separated !== undefined) {
+    const reason = `the file is ${separated}: payouts reads comma- or semicolon-separated files (save it as CSV)`
+    return Either.left(new CsvHeaderError({ problems: [{ column: "", value: "", reason }] }))
+  }
   const problems: Array<HeaderProblem> = []
   const seen = new Map<string, string>()
   const slots = names.map((raw, position): HeaderSlot => {

@@ -5,6 +5,7 @@
  * words. It is fed hashes (see `fastHash64`), never the rows themselves: a million rows cost two
  * tables of about 24 MB, whatever else the rows hold; and a row costs no object unless it is an error.
  */
+import { visible } from "../domain/Text.ts"
 import type { CsvColumn } from "./CsvHeader.ts"
 import type { RowError } from "./RowError.ts"
 import { SharedPhones } from "./SharedPhones.ts"
@@ -40,7 +41,10 @@ export class DuplicateFinder {
     this.keys.reserve(rows)
   }
 
-  /** The line that first used this id (hashed), if any; every row with an id, valid or not, is noted. */
+  /**
+   * The line that first used this id (the hash of its canonical form, `canonicalId`: `S-1001` and
+   * `s-1001` are one id), if any; every row with an id, valid or not, is noted.
+   */
   idSeen(hi: number, lo: number, line: number): number | undefined {
     return this.ids.addOrGetHL(hi, lo, line)
   }
@@ -57,7 +61,7 @@ export class DuplicateFinder {
   }
 
   duplicateId(line: number, id: string, first: number): RowError {
-    return { line, column: this.idColumn, value: id, reason: `duplicate id "${id}": first used on line ${first}` }
+    return { line, column: this.idColumn, value: id, reason: `duplicate id "${visible(id)}": first used on line ${first}` }
   }
 
   /** `value`: the phone (E.164), the amount as written and the operator. */

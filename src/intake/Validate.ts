@@ -8,7 +8,8 @@ import type { FileSystem } from "@effect/platform"
 import { Either, Stream } from "effect"
 import type { Country, MobileOperator, PayoutCurrency } from "../domain/Operators.ts"
 import { normaliseMobile } from "../domain/Phone.ts"
-import { type CsvColumn, type CsvFileError, type CsvRecord, parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
+import { canonicalId } from "../domain/Text.ts"
+import { CSV_COLUMNS, type CsvColumn, type CsvFileError, type CsvRecord, parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
 import type { FileChanged } from "./FileBytes.ts"
 import type { RowError } from "./RowError.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
@@ -86,7 +87,20 @@ export const checkFields = (record: CsvRecord, fileName: string, checksOnly = fa
     errors.push({ line, column: headers[column] ?? column, value: cell(column), reason: check.left })
     return undefined
   }
-  const present = (column: CsvColumn) => fields[column] !== undefined
+  // A cell holding a spreadsheet error value (`#REF!`) is refused as such, and its column's own check skipped.
+  let residue: Set<CsvColumn> | undefined
+  for (const column of CSV_COLUMNS) {
+    const value = fields[column]
+    if (value === undefined || !Rules.isSpreadsheetError(value)) continue
+    residue ??= new Set()
+    residue.add(column)
+    errors.push({ line, column: headers[column] ?? column, value, reason: Rules.spreadsheetErrorReason(value) })
+  }
+  for (const key in record.meta) {
+    const value = record.meta[key]
+    if (Rules.isSpreadsheetError(value)) errors.push({ line, column: `meta.${key}`, value, reason: Rules.spreadsheetErrorReason(value) })
+  }
+  const present = (column: CsvColumn) => fields[column] !== undefined && residue?.has(column) !== true
 
   const id = present("id") ? get("id", Rules.checkId(cell("id"))) : undefined
   const operator: MobileOperator | undefined = present("operator") ? get("operator", Rules.checkOperator(cell("operator"))) : undefined
@@ -168,7 +182,7 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
     finder ??= new DuplicateFinder(options.allowRepeats === true, record.headers, options.sharedPhones)
     const errors: Array<RowError> = []
     if (row.id !== undefined) {
-      const hash = fastHash64(row.id)
+      const hash = fastHash64(canonicalId(row.id))
       const first = finder.idSeen(hash.hi, hash.lo, row.line)
       if (first !== undefined) errors.push(finder.duplicateId(row.line, row.id, first))
     }

@@ -4,6 +4,7 @@
  * other batches, as columns: a few typed arrays and arrays of short strings cross between threads far
  * cheaper than one object per row.
  */
+import { canonicalId } from "../domain/Text.ts"
 import { MOBILE_OPERATOR_CODES, PAYOUT_CURRENCIES, type PayoutCurrency } from "../domain/Operators.ts"
 import type { TextChunk } from "./CsvChunks.ts"
 import { CsvRecordReader } from "./CsvReader.ts"
@@ -31,7 +32,7 @@ export interface ChunkRows {
   readonly lines: Int32Array
   /** FLAG_VALID when the row is valid on its own, FLAG_ID when it has an id. */
   readonly flags: Uint8Array
-  /** `fastHash64` of the id, of the repeat material (valid rows). */
+  /** `fastHash64` of the id's canonical form (`canonicalId`), of the repeat material (valid rows). */
   readonly idHi: Uint32Array
   readonly idLo: Uint32Array
   readonly keyHi: Uint32Array
@@ -182,7 +183,7 @@ export const validateChunk = (job: ChunkJob): ChunkResult => {
     c.flags[i] = 0
     ids.push(id ?? "")
     if (id !== undefined) {
-      const h = fastHash64(id)
+      const h = fastHash64(canonicalId(id))
       c.idHi[i] = h.hi
       c.idLo[i] = h.lo
       c.flags[i] |= FLAG_ID

@@ -42,7 +42,7 @@ export const fastCheckOf = (header: CsvHeader): FastCheck | undefined => {
   const width = header.slots.length
   return (cells, out) => {
     if (cells.length !== width) return false
-    for (let i = 0; i < width; i++) if (cells[i].length > MAX_FIELD_CHARS) return false
+    for (let i = 0; i < width; i++) if (cells[i].length > MAX_FIELD_CHARS || Rules.isSpreadsheetError(cells[i])) return false
     for (const i of unnamed) if (cells[i].trim() !== "") return false
     const idCheck = id === undefined ? undefined : Rules.checkId(cells[id])
     if (idCheck !== undefined && idCheck._tag === "Left") return false

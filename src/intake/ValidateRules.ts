@@ -12,11 +12,12 @@ import {
   type PayoutCurrency,
   WALLET_CURRENCIES
 } from "../domain/Operators.ts"
+import { codePointName, firstInvisible, invisibleKind, mixedScript, visible } from "../domain/Text.ts"
 
 type Check<A> = Either.Either<A, string>
 
-/** A cell quoted in a reason, cut short: the errors file has the value itself. */
-const shown = (value: string): string => `"${value.length > 40 ? `${value.slice(0, 39)}…` : value}"`
+/** A cell quoted in a reason, cut short (the errors file has the value itself), invisible characters as `<U+XXXX>`. */
+export const shown = (value: string): string => `"${visible(value.length > 40 ? `${value.slice(0, 39)}…` : value)}"`
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/
@@ -38,14 +39,48 @@ const text = (what: string, raw: string): Check<string | undefined> => {
   return Either.right(value === "" ? undefined : value)
 }
 
+// Only plain spaces are trimmed from an id: any other character at its ends is one a person cannot see.
+const END_SPACES = /^ +| +$/g
+
+/**
+ * An id as written (plain spaces trimmed), refused when it holds a character a person cannot see or
+ * letters of two scripts: such an id looks like another one (`S-1001` and `S-1001` + U+200B, a Latin
+ * and a Cyrillic `S`) and would pay it twice. Ids are compared in their canonical form (`canonicalId`).
+ */
 export const checkId = (raw: string): Check<string | undefined> => {
-  const value = raw.trim()
+  const value = raw.includes(" ") ? raw.replace(END_SPACES, "") : raw
   if (value === "") return Either.right(undefined)
-  // A line break or control character in an id would cut or corrupt every file and log line it reaches.
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) return Either.left("id contains control characters or line breaks")
+  const invisible = firstInvisible(value)
+  if (invisible !== undefined) {
+    const { codePoint, position } = invisible
+    return Either.left(`id ${shown(value)} holds ${invisibleKind(codePoint)} ${codePointName(codePoint)} at position ${position}: retype the id`)
+  }
+  const mixed = mixedScript(value)
+  if (mixed !== undefined) {
+    const scripts = (s: string) => (s === "other" ? "another script" : s)
+    return Either.left(
+      `id ${shown(value)} mixes letters of two scripts (${scripts(mixed.first)} and ${scripts(mixed.other)}): ${codePointName(mixed.codePoint)} at position ${mixed.position} is ${scripts(mixed.other)}: retype the id`
+    )
+  }
   return Either.right(value)
 }
+
+/** Error values a spreadsheet writes in a cell whose formula failed, in English and French, upper case. */
+const SPREADSHEET_ERRORS: ReadonlySet<string> = new Set([
+  "#REF!", "#N/A", "#VALUE!", "#DIV/0!", "#NAME?", "#NULL!", "#NUM!", "#SPILL!", "#CALC!", "#GETTING_DATA",
+  "#VALEUR!", "#NOM?", "#NUL!", "#NOMBRE!", "#PROPAGATION!"
+])
+
+/** Whether a cell is exactly a spreadsheet error value (after trim, any case): residue, not data. */
+export const isSpreadsheetError = (raw: string): boolean => {
+  // Nearly every cell has no "#": decided without a trim or a copy.
+  if (!raw.includes("#")) return false
+  const value = raw.trim()
+  return value.length <= 14 && SPREADSHEET_ERRORS.has(value.toUpperCase())
+}
+
+export const spreadsheetErrorReason = (raw: string): string =>
+  `${shown(raw.trim())} is a spreadsheet error value, not a value: fix the cell in the spreadsheet`
 
 export const checkName = (raw: string): Check<string> =>
   Either.flatMap(text("name", raw), (value) => (value === undefined ? Either.left("name is empty") : Either.right(value)))

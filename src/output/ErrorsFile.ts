@@ -8,6 +8,7 @@ import { type Effect, Stream } from "effect"
 import { csvLine, cutText } from "./CsvCells.ts"
 import { writeFileAtomic } from "./AtomicFile.ts"
 import type { RowError } from "../intake/RowError.ts"
+import { visible } from "../domain/Text.ts"
 
 export type { RowError }
 
@@ -17,7 +18,8 @@ export const MAX_VALUE_CHARS = 100
 export const errorCells = (error: RowError): ReadonlyArray<string> => [
   error.line === undefined ? "" : String(error.line),
   error.column,
-  cutText(error.value, MAX_VALUE_CHARS),
+  // Invisible characters written `<U+XXXX>`: the value shows what a person could not see in the cell.
+  visible(cutText(error.value, MAX_VALUE_CHARS)),
   error.reason
 ]
 
@@ -42,7 +44,7 @@ const harmless = (text: string): string =>
 export const formatRowError = (error: RowError, file: string): string => {
   const where = error.line === undefined ? file : `${file} line ${error.line}`
   const column = error.column === "" ? "" : `, column ${JSON.stringify(error.column)}`
-  const value = error.value === "" || error.reason.includes(error.value) ? "" : ` (value ${printable(error.value)})`
+  const value = error.value === "" || error.reason.includes(error.value) || error.reason.includes(visible(error.value)) ? "" : ` (value ${printable(error.value)})`
   return harmless(`${where}${column}: ${error.reason}${value}`)
 }
 

@@ -7,14 +7,15 @@ import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Chunk, DateTime, Effect, Option, Schema, Stream } from "effect"
+import { canonicalId } from "../domain/Text.ts"
 import { type Page, PhoneRecipient, type Row, type RowMatch, type StoreError } from "./Model.ts"
 import { IN_DOUBT_STATES } from "./RowState.ts"
 import { chunksOf, decodeEarliest, decodeEvents, decodePending, decodeRows, EVENT_COLUMNS, ROW_COLUMNS } from "./Sqlite/Queries.ts"
 import type { StoreDriver } from "./StoreDriver.ts"
 
 const PAGE = 1_000
-/** Phones asked at once: a worker's chunk (about 4,000 rows) in one statement, within SQLite's 32,766 bound parameters. */
-const PHONE_CHUNK = 5_000
+/** Phones asked at once (SQLite's bound parameters, a plan that keeps to the index). */
+const PHONE_CHUNK = 500
 const decodeRecipients = (rows: ReadonlyArray<unknown>) => Effect.orDie(Schema.decodeUnknown(Schema.Array(PhoneRecipient))(rows))
 /** Narrow rows (three columns): bigger pages. */
 const PENDING_PAGE = 10_000
@@ -28,7 +29,7 @@ export type ReadGuard = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect
  */
 export type MatchQuery = (
   accountId: string,
-  column: "row_id" | "repeat_key",
+  column: "id_key" | "repeat_key",
   keys: ReadonlyArray<string>,
   excludeBatchId: string,
   extra: Fragment
@@ -95,14 +96,15 @@ export const makeRowReads = (sql: SqlClient.SqlClient, read: ReadGuard, matchQue
 
   const matches = (
     accountId: string,
-    column: "row_id" | "repeat_key",
+    column: "id_key" | "repeat_key",
     keys: ReadonlyArray<string>,
     excludeBatchId: string,
     extra: Fragment
   ) => (keys.length === 0 ? Effect.succeed([]) : read(matchQuery(accountId, column, [...new Set(keys)], excludeBatchId, extra)))
 
+  // Ids are matched in their canonical form (`S-1001` is `s-1001`), each match's key being that form.
   const existingIds: StoreDriver["existingIds"] = (accountId, ids, excludeBatchId) =>
-    matches(accountId, "row_id", ids, excludeBatchId, sql``).pipe(Effect.withSpan("StateStore.existingIds"))
+    matches(accountId, "id_key", ids.map(canonicalId), excludeBatchId, sql``).pipe(Effect.withSpan("StateStore.existingIds"))
 
   const recentRepeats: StoreDriver["recentRepeats"] = (accountId, repeatKeys, since, excludeBatchId) => {
     const ms = DateTime.toEpochMillis(since)

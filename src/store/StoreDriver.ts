@@ -175,7 +175,10 @@ export interface StoreDriver {
   readonly findRowByReference: (accountId: AccountId, reference: string) => Effect.Effect<Option.Option<Row>, StoreError>
   readonly findRowByToken: (accountId: AccountId, token: string) => Effect.Effect<Option.Option<Row>, StoreError>
 
-  /** Rows of other batches of the account with one of these merchant ids (rejected rows excluded). */
+  /**
+   * Rows of other batches of the account with one of these merchant ids (rejected rows excluded),
+   * compared in canonical form (`canonicalId`): each match's `key` is that form.
+   */
   readonly existingIds: (
     accountId: AccountId,
     ids: ReadonlyArray<string>,

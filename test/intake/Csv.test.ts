@@ -124,6 +124,19 @@ describe("header", () => {
     })
   )
 
+  it.effect("refuses a tab- or pipe-separated file as such, saying a comma or a semicolon is expected (issue 30)", () =>
+    Effect.gen(function* () {
+      const tabs = yield* failure(parseCsvText(`${HEADER.replaceAll(",", "\t")}\n${row(1).replaceAll(",", "\t")}\n`))
+      expect(tabs._tag).toBe("CsvHeaderError")
+      expect(tabs.message).toBe("line 1: the file is tab-separated: payouts reads comma- or semicolon-separated files (save it as CSV)")
+      const pipes = yield* failure(parseCsvText(`${HEADER.replaceAll(",", " | ")}|meta.x\n${row(1).replaceAll(",", "|")}|y\n`))
+      expect(pipes.message).toBe("line 1: the file is pipe-separated (|): payouts reads comma- or semicolon-separated files (save it as CSV)")
+      // A one-column header that is no known column split otherwise stays an unknown column, its tab shown.
+      const other = yield* failure(parseCsvText("a\tb\n1\t2\n"))
+      expect(other.message).toContain(`unknown column "a<U+0009>b"`)
+    })
+  )
+
   it.effect("refuses duplicate columns, also through aliases, and empty meta keys", () =>
     Effect.gen(function* () {
       const dup = yield* failure(parseCsvText(`${HEADER},Amount\n`))

@@ -4,6 +4,7 @@ import { DateTime, Duration, Effect, Layer } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AccountId } from "../../src/domain/Ids.ts"
+import { hasInvisible } from "../../src/domain/Text.ts"
 import { checkOnThreads, dryRun, type DryRunInput } from "../../src/intake/DryRun.ts"
 import { NO_GUARDS } from "../../src/intake/Guards.ts"
 import { fileBatchId, intake } from "../../src/intake/Intake.ts"
@@ -34,7 +35,7 @@ const fileOf = (n: number, eol = "\n") => [HEADER, ...Array.from({ length: n }, 
 const StoreLive = (dir: string) => Layer.mergeAll(SqliteStateStore.layer({ filename: join(dir, "state.db") }), NodeContext.layer)
 
 /** The same file checked on this thread and on worker threads (chunks of `chunkChars`), with a store holding an earlier batch. */
-const both = (text: string | Uint8Array, options: { skipInvalid: boolean; allowRepeats?: boolean; chunkChars?: number }) =>
+const both = (text: string | Uint8Array, options: { skipInvalid: boolean; allowRepeats?: boolean; chunkChars?: number; withIntake?: boolean }) =>
   Effect.gen(function* () {
     const dir = tempDir()
     const earlier = join(dir, "earlier.csv")
@@ -59,7 +60,11 @@ const both = (text: string | Uint8Array, options: { skipInvalid: boolean; allowR
       const threads = yield* dryRun({ ...input, parallel: true })
       // Whether the worker threads really checked the file, or handed it to the streamed reader.
       const onThreads = yield* checkOnThreads(input).pipe(Effect.as(true), Effect.catchTags({ Fallback: () => Effect.succeed(false) }))
-      return { single, threads, onThreads }
+      // `payouts run`'s intake of the same file (which loads it): its errors, to compare with the dry runs'.
+      const run = options.withIntake === true
+        ? yield* intake({ accountId: ACCOUNT, file, skipInvalid: options.skipInvalid, allowRepeats: input.allowRepeats, repeatWindow: Duration.hours(24) })
+        : undefined
+      return { single, threads, onThreads, run }
     }).pipe(Effect.provide(StoreLive(dir)))
   })
 
@@ -94,5 +99,50 @@ describe("payouts validate on worker threads", () => {
         expect(threads).toEqual(single)
         expect(single._tag).toBe("Refused")
       }
+    }), 120_000)
+})
+
+describe("one identity for each id, spreadsheet residue (issue 30)", () => {
+  /** Rows of `fileOf` with, far apart (other chunks), the same ids written otherwise, an invisible character and error values. */
+  const N = 1_200
+  const tricky = (): string => {
+    const rows = Array.from({ length: N }, (_, i) => lineOf(i))
+    rows[40] = "S-1001,700,XAF,carrier1_cm,+237699000001,First,f1@example.com,,"
+    rows[300] = "s-1001,700,XAF,carrier1_cm,+237699000002,Lower,f2@example.com,,"
+    rows[500] = "S\uFF0D1001,700,XAF,carrier1_cm,+237699000003,Wide,f3@example.com,,"
+    rows[700] = "\u0405-1001,700,XAF,carrier1_cm,+237699000004,Cyrillic,f4@example.com,,"
+    rows[800] = "S-1002\u200B,700,XAF,carrier1_cm,+237699000005,Zero Width,f5@example.com,,"
+    rows[850] = "S-1003\u0430,700,XAF,carrier1_cm,+237699000006,Mixed,f6@example.com,,"
+    rows[900] = "S-1004,700,XAF,carrier1_cm,+237699000007,#REF!,f7@example.com,,"
+    rows[950] = "S-1005,700,XAF,carrier1_cm,+237699000008,Meta Residue,f8@example.com,, #n/a "
+    rows[17] = "old-2,700,XAF,carrier1_cm,+237699000009,Used Lower,f9@example.com,," // OLD-2 of the earlier batch
+    return [HEADER, ...rows].join("\n") + "\n"
+  }
+  /** The line of row i: the header, the rows before it, and the second line of each multi-line row (i % 23 === 9) before it. */
+  const lineOfRow = (i: number) => 2 + i + Array.from({ length: i }, (_, j) => j).filter((j) => j % 23 === 9).length
+
+  it.live("refuses the same rows for the same reasons on worker threads, on this thread, and in payouts run's intake", () =>
+    Effect.gen(function* () {
+      const text = tricky()
+      const { onThreads, run, single, threads } = yield* both(text, { skipInvalid: true, withIntake: true })
+      expect(onThreads).toBe(true)
+      expect(threads).toEqual(single)
+      expect(single._tag).toBe("Checked")
+      const errors = single._tag === "Checked" ? single.errors : []
+      expect(run?._tag === "Loaded" ? run.errors : []).toEqual(errors)
+      const reasonOf = (row: number) => errors.filter((e) => e.line === lineOfRow(row)).map((e) => `${e.column}: ${e.reason}`)
+      const first = lineOfRow(40)
+      expect(reasonOf(300)).toEqual([`id: duplicate id "s-1001": first used on line ${first}`])
+      expect(reasonOf(500)).toEqual([`id: duplicate id "S\uFF0D1001": first used on line ${first}`])
+      expect(reasonOf(700)).toEqual([`id: duplicate id "\u0405-1001": first used on line ${first}`])
+      expect(reasonOf(800)).toEqual([`id: id "S-1002<U+200B>" holds an invisible character U+200B at position 7: retype the id`])
+      expect(reasonOf(850)).toEqual([
+        `id: id "S-1003\u0430" mixes letters of two scripts (Latin and Cyrillic): U+0430 at position 7 is Cyrillic: retype the id`
+      ])
+      expect(reasonOf(900)).toEqual([`name: "#REF!" is a spreadsheet error value, not a value: fix the cell in the spreadsheet`])
+      expect(reasonOf(950)).toEqual([`meta.order: "#n/a" is a spreadsheet error value, not a value: fix the cell in the spreadsheet`])
+      expect(reasonOf(17)).toEqual([`id: id "old-2" was already used in earlier.csv line 4 (validated)`])
+      // No message holds an invisible character itself.
+      expect(errors.filter((e) => hasInvisible(e.reason))).toEqual([])
     }), 120_000)
 })

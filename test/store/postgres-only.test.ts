@@ -100,7 +100,7 @@ describe.skipIf(POSTGRES_ADAPTERS.length === 0)("PostgreSQL only", () => {
         Effect.flatMap(Schema.decodeUnknown(Pids)),
         Effect.orDie
       )
-      expect(applied.map((row) => row.pid)).toEqual([1, 2, 3, 4, 5])
+      expect(applied.map((row) => row.pid)).toEqual([1, 2, 3, 4, 5, 6, 7])
       yield* opened[0].store.createBatch(newBatch("b1"), rowInputs(3))
       expect((yield* opened[3].store.batch(ACCOUNT, B1).countByState()).validated).toBe(3)
       yield* Effect.all(opened.map((o) => o.close))

@@ -6,7 +6,10 @@
  * Where SQLite relied on its single writer for "at most one open alarm or halt per account", a
  * partial unique index says it here, across machines.
  */
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
+import { backfillIdKeys } from "../IdKeys.ts"
 import type { Access } from "./Transaction.ts"
 
 const KEY = `text COLLATE "C"`
@@ -178,13 +181,29 @@ const claimable: ReadonlyArray<string> = [
 /** Issue 30: one phone, one recipient against history; rows sent or maybe sent only (intent_at set). */
 const rowsByPhone: ReadonlyArray<string> = [`CREATE INDEX rows_by_phone ON rows (account_id, phone) WHERE intent_at IS NOT NULL`]
 
-export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<string>]> = [
+/** A statement, or a step that needs code (a value SQL cannot compute). */
+type Statement = string | ((sql: SqlClient.SqlClient) => Effect.Effect<void, SqlError>)
+
+/**
+ * Issue 30: ids compared in one canonical form (`canonicalId`: `S-1001`, `s-1001` and a full-width or
+ * Cyrillic look-alike are one id), kept beside the id as written; the lookup by id uses it alone.
+ * The canonical form of ids already stored is computed in TypeScript (SQL's lower() is ASCII only).
+ */
+const idKeys: ReadonlyArray<Statement> = [
+  `ALTER TABLE rows ADD COLUMN id_key ${KEY}`,
+  (sql) => backfillIdKeys(sql, sql`row_id !~ '^[!-~]*$'`),
+  `CREATE INDEX rows_by_id_key ON rows (account_id, id_key) WHERE id_key IS NOT NULL`,
+  `DROP INDEX rows_by_row_id`
+]
+
+export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<Statement>]> = [
   [1, "store", store],
   [2, "registers", registers],
   [3, "claim_nonce", claimNonce],
   [4, "retries", retries],
   [5, "claimable", claimable],
-  [6, "rows_by_phone", rowsByPhone]
+  [6, "rows_by_phone", rowsByPhone],
+  [7, "id_keys", idKeys]
 ]
 
 export const MIGRATIONS_TABLE = "store_migrations"
@@ -218,7 +237,7 @@ export const runMigrations = (db: Access, schema: string) => {
       const done = new Set(applied.map((m) => m.migrationId))
       for (const [id, name, statements] of MIGRATIONS) {
         if (done.has(id)) continue
-        for (const statement of statements) yield* sql.unsafe(statement)
+        for (const statement of statements) yield* typeof statement === "string" ? sql.unsafe(statement) : statement(sql)
         yield* sql`INSERT INTO ${sql(MIGRATIONS_TABLE)} ${sql.insert({ migration_id: id, name })}`
       }
     })

@@ -3,6 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Duration, Effect, Option, Predicate, Stream } from "effect"
 import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from "../Model.ts"
 import { emptyCounts } from "../RowState.ts"
+import { canonicalId } from "../../domain/Text.ts"
 import type { BatchSummary, StoreDriver } from "../StoreDriver.ts"
 import { BATCH_COLUMNS, chunksOf, decodeBatches, decodeCounts } from "./Queries.ts"
 import type { WriteTransaction } from "./Transaction.ts"
@@ -23,6 +24,8 @@ const toRecord = (batchId: string, accountId: string, now: number) => (row: RowI
   idx: row.idx,
   line: row.line,
   row_id: row.rowId,
+  // The id as written is kept; other batches' ids are compared with this form (canonicalId).
+  id_key: row.rowId === null ? null : canonicalId(row.rowId),
   token: row.token,
   repeat_key: row.repeatKey,
   operator: row.operator,

@@ -13,7 +13,7 @@ export const sqliteMatches =
       // INDEXED BY: left to itself, SQLite walks every row of the account in primary-key order to
       // skip the sort, one full scan per chunk of keys (quadratic over a big intake).
       sql`SELECT r.${sql.literal(column)} AS key, r.batch_id, b.file_name, r.idx, r.line, r.state
-        FROM rows r INDEXED BY ${sql.literal(column === "row_id" ? "rows_by_row_id" : "rows_by_repeat_key")}
+        FROM rows r INDEXED BY ${sql.literal(column === "id_key" ? "rows_by_id_key" : "rows_by_repeat_key")}
         JOIN batches b ON b.account_id = r.account_id AND b.batch_id = r.batch_id
         WHERE r.account_id = ${accountId} AND r.${sql.literal(column)} IN ${sql.in(chunk)}
           AND r.batch_id <> ${excludeBatchId} AND r.state <> 'rejected' ${extra}

@@ -2,6 +2,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { backfillIdKeys } from "../IdKeys.ts"
 
 const initial = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -174,6 +175,18 @@ const rowsByPhone = Effect.gen(function* () {
   yield* sql`CREATE INDEX rows_by_phone ON rows (account_id, phone) WHERE intent_at IS NOT NULL`
 })
 
+/**
+ * Issue 30: ids compared in one canonical form (`canonicalId`: `S-1001`, `s-1001` and a full-width or
+ * Cyrillic look-alike are one id), kept beside the id as written; the lookup by id uses it alone.
+ */
+const idKeys = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE rows ADD COLUMN id_key TEXT`
+  yield* backfillIdKeys(sql, sql`row_id GLOB '*[^!-~]*'`)
+  yield* sql`CREATE INDEX rows_by_id_key ON rows (account_id, id_key) WHERE id_key IS NOT NULL`
+  yield* sql`DROP INDEX rows_by_row_id`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_mirror": mirror,
@@ -181,7 +194,8 @@ export const loader = Migrator.fromRecord({
   "0004_approvals_halts": approvalsAndHalts,
   "0005_registers": registers,
   "0006_retries": retries,
-  "0007_rows_by_phone": rowsByPhone
+  "0007_rows_by_phone": rowsByPhone,
+  "0008_id_keys": idKeys
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"
