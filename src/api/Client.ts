@@ -17,6 +17,7 @@ import {
   MobileMoneyPayinResponse,
   PayoutRequest,
   PayoutResponse,
+  StatusRecord,
   StatusResponse,
   SummaryResponse,
   TransactionsResponse,
@@ -226,7 +227,10 @@ export const make = Effect.gen(function*() {
   const status = Effect.fnUntraced(function*(reference: string) {
     const url = `${base}/payment/status/${encodeURIComponent(reference)}`
     const response = yield* getJson("status", HttpClientRequest.get(url), decodeStatus, reference)
-    return response.data
+    // The description is the service's words, kept as a failed row's error: scrubbed and bounded like any.
+    const description = response.data.status_description
+    const scrubbed = description === null || description === undefined ? description : scrub(description)
+    return scrubbed === description ? response.data : new StatusRecord({ ...response.data, status_description: scrubbed }, true)
   })
 
   const payout = Effect.fnUntraced(function*(body: PayoutRequest, mayStillSend?: Effect.Effect<boolean>) {

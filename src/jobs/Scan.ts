@@ -6,6 +6,7 @@ import { Effect, Stream } from "effect"
 import { basename } from "node:path"
 import { formatAmount } from "../domain/Money.ts"
 import { estimateFee } from "../run/Preflight.ts"
+import { SharedPhones } from "../intake/SharedPhones.ts"
 import { validateCsvFile } from "../intake/Validate.ts"
 
 export interface CurrencyPlan {
@@ -70,7 +71,8 @@ export const scanFile = (path: string, feePercent: FeeRule) =>
     let rows = 0
     let invalid = 0
     const valid = controlTally()
-    yield* validateCsvFile(path, { fileName: basename(path), allowRepeats: true }).pipe(
+    // Every row a run may pay is counted: repeats and shared phones too (the run refuses them, or not, by its options).
+    yield* validateCsvFile(path, { fileName: basename(path), allowRepeats: true, sharedPhones: new SharedPhones(true) }).pipe(
       Stream.runForEach((row) =>
         Effect.sync(() => {
           rows += 1

@@ -2,7 +2,7 @@
  * The `echo_secret` fault: a careless service that echoes the caller's credentials back, in one of
  * the spellings a client's scrubbing must still find. A share of the requests is refused (422, before
  * any work) with the key and secret in its message; every other answer carries them too, in the
- * message of a refusal or in an extra `echo` field of a success.
+ * message of a refusal, or in an extra `echo` field of a success (and its record's status_description).
  */
 import { HttpServerResponse } from "@effect/platform"
 import { answerA, isObject } from "./Http.ts"
@@ -66,6 +66,9 @@ export const withEcho = (response: HttpServerResponse.HttpServerResponse, echo: 
     return response
   }
   if (!isObject(json)) return response
-  const echoed = json.success === false && typeof json.message === "string" ? { ...json, message: `${json.message} (${echo})` } : { ...json, echo }
+  const data = json.data
+  // A status record's description is stored by the client as a failed row's error: echo there too.
+  const described = isObject(data) && typeof data.status_description === "string" ? { data: { ...data, status_description: `${data.status_description} (${echo})` } } : {}
+  const echoed = json.success === false && typeof json.message === "string" ? { ...json, message: `${json.message} (${echo})` } : { ...json, echo, ...described }
   return HttpServerResponse.text(JSON.stringify(echoed), { status: response.status, contentType: "application/json", headers: response.headers })
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { approve } from "../../src/jobs/Approval.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { admin, ordinaryPhone, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
@@ -47,6 +48,33 @@ describe("a phone paid before under another name", () => {
         rows: [{ line: 3, phone: MASKED, name: "Jean Dupont", earlier_name: "Amina Bello", earlier_batch: expect.any(String), earlier_file: "week1.csv", earlier_line: 2 }]
       })
       expect((yield* admin(sandbox).payouts).length).toBe(1)
+    }), 120_000)
+
+  it.scopedLive("under --allow-shared-phone, an approved batch with a shared phone is paid whole: its control totals count every row", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+      const root = join(tempDir("payouts-jobs-"), "jobs")
+      mkdirSync(root, { recursive: true })
+      writeCsv(root, "family.csv", [
+        { id: "F-1", amount: "1000", phone: PHONE, name: "Amina Bello" },
+        { id: "F-2", amount: "2000", phone: PHONE, name: "Jean Dupont" }
+      ])
+      const folder = jobFolder(root)
+      yield* Effect.gen(function* () {
+        const watcher = yield* watcherFor(sandbox, { root, requireApproval: true, request: { allowSharedPhone: true } })
+        yield* watcher.scan
+        yield* watcher.idle
+        const request = JSON.parse(readFileSync(join(folder.awaiting, "family.approval.json"), "utf8"))
+        expect(request.rows).toBe(2)
+        yield* approve(folder, request.batch_id, "alice")
+        yield* watcher.scan
+        yield* watcher.idle
+      }).pipe(Effect.provide(layersFor(sandbox, stateIn(root))))
+      const summary = JSON.parse(readFileSync(join(folder.done, "family.summary.json"), "utf8"))
+      expect(summary.counts).toEqual({ completed: 2 })
+      expect(summary.allow_shared_phone).toBe(true)
+      expect(summary.shared_phones.count).toBe(1)
+      expect((yield* admin(sandbox).payouts).length).toBe(2)
     }), 120_000)
 
   it.scopedLive("is on the confirmation screen before paying", () =>

@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { cli, FAST } from "../cli/binarySupport.ts"
 import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { ECHO_FORMS } from "../../src/sandbox/EchoSecret.ts"
+import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
 import { leaksIn } from "./support/Spellings.ts"
 
 const KEY = "pk_live_Ab/Cd+Ef-42Key"
@@ -33,7 +34,11 @@ describe("secrets echoed by the service never leave (the binary)", () => {
 
         // Half the payouts refused with the echo (their rows failed), the rest answered with it.
         yield* admin(sandbox).faults(`wallet.echo_secret=${form}:0,payout.echo_secret=${form}:0.5,status.echo_secret=${form}:0,transactions.echo_secret=${form}:0,seed=3`)
-        const file = writeCsv(dir, "sellers.csv", Array.from({ length: 6 }, (_, i) => ({ id: `S-${i}`, amount: String(1000 + i), phone: ordinaryPhone(i) })))
+        // The last rows' payouts fail at the operator: a status record's description (echoing) becomes a row's error.
+        const file = writeCsv(dir, "sellers.csv", [
+          ...Array.from({ length: 6 }, (_, i) => ({ id: `S-${i}`, amount: String(1000 + i), phone: ordinaryPhone(i) })),
+          ...[1500, 1600, 1700].map((amount, i) => ({ id: `F-${i}`, amount: String(amount), phone: PAYOUT_NUMBERS.CM.failure }))
+        ])
         const out = join(dir, "out")
         const run = yield* cli(sandbox, state, ["run", file, ...FAST, "--out", out, "--json"])
         printed.push(run.stdout, run.stderr)
