@@ -24,7 +24,8 @@ interface Line {
   readonly phone: number
 }
 
-const cells = (l: Line, i: number) => [l.id ?? "", String(l.amount), "XAF", "carrier1_cm", ordinaryPhone(l.phone), `Seller ${i}`, `s${i}@example.com`]
+// Rows of one phone are one recipient's (one phone, one recipient: another name would be refused).
+const cells = (l: Line, i: number) => [l.id ?? "", String(l.amount), "XAF", "carrier1_cm", ordinaryPhone(l.phone), `Seller ${l.phone}`, `s${i}@example.com`]
 
 /** The same table written as a spreadsheet might re-save it. */
 const render = (lines: ReadonlyArray<Line>, style: { crlf: boolean; bom: boolean; quoted: boolean }) => {
