@@ -5,6 +5,7 @@
  */
 import { Either } from "effect"
 import { MinorUnits } from "./Ids.ts"
+import { visible } from "./Text.ts"
 
 const MINOR_DIGITS: Readonly<Record<string, number>> = { XAF: 0, XOF: 0, NGN: 2, GHS: 2, USD: 2, EUR: 2 }
 
@@ -34,16 +35,16 @@ const ambiguous = (text: string, currency: string, digits: number): string => {
 export const parseAmount = (text: string, currency: string): Either.Either<MinorUnits, string> => {
   const trimmed = text.trim()
   if (trimmed === "") return Either.left("amount is empty")
-  if (EXPONENT.test(trimmed)) return Either.left(`amount "${trimmed}" must be a plain decimal, not an exponent`)
+  if (EXPONENT.test(trimmed)) return Either.left(`amount "${visible(trimmed)}" must be a plain decimal, not an exponent`)
   if (/^-\d/.test(trimmed)) return Either.left("amount must be greater than zero")
   // \u2019 (’, a Swiss separator) escaped: the bundle stays ASCII, which Node reads into a string of one byte a character.
   if (/^\+?\d[\d,\s'\u2019]*[,\s'\u2019]\d/.test(trimmed)) {
-    return Either.left(`amount "${trimmed}" must use "." for decimals and no thousands separators`)
+    return Either.left(`amount "${visible(trimmed)}" must use "." for decimals and no thousands separators`)
   }
   const digits = minorDigits(currency)
   if (DOT_GROUPED.test(trimmed)) return Either.left(ambiguous(trimmed, currency, digits))
   const match = DECIMAL.exec(trimmed)
-  if (match === null) return Either.left(`amount "${trimmed}" is not a decimal number`)
+  if (match === null) return Either.left(`amount "${visible(trimmed)}" is not a decimal number`)
   // Where XAF and XOF are spent "100.000" is a hundred thousand: three decimals that the currency
   // cannot have are read as a thousands group, never silently as 100.
   if ((match[2] ?? "").length === 3 && digits < 3 && /[1-9]/.test(match[1])) return Either.left(ambiguous(trimmed, currency, digits))

@@ -5,6 +5,7 @@
 import { Either } from "effect"
 import { parsePhoneNumberFromString } from "libphonenumber-js/max"
 import { type Country, COUNTRY_NAMES, isCountry } from "./Operators.ts"
+import { visible } from "./Text.ts"
 
 /** The number types a payout may go to (libphonenumber's names). */
 export const MOBILE_TYPES: ReadonlySet<string> = new Set(["MOBILE", "FIXED_LINE_OR_MOBILE"])
@@ -18,7 +19,7 @@ const SCIENTIFIC = /^[+-]?[0-9]+(?:[.,][0-9]*)?[eE][+-]?[0-9]+$/
 
 /** Why a phone cell written in scientific notation is refused: its digits are gone, not hidden. */
 export const scientificNotation = (text: string): string =>
-  `"${text}" is in scientific notation: a spreadsheet lost its digits; format the column as text and re-enter the numbers`
+  `"${visible(text)}" is in scientific notation: a spreadsheet lost its digits; format the column as text and re-enter the numbers`
 
 /** A number ending in 4 or more zeros: what a spreadsheet's rounding of a long number leaves behind. */
 export const hasTrailingZeros = (e164: string): boolean => /0000$/.test(e164)
@@ -32,18 +33,18 @@ export const normaliseMobile = (raw: string, country: Country): Either.Either<st
   if (text === "") return Either.left("phone number is empty")
   if (SCIENTIFIC.test(text)) return Either.left(scientificNotation(text))
   if (!PHONE_CHARACTERS.test(text)) {
-    return Either.left(`"${text}" is not a phone number: only digits, spaces, + - . ( ) / are allowed`)
+    return Either.left(`"${visible(text)}" is not a phone number: only digits, spaces, + - . ( ) / are allowed`)
   }
   const parsed = parsePhoneNumberFromString(text, country)
-  if (parsed === undefined) return Either.left(`"${text}" is not a phone number`)
+  if (parsed === undefined) return Either.left(`"${visible(text)}" is not a phone number`)
   if (parsed.country !== undefined && parsed.country !== country) {
-    return Either.left(`"${text}" is a number of ${countryName(parsed.country)}, not ${countryName(country)}`)
+    return Either.left(`"${visible(text)}" is a number of ${countryName(parsed.country)}, not ${countryName(country)}`)
   }
   // With full ("max") metadata, a number has a type exactly when it is valid (libphonenumber's isValid
   // is getType() !== undefined there): one lookup instead of two, the phone check being most of a row's cost.
   const type = parsed.getType()
-  if (type === undefined) return Either.left(`"${text}" is not a valid ${countryName(country)} number`)
-  if (!MOBILE_TYPES.has(type)) return Either.left(`"${text}" is not a mobile number (${type.toLowerCase().replace(/_/g, " ")})`)
+  if (type === undefined) return Either.left(`"${visible(text)}" is not a valid ${countryName(country)} number`)
+  if (!MOBILE_TYPES.has(type)) return Either.left(`"${visible(text)}" is not a mobile number (${type.toLowerCase().replace(/_/g, " ")})`)
   return Either.right(parsed.number)
 }
 

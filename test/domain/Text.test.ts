@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
 import { canonicalId, hasInvisible, mixedScript } from "../../src/domain/Text.ts"
+import { parseAmount } from "../../src/domain/Money.ts"
+import { normaliseMobile } from "../../src/domain/Phone.ts"
 import { mintToken } from "../../src/domain/Token.ts"
 import { checkId, isSpreadsheetError } from "../../src/intake/ValidateRules.ts"
 
@@ -81,5 +83,13 @@ describe("spreadsheet error values (issue 30)", () => {
     const french = ["#VALEUR!", "#NOM?", "#NUL!", "#NOMBRE!", "#PROPAGATION!"]
     for (const value of [...errors, ...french, " #ref! ", "#n/a", "#Valeur!"]) expect(isSpreadsheetError(value), value).toBe(true)
     for (const value of ["#REF", "REF!", "#1", "Shop #REF!", "", "#", "N/A"]) expect(isSpreadsheetError(value), value).toBe(false)
+  })
+})
+
+describe("messages that quote a value (issue 30)", () => {
+  it("show an amount's or a phone's invisible character by code point, never raw", () => {
+    const left = (e: Either.Either<unknown, string>) => Either.match(e, { onLeft: (l) => l, onRight: () => "accepted" })
+    expect(left(parseAmount("10\u200B00", "XAF"))).toBe(`amount "10<U+200B>00" is not a decimal number`)
+    expect(left(normaliseMobile("677\u200B123456", "CM"))).toContain(`"677<U+200B>123456" is not a phone number`)
   })
 })
