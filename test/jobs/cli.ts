@@ -2,10 +2,15 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
 import { createServer } from "node:net"
-import { resolve } from "node:path"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import type { Sandbox } from "../run/support.ts"
 
 const BIN = resolve("bin/payouts.js")
+
+/** The default store of these children (no PAYOUTS_STATE): one per test file, never the user's own. */
+const STATE_HOME = mkdtempSync(join(tmpdir(), "payouts-state-home-"))
 
 /** Timings that keep a test short; the rest as a user would run it. */
 export const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--lease-ttl", "3s", "--request-timeout", "2s", "--settle", "0s", "--scan-every", "200ms"]
@@ -31,7 +36,7 @@ export const payouts = (service: Service, args: ReadonlyArray<string>, env: Read
     Effect.sync((): Proc => {
       const { PAYOUTS_STATE: _s, PAYOUTS_APPROVERS: _a, PAYOUTS_SUBMITTED_BY: _b, ...inherited } = process.env
       const child = spawn(process.execPath, [BIN, ...args], {
-        env: { ...inherited, PAYOUTS_BASE_URL: service.baseUrl, PAYOUTS_API_KEY: service.key, PAYOUTS_API_SECRET: service.secret, ...env },
+        env: { ...inherited, PAYOUTS_BASE_URL: service.baseUrl, PAYOUTS_API_KEY: service.key, PAYOUTS_API_SECRET: service.secret, XDG_STATE_HOME: STATE_HOME, ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })
       let out = ""
