@@ -4,7 +4,7 @@
  * rows are read, before the store's write completes), and a look after each run.
  */
 import { FileSystem } from "@effect/platform"
-import { Data, Effect, Option, Predicate, Ref, Stream } from "effect"
+import { Data, Effect, Option, Predicate, Ref, Schedule, Stream } from "effect"
 import { type NewBatch, type RowInput, StoreError } from "../store/Model.ts"
 import { StateStore, type StateStoreShape } from "../store/StateStore.ts"
 import { changedSince, type Fingerprint } from "./TakenFile.ts"
@@ -41,4 +41,34 @@ export const guardFile = (csv: string, taken: Fingerprint) =>
       /** The first change seen, by a check or by the store's guard. */
       changed: Ref.get(changed)
     } as const
+  })
+
+/** How often a run's file is looked at while it pays: a stat, no read. */
+const WATCH_EVERY = "500 millis"
+
+/**
+ * While a run pays, its file's size and mtime are looked at every half second: a copy that stalled
+ * past the settle time and goes on, or a save over it, pauses the run (no new payout; what was sent
+ * is followed) and the job sends the file to `attention/` once the run ends. The hold is the reason.
+ */
+export const watchDuringRun = (csv: string, taken: Fingerprint) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const reason = yield* Ref.make<string | undefined>(undefined)
+    const look = fs.stat(csv).pipe(
+      Effect.map((info) => {
+        const size = Number(info.size)
+        const mtimeMs = Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
+        if (size > taken.size) return `it grew from ${taken.size} to ${size} bytes after it was taken`
+        if (size < taken.size) return `it shrank from ${taken.size} to ${size} bytes after it was taken`
+        return mtimeMs === taken.mtimeMs ? undefined : "it was written to after it was taken (its modification time changed)"
+      }),
+      Effect.orElseSucceed(() => "it can no longer be read"),
+      Effect.flatMap((change) =>
+        change === undefined ? Effect.succeed(false) : Effect.as(Ref.set(reason, `the file changed while it was read: ${change}`), true)
+      )
+    )
+    // Once changed, it stays changed: the look stops.
+    yield* look.pipe(Effect.repeat({ schedule: Schedule.spaced(WATCH_EVERY), until: (changed) => changed }), Effect.forkScoped)
+    return Ref.get(reason)
   })

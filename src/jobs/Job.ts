@@ -9,7 +9,7 @@
  * after approval, is put up for approval again as the new batch it is, and never paid under the old one.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, Data, DateTime, Effect, Either, Option, Schema } from "effect"
+import { Clock, Context, Data, DateTime, Effect, Either, Option, Schema, Scope } from "effect"
 import { basename } from "node:path"
 import { EXIT_ATTENTION } from "../run/ExitCode.ts"
 import { fileBatchId } from "../intake/Intake.ts"
@@ -22,7 +22,8 @@ import { isDeadLocalOwner } from "../run/Lease.ts"
 import { type ApprovalFile, type ApprovalPolicy, approvalOf, approverRefusal, currentWhat, whatDiffers, writeApproval } from "./Approval.ts"
 import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { type JobFolder, moveBatch, outputOf } from "./JobFolder.ts"
-import { FileChangedAfterTaken, guardFile } from "./FileGuard.ts"
+import { FileChangedAfterTaken, guardFile, watchDuringRun } from "./FileGuard.ts"
+import { RunHold } from "../run/Safeguards.ts"
 import { changeOf, fingerprintOf, recordTaken, takenOf } from "./TakenFile.ts"
 import { FileChanged } from "../intake/FileBytes.ts"
 import { visible } from "../domain/Text.ts"
@@ -269,7 +270,17 @@ export const processJob = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, 
     const change = changeOf(taken, now)
     if (change !== undefined) return yield* changedFile(csv, settings.folder, taken.batchId, change)
     const guard = yield* guardFile(csv, taken)
-    const run: RunFile<E | FileChangedAfterTaken, R> = (file, dryRun) => Effect.tap(runFile(file, dryRun), () => guard.check)
+    const fs = yield* FileSystem.FileSystem
+    const watch = Effect.provideService(watchDuringRun(csv, taken), FileSystem.FileSystem, fs)
+    const run: RunFile<E | FileChangedAfterTaken, R> = (file, dryRun) =>
+      Effect.acquireUseRelease(
+        Scope.make(),
+        (scope) =>
+          Effect.flatMap(Scope.extend(watch, scope), (hold) =>
+            Effect.mapInputContext(runFile(file, dryRun), (context: Context.Context<R>) => Context.add(context, RunHold, hold)))
+        ,
+        (scope, exit) => Scope.close(scope, exit)
+      ).pipe(Effect.tap(() => guard.check))
     return yield* jobOf(settings, run, csv, taken.batchId).pipe(
       Effect.provideService(StateStore, guard.store),
       Effect.catchAll((error) =>

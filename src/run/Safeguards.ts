@@ -41,6 +41,12 @@ export const describeHalt = (halt: Halt) => `account halted by ${halt.by} at ${n
 
 const percent = (x: number) => `${Math.round(x * 100)}%`
 
+/**
+ * A reason to send no new payout, given from outside the run (a job whose file changed after it was
+ * taken): asked before each claim and each POST, so it must be cheap (a Ref read).
+ */
+export class RunHold extends Context.Tag("run/RunHold")<RunHold, Effect.Effect<string | undefined>>() {}
+
 const make = Effect.gen(function* () {
   const { accountId, batchStore, settings: run } = yield* RunContext
   const settings: SafeguardSettings = { ...DEFAULT_SAFEGUARDS, ...run.safeguards }
@@ -53,6 +59,12 @@ const make = Effect.gen(function* () {
   let failures = 0
 
   const pause = (reason: string) => Ref.update(paused, (current) => current ?? reason)
+  const outside = yield* Effect.serviceOption(RunHold)
+  // A hold from outside (the job's look at its file) pauses the batch the first time it says why.
+  const pausedNow: Effect.Effect<string | undefined> = Option.match(outside, {
+    onNone: () => Ref.get(paused),
+    onSome: (hold) => Effect.flatMap(hold, (why) => (why === undefined ? Ref.get(paused) : Effect.zipRight(pause(why), Ref.get(paused))))
+  })
   const halt = yield* makeHaltWatch(accountId)
   const haltedAtStart = yield* halt
   if (Option.isSome(haltedAtStart)) {
@@ -97,7 +109,7 @@ const make = Effect.gen(function* () {
     })
 
   const reason = Effect.gen(function* () {
-    const whole = yield* Ref.get(paused)
+    const whole = yield* pausedNow
     if (whole !== undefined) return whole
     const open = yield* Ref.get(circuits)
     if (open.size === 0) return undefined
@@ -109,10 +121,10 @@ const make = Effect.gen(function* () {
     observe,
     sending: (idx, operator) => void operators.set(idx, operator),
     pause,
-    paused: Ref.get(paused),
+    paused: pausedNow,
     openCircuits: Ref.get(circuits),
     holds: (operator: string) =>
-      Effect.map(Effect.all([Ref.get(paused), Ref.get(circuits)]), ([p, open]) => p !== undefined || open.has(operator)),
+      Effect.map(Effect.all([pausedNow, Ref.get(circuits)]), ([p, open]) => p !== undefined || open.has(operator)),
     reason,
     halt
   } satisfies SafeguardsShape

@@ -43,6 +43,27 @@ describe("payouts watch: files that change or have unusual names", () => {
       yield* watch.exit
     }), 180_000)
 
+  it.scopedLive("a file that grows while its run pays pauses the run: no new payout after the change, the batch in attention/", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox({ timeScale: 600, payoutDelaySeconds: 10 })
+      const root = join(tempDir("payouts-grow-"), "jobs")
+      mkdirSync(root, { recursive: true })
+      writeFileSync(join(root, "grow.csv"), HEADER + "\n" + rows("FIRST", 1, 40))
+      // Two payouts a second: the run of 40 rows is still paying when the file grows.
+      const watch = yield* payouts(serviceOf(sandbox), ["watch", root, ...WATCH, "--settle", "300ms", "--rate", "2"])
+      const firstPaid = Effect.map(admin(sandbox).payouts, (paid) => paid.length)
+      yield* until("a first payout of the file", Effect.map(firstPaid, (n) => n >= 2), 60_000)
+      appendFileSync(join(root, "processing", "grow.csv"), rows("LATE", 41, 2))
+      yield* until("the batch in attention/", Effect.sync(() => existsSync(join(root, "attention", "grow.csv"))), 90_000)
+      const paid = yield* admin(sandbox).payouts
+      expect(paid.filter((p) => p.description.includes("LATE-"))).toEqual([])
+      // Paused at the change: the rest of the 40 rows was never sent.
+      expect(paid.length).toBeLessThan(40)
+      expect(readFileSync(join(root, "attention", "grow.attention.txt"), "utf8")).toContain("the file changed while it was read: it grew from")
+      watch.child.kill("SIGTERM")
+      yield* watch.exit
+    }), 180_000)
+
   it.scopedLive("a 250-character file name is paid and ends in done/ with its ledger; payouts run writes its outputs", () =>
     Effect.gen(function* () {
       const sandbox = yield* startSandbox({ timeScale: 600, payoutDelaySeconds: 10 })

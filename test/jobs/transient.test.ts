@@ -10,7 +10,8 @@ import { join } from "node:path"
 import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { closedPort, FAST, healthUrl, payouts, payoutsDone, serviceOf, until } from "./cli.ts"
 
-const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : [])
+// As `ls` shows a folder: without the hidden `.NAME.taken` the watcher keeps beside a file it took.
+const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith(".")).sort() : [])
 
 const sellers = (n: number, prefix: string, offset = 0) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(offset + i) }))

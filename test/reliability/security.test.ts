@@ -255,10 +255,9 @@ describe("paths", () => {
       const inner = join(dir, "jobs")
       mkdirSync(inner)
       const file = join(inner, "paths.csv")
-      const phone = ordinaryPhone(3)
       const evil = ["../../escaped.csv", "/tmp/escaped-abs.csv", "..\\..\\escaped-win.csv"]
       const lines = ["id,amount,currency,operator,phone,name,email,description,meta.file"]
-      evil.forEach((p, i) => lines.push(`P${i},${1000 + i},XAF,carrier1_cm,${phone},Name ${i},n${i}@example.com,${p},${p}`))
+      evil.forEach((p, i) => lines.push(`P${i},${1000 + i},XAF,carrier1_cm,${ordinaryPhone(3 + i)},Name ${i},n${i}@example.com,${p},${p}`))
       const { writeFileSync } = yield* Effect.promise(() => import("node:fs"))
       writeFileSync(file, `${lines.join("\n")}\n`)
       expect((yield* run(sandbox, { file, state: join(dir, "state.db") })).exitCode).toBe(0)
