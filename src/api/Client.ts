@@ -184,7 +184,11 @@ export const make = Effect.gen(function*() {
   interface Cursor {
     readonly request: HttpClientRequest.HttpClientRequest
     readonly expectedPage: number
+    readonly pagesRead: number
   }
+
+  // A listing that never ends (pages that keep coming, a total that lies) is refused, not read forever.
+  const LISTING_PAGES_MAX = 2_000
 
   const nextPage = (filters: TransactionFilters, cursor: Cursor) =>
     Effect.flatMap(fetchPage(cursor.request), (page) => {
@@ -198,12 +202,20 @@ export const make = Effect.gen(function*() {
       if (current_page >= total_pages || page.transactions.length === 0) {
         return Effect.succeed([chunk, Option.none<Cursor>()] as const)
       }
+      if (cursor.pagesRead + 1 >= LISTING_PAGES_MAX) {
+        return Effect.fail(
+          new UnexpectedResponse({
+            status: 200,
+            excerpt: `the listing did not end within ${LISTING_PAGES_MAX} pages (it claims ${total_pages}): narrow the dates or filters`
+          })
+        )
+      }
       const request = onService(links.next)
         ? HttpClientRequest.get(links.next)
         : HttpClientRequest.get(`${base}/wallet/transactions`).pipe(
           HttpClientRequest.setUrlParams(queryOf({ ...filters, page: current_page + 1 }))
         )
-      return Effect.succeed([chunk, Option.some<Cursor>({ request, expectedPage: current_page + 1 })] as const)
+      return Effect.succeed([chunk, Option.some<Cursor>({ request, expectedPage: current_page + 1, pagesRead: cursor.pagesRead + 1 })] as const)
     })
 
   const transactionStream = (filters: TransactionFilters = {}): Stream.Stream<WalletTransaction, ClientError> =>
@@ -212,7 +224,8 @@ export const make = Effect.gen(function*() {
         request: HttpClientRequest.get(`${base}/wallet/transactions`).pipe(
           HttpClientRequest.setUrlParams(queryOf(filters))
         ),
-        expectedPage: filters.page ?? 1
+        expectedPage: filters.page ?? 1,
+        pagesRead: 0
       },
       (cursor) => nextPage(filters, cursor)
     ).pipe(Stream.withSpan("PaymentClient.transactionStream"))

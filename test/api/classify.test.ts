@@ -425,6 +425,22 @@ describe.each(TRANSPORTS)("PaymentClient classification over %s", (_, transport)
         })
     ))
 
+  it.scopedLive("transactionStream stops at 2,000 pages of a listing that never ends, saying so", () =>
+    withServer(
+      (req) => {
+        const page = Number(new URL(req.url, "http://x").searchParams.get("page") ?? "1")
+        const pagination = { ...F.pagination, total: 1_000_000_000, current_page: page, total_pages: 10_000_000, links: { next: null } }
+        return { status: 200, json: { ...F.transactionsBody, data: { ...F.transactionsBody.data, pagination } } }
+      },
+      (server, client) =>
+        Effect.gen(function*() {
+          const error = yield* failureOf(Stream.runDrain(client.transactionStream()))
+          expect(error._tag).toBe("UnexpectedResponse")
+          expect(error.message).toContain("did not end within 2000 pages (it claims 10000000)")
+          expect(server.received.length).toBe(2_000)
+        })
+    ), 120_000)
+
   it.scopedLive("transactionStream fails rather than loop when pagination does not advance", () =>
     withServer(
       always({
