@@ -16,6 +16,8 @@ interface Seen {
   readonly mtime: number
   /** Once the file looks quiet: its size, mtime and hash then. */
   readonly print?: Fingerprint
+  /** The same print at two looks: not hashed again while its size and mtime hold (it is at its claim). */
+  readonly settled?: boolean
 }
 
 export const makeArrivals = (settleMs: number) =>
@@ -40,14 +42,23 @@ export const makeArrivals = (settleMs: number) =>
           const mtime = Option.match(info.value.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
           const previous = seen.get(name)
           const quiet = settleMs <= 0 || now - mtime >= settleMs
-          // Hashed only once it looks quiet: a file still being written is not read whole at every look.
-          const print = quiet ? yield* fingerprintOf(join(dir, name)).pipe(Effect.option) : Option.none()
-          seen.set(name, { size, mtime, ...(Option.isSome(print) ? { print: print.value } : {}) })
-          if (Option.isNone(print)) continue
+          // Hashed only once it looks quiet: a file still being written is not read whole at every look;
+          // nor is one found unchanged twice (a file waiting for its schedule) while its size and mtime hold.
+          const known = previous?.settled === true && previous.size === size && previous.mtime === mtime ? previous.print : undefined
+          const print = known !== undefined
+            ? Option.some(known)
+            : quiet
+            ? yield* fingerprintOf(join(dir, name)).pipe(Effect.option)
+            : Option.none()
+          if (Option.isNone(print)) {
+            seen.set(name, { size, mtime })
+            continue
+          }
           const unchanged =
             settleMs <= 0 ||
             previous === undefined ||
             (previous.print !== undefined && previous.print.batchId === print.value.batchId && previous.print.size === print.value.size && previous.print.mtimeMs === print.value.mtimeMs)
+          seen.set(name, { size, mtime, print: print.value, settled: unchanged })
           if (unchanged) {
             out.push(name)
             prints.set(name, print.value)
