@@ -12,12 +12,15 @@ import { fileBatchId } from "../intake/FileBatchId.ts"
 export const Fingerprint = Schema.Struct({ size: Schema.Number, mtimeMs: Schema.Number, batchId: BatchId })
 export type Fingerprint = typeof Fingerprint.Type
 
-/** Size and mtime first, then the hash: a write during the hash shows as a changed size or mtime. */
+/**
+ * The hash, then size and mtime: a write that lands while the file is hashed shows in the size read
+ * after it (a copy that goes on reads as grown, not as "replaced at the same size" with the old size).
+ */
 export const fingerprintOf = (path: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(path)
     const batchId = yield* fileBatchId(path)
+    const info = yield* fs.stat(path)
     return { size: Number(info.size), mtimeMs: Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }), batchId } satisfies Fingerprint
   })
 
