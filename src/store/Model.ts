@@ -124,9 +124,41 @@ export const RetryLink = Schema.Struct({
   childBatchId: BatchId,
   /** 1 for a retry of a batch that is not itself a retry, 2 for a retry of that retry, ... */
   generation: Schema.Int,
-  createdAt: Millis
+  createdAt: Millis,
+  /**
+   * A `retry --fix` child (issue 31): it pays again some failed rows, corrected; a parent may have
+   * several. The whole retry stays one per parent. Stored 0/1.
+   */
+  fixes: Schema.optionalWith(Schema.BooleanFromUnknown, { default: () => false })
 })
 export type RetryLink = typeof RetryLink.Type
+
+/** One row of a retry batch paying again one row of its parent: a parent row is paid again once. */
+export const RowRetry = Schema.Struct({
+  parentBatchId: BatchId,
+  parentIdx: Schema.Int,
+  parentLine: Schema.Int,
+  childBatchId: BatchId,
+  childIdx: Schema.Int,
+  childLine: Schema.Int
+})
+export type RowRetry = typeof RowRetry.Type
+
+/** A retry link with its rows, asked of the store in one transaction. */
+export interface RetryRequest {
+  readonly link: Omit<RetryLink, "createdAt" | "fixes">
+  readonly fixes: boolean
+  readonly rows: ReadonlyArray<RowRetry>
+}
+
+/**
+ * `Linked`: the link in force (the one asked for, or the parent's whole retry, or the child's link to
+ * another parent: then no row was linked). `Taken`: rows of the parent another child already pays
+ * again; nothing was written.
+ */
+export type RetryLinked =
+  | { readonly _tag: "Linked"; readonly link: RetryLink }
+  | { readonly _tag: "Taken"; readonly taken: ReadonlyArray<RowRetry> }
 
 export interface NewBatch {
   readonly accountId: AccountId

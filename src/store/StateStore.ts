@@ -68,6 +68,8 @@ type AccountOperation = Extract<
   | "registers"
   | "linkRetry"
   | "retryLinks"
+  | "linkRetryRows"
+  | "rowRetries"
 >
 
 /** The operations on one batch of one account. */
@@ -162,7 +164,9 @@ const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({
   modifyRegister: (name, change) => d.modifyRegister(a, name, change),
   registers: (prefix) => d.registers(a, prefix),
   linkRetry: (link) => d.linkRetry(a, link),
-  retryLinks: () => d.retryLinks(a)
+  retryLinks: () => d.retryLinks(a),
+  linkRetryRows: (request) => d.linkRetryRows(a, request),
+  rowRetries: (batchId) => d.rowRetries(a, batchId)
 })
 
 /** The port over an adapter's flat operations. */

@@ -13,7 +13,10 @@ import type {
   Page,
   PhoneRecipient,
   RetryLink,
+  RetryLinked,
+  RetryRequest,
   Row,
+  RowRetry,
   RowEvent,
   RowInput,
   RowMatch,
@@ -268,9 +271,17 @@ export interface StoreDriver {
    * process sharing the store. Answers the link in force: the one given when it was free, else the
    * parent's existing link (or the child's, when the child is already another batch's retry).
    */
-  readonly linkRetry: (accountId: AccountId, link: Omit<RetryLink, "createdAt">) => Effect.Effect<RetryLink, StoreError>
+  readonly linkRetry: (accountId: AccountId, link: Omit<RetryLink, "createdAt" | "fixes">) => Effect.Effect<RetryLink, StoreError>
   /** Every retry link of the account, oldest first (few: one per `payouts retry`). */
   readonly retryLinks: (accountId: AccountId) => Effect.Effect<ReadonlyArray<RetryLink>, StoreError>
+  /**
+   * Links a retry batch (whole, one per parent; or a `--fix` child, several per parent) and each of its
+   * rows to the parent row it pays again, in one transaction: a parent row is paid again by one child
+   * only, across every process sharing the store (`Taken` names the rows another child holds).
+   */
+  readonly linkRetryRows: (accountId: AccountId, request: RetryRequest) => Effect.Effect<RetryLinked, StoreError>
+  /** The row links where the batch is the parent or the child (few: its rows paid again, or paying again). */
+  readonly rowRetries: (accountId: AccountId, batchId: BatchId) => Effect.Effect<ReadonlyArray<RowRetry>, StoreError>
 
   /** The account's halt in force, if any (DESIGN 11: no new payout leaves while it holds). */
   readonly activeHalt: (accountId: AccountId) => Effect.Effect<Option.Option<Halt>, StoreError>

@@ -196,6 +196,31 @@ const idKeys: ReadonlyArray<Statement> = [
   `DROP INDEX rows_by_row_id`
 ]
 
+/**
+ * Issue 31: `retry --fix` children, several per parent (the whole retry stays one per parent), and
+ * which parent row each child row pays again, once. The UNIQUE of 4 is found by what it is, not by name.
+ */
+const rowsRetried: ReadonlyArray<Statement> = [
+  `ALTER TABLE retries ADD COLUMN fixes integer NOT NULL DEFAULT 0`,
+  `DO $$ DECLARE c text; BEGIN
+    FOR c IN SELECT conname FROM pg_constraint WHERE conrelid = 'retries'::regclass AND contype = 'u' LOOP
+      EXECUTE format('ALTER TABLE retries DROP CONSTRAINT %I', c);
+    END LOOP;
+  END $$`,
+  `CREATE UNIQUE INDEX retries_whole_by_parent ON retries (account_id, parent_batch_id) WHERE fixes = 0`,
+  `CREATE TABLE rows_retried (
+    account_id ${KEY} NOT NULL,
+    child_batch_id ${KEY} NOT NULL,
+    child_idx integer NOT NULL,
+    child_line integer NOT NULL,
+    parent_batch_id ${KEY} NOT NULL,
+    parent_idx integer NOT NULL,
+    parent_line integer NOT NULL,
+    PRIMARY KEY (account_id, child_batch_id, child_idx)
+  )`,
+  `CREATE UNIQUE INDEX rows_retried_by_parent ON rows_retried (account_id, parent_batch_id, parent_idx)`
+]
+
 export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<Statement>]> = [
   [1, "store", store],
   [2, "registers", registers],
@@ -203,7 +228,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, state
   [4, "retries", retries],
   [5, "claimable", claimable],
   [6, "rows_by_phone", rowsByPhone],
-  [7, "id_keys", idKeys]
+  [7, "id_keys", idKeys],
+  [8, "rows_retried", rowsRetried]
 ]
 
 export const MIGRATIONS_TABLE = "store_migrations"

@@ -187,6 +187,40 @@ const idKeys = Effect.gen(function* () {
   yield* sql`DROP INDEX rows_by_row_id`
 })
 
+/**
+ * Issue 31: `retry --fix` children, several per parent (the whole retry stays one per parent), and
+ * which parent row each child row pays again, once: SQLite cannot drop a table's UNIQUE, so `retries`
+ * is rebuilt.
+ */
+const rowsRetried = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE retries_rebuilt (
+    account_id TEXT NOT NULL,
+    child_batch_id TEXT NOT NULL,
+    parent_batch_id TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    fixes INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, child_batch_id)
+  )`
+  yield* sql`INSERT INTO retries_rebuilt (account_id, child_batch_id, parent_batch_id, generation, created_at)
+    SELECT account_id, child_batch_id, parent_batch_id, generation, created_at FROM retries`
+  yield* sql`DROP TABLE retries`
+  yield* sql`ALTER TABLE retries_rebuilt RENAME TO retries`
+  yield* sql`CREATE UNIQUE INDEX retries_whole_by_parent ON retries (account_id, parent_batch_id) WHERE fixes = 0`
+  yield* sql`CREATE TABLE rows_retried (
+    account_id TEXT NOT NULL,
+    child_batch_id TEXT NOT NULL,
+    child_idx INTEGER NOT NULL,
+    child_line INTEGER NOT NULL,
+    parent_batch_id TEXT NOT NULL,
+    parent_idx INTEGER NOT NULL,
+    parent_line INTEGER NOT NULL,
+    PRIMARY KEY (account_id, child_batch_id, child_idx)
+  )`
+  yield* sql`CREATE UNIQUE INDEX rows_retried_by_parent ON rows_retried (account_id, parent_batch_id, parent_idx)`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_mirror": mirror,
@@ -195,7 +229,8 @@ export const loader = Migrator.fromRecord({
   "0005_registers": registers,
   "0006_retries": retries,
   "0007_rows_by_phone": rowsByPhone,
-  "0008_id_keys": idKeys
+  "0008_id_keys": idKeys,
+  "0009_rows_retried": rowsRetried
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"

@@ -1,0 +1,67 @@
+/**
+ * Row links of `payouts retry` (issue 31, correct and re-pay), on every adapter: a parent may have
+ * several `--fix` children but one whole retry; a parent row is paid again by one child only, even
+ * when two children ask at the same moment; a child asking again finds its own links.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { BatchId } from "../../src/domain/Ids.ts"
+import type { RowRetry } from "../../src/store/Model.ts"
+import { ACCOUNT, ADAPTERS, scopedStoreOn } from "./fixtures.ts"
+
+const P = BatchId.make("parent00000000aa")
+const F1 = BatchId.make("fixchild000000f1")
+const F2 = BatchId.make("fixchild000000f2")
+const W = BatchId.make("wholechild0000w1")
+
+const row = (child: BatchId, childIdx: number, parentIdx: number): RowRetry => ({
+  parentBatchId: P,
+  parentIdx,
+  parentLine: parentIdx + 2,
+  childBatchId: child,
+  childIdx,
+  childLine: childIdx + 2
+})
+
+describe.each(ADAPTERS)("retry row links ($name)", (adapter) => {
+  it.scoped("fix children of one parent each take their rows once; a whole retry stays one per parent", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStoreOn(adapter)
+      const account = store.account(ACCOUNT)
+      const first = yield* account.linkRetryRows({ link: { parentBatchId: P, childBatchId: F1, generation: 1 }, fixes: true, rows: [row(F1, 0, 3)] })
+      expect(first._tag).toBe("Linked")
+      // The same child again (the same fix file retried): its links are found, nothing new.
+      const again = yield* account.linkRetryRows({ link: { parentBatchId: P, childBatchId: F1, generation: 1 }, fixes: true, rows: [row(F1, 0, 3)] })
+      expect(again).toMatchObject({ _tag: "Linked", link: { childBatchId: F1, fixes: true } })
+      // Another fix file of the same parent: its other row is linked, a row F1 holds is refused whole.
+      const taken = yield* account.linkRetryRows({ link: { parentBatchId: P, childBatchId: F2, generation: 1 }, fixes: true, rows: [row(F2, 0, 5), row(F2, 1, 3)] })
+      expect(taken).toEqual({ _tag: "Taken", taken: [row(F1, 0, 3)] })
+      expect((yield* account.retryLinks()).map((l) => l.childBatchId)).toEqual([F1])
+      const second = yield* account.linkRetryRows({ link: { parentBatchId: P, childBatchId: F2, generation: 1 }, fixes: true, rows: [row(F2, 0, 5)] })
+      expect(second._tag).toBe("Linked")
+      // The whole retry of the same parent is still possible, once, and sees the rows the fixes hold.
+      const whole = yield* account.linkRetryRows({ link: { parentBatchId: P, childBatchId: W, generation: 1 }, fixes: false, rows: [row(W, 0, 7)] })
+      expect(whole).toMatchObject({ _tag: "Linked", link: { childBatchId: W, fixes: false } })
+      const otherWhole = yield* account.linkRetry({ parentBatchId: P, childBatchId: BatchId.make("wholechild0000w2"), generation: 1 })
+      expect(otherWhole.childBatchId).toBe(W)
+      const links = yield* account.rowRetries(P)
+      expect(links.map((l) => [l.childBatchId, l.parentIdx]).sort()).toEqual([[F1, 3], [F2, 5], [W, 7]].sort())
+      expect(yield* account.rowRetries(F2)).toEqual([row(F2, 0, 5)])
+    })
+  )
+
+  it.scoped("two children asking for one parent row at the same moment: one gets it", () =>
+    Effect.gen(function* () {
+      const { store } = yield* scopedStoreOn(adapter)
+      const account = store.account(ACCOUNT)
+      const children = Array.from({ length: 6 }, (_, i) => BatchId.make(`fixchild00000c${i}`))
+      const answers = yield* Effect.all(
+        children.map((child) => account.linkRetryRows({ link: { parentBatchId: P, childBatchId: child, generation: 1 }, fixes: true, rows: [row(child, 0, 4)] })),
+        { concurrency: "unbounded" }
+      )
+      expect(answers.filter((a) => a._tag === "Linked")).toHaveLength(1)
+      expect(yield* account.rowRetries(P)).toHaveLength(1)
+      expect(yield* account.retryLinks()).toHaveLength(1)
+    })
+  )
+})
