@@ -28,6 +28,7 @@ import { FENCED, type PaymentClientApi, type TransactionFilters, type Transactio
 import { Exchange, PAGE_MAX_BYTES, RECORD_MAX_BYTES, sendOf } from "./Exchange.ts"
 import { failureWithoutAnswer } from "./Transport.ts"
 import { retryLazily } from "./LazyRetry.ts"
+import { makeServiceClock } from "./ServiceClock.ts"
 import { quickPayoutResponse, quickStatusResponse } from "./QuickDecode.ts"
 import { quickPayoutBody } from "./QuickEncode.ts"
 
@@ -88,6 +89,8 @@ export const make = Effect.gen(function*() {
   )
 
   const skew = yield* Ref.make(Option.none<number>())
+  // A sandbox's declared clock, believed only from this machine (ServiceClock.ts).
+  const declared = makeServiceClock(baseUrl)
 
   const attempt = <A>(
     method: "GET" | "POST",
@@ -106,6 +109,7 @@ export const make = Effect.gen(function*() {
       const served = answer.date === undefined ? NaN : Date.parse(answer.date)
       // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.
       if (Number.isFinite(served)) yield* Ref.set(skew, Option.some(served - nowMs))
+      declared.observe(nowMs, served, answer.clock)
       if (answer.status === 429) {
         yield* gate.onRateLimited(Option.getOrUndefined(parseRetryAfter(answer.retryAfter, nowMs)))
       } else {
@@ -268,6 +272,7 @@ export const make = Effect.gen(function*() {
     payinMobileMoney,
     payinCard,
     serverSkew: Ref.get(skew),
+    serviceTimes: Effect.sync(() => Option.fromNullable(declared.times())),
     scrub: (text) => scrub(text)
   }
   return api

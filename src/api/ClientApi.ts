@@ -1,6 +1,7 @@
 /** What the payment API client offers its callers: the operations, and the list filters and pages they take. */
 import type { Effect, Option, Stream } from "effect"
 import type { ClientError } from "./Errors.ts"
+import type { ServiceTimes } from "./ServiceClock.ts"
 import type { CardPayinRequest, CardPayinResponse, MobileMoneyPayinRequest, MobileMoneyPayinResponse, Pagination, PayoutRequest, PayoutResponse, StatusRecord, Wallet, WalletSummary, WalletTransaction } from "./Schemas.ts"
 
 export interface TransactionFilters {
@@ -38,6 +39,11 @@ export interface PaymentClientApi {
    * none before any. A resend needs the two clocks to agree (DESIGN 7, rule 7).
    */
   readonly serverSkew: Effect.Effect<Option.Option<number>>
+  /**
+   * A sandbox's declared virtual clock, when the latest answer carried one that is believed
+   * (ServiceClock.ts): the resend rules then find the service's days for our instants with it.
+   */
+  readonly serviceTimes?: Effect.Effect<Option.Option<ServiceTimes>>
   /** Removes our credentials from text the service sent (src/api/Classify.ts): for a raw value quoted in an alarm. */
   readonly scrub: (text: string) => string
 }

@@ -16,6 +16,8 @@ export interface Exchanged {
   readonly status: number
   readonly retryAfter: string | undefined
   readonly date: string | undefined
+  /** X-Sandbox-Clock: how a sandbox's virtual time runs (ServiceClock.ts decides whether to believe it). */
+  readonly clock?: string | undefined
   readonly body: string
 }
 
@@ -55,7 +57,7 @@ export const overHttpClient = (http: HttpClient.HttpClient): Send => (request, t
           // fetch gives no stream for an answer without a body: that is an empty body, as `text` reads it.
           Effect.catchIf((e) => e._tag === "ResponseError" && e.reason === "EmptyBody", () => Effect.succeed(""))
         )
-      return Effect.map(body, (text) => ({ status: response.status, retryAfter: headers["retry-after"], date: headers["date"], body: text }))
+      return Effect.map(body, (text) => ({ status: response.status, retryAfter: headers["retry-after"], date: headers["date"], clock: headers["x-sandbox-clock"], body: text }))
     }),
     Effect.timeoutFail({ duration: timeout, onTimeout: () => new TimedOut(timeout) }),
     Effect.locally(Headers.currentRedactedNames, REDACTED_HEADERS)

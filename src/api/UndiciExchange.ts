@@ -87,6 +87,7 @@ const makeSend = (dispatcher: Dispatcher, deadlines: Deadlines, fallback: Send):
             status: response.statusCode,
             retryAfter: header(response.headers["retry-after"]),
             date: header(response.headers["date"]),
+            clock: header(response.headers["x-sandbox-clock"]),
             body: utf8.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts))
           })))
         response.body.on("error", (cause) => settle(Effect.fail(bodyLost(request, response.statusCode, cause))))

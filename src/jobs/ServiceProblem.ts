@@ -65,6 +65,7 @@ const observed = (client: PaymentClient, last: Ref.Ref<Option.Option<ServiceProb
     payinMobileMoney: (body) => note(client.payinMobileMoney(body)),
     payinCard: (body) => note(client.payinCard(body)),
     serverSkew: client.serverSkew,
+    ...(client.serviceTimes === undefined ? {} : { serviceTimes: client.serviceTimes }),
     scrub: client.scrub
   })
 }

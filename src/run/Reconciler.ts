@@ -12,7 +12,7 @@ import { StateStore } from "../store/StateStore.ts"
 import { type RaisedAlarm, tellRaisedAlarms } from "./TellAlarms.ts"
 import { DAY_MS, dayOf, daysBetween } from "./ListingMirror.ts"
 import { syncDays } from "./ListingMirror.ts"
-import { daysNeeded, decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag } from "./ResendRules.ts"
+import { decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag, serviceDaysNeeded } from "./ResendRules.ts"
 import { DEFAULT_LEASE_TTL_MS, DEFAULT_RECONCILE_DEADLINE_MS, DEFAULT_REQUEST_TIMEOUT_MS, RunContext } from "./RunContext.ts"
 import { adoptListed } from "./Adopt.ts"
 import { say } from "./Notices.ts"
@@ -106,9 +106,11 @@ const make = Effect.gen(function* () {
     // Days are the service's: with a skewed clock (rule 7 then forbids any resend) the tokens are
     // still looked for on the days the service would have written them.
     const skew = yield* client.serverSkew
+    // A sandbox's declared clock (src/api/ServiceClock.ts) places our instants on its days.
+    const declared = Option.getOrUndefined(client.serviceTimes === undefined ? Option.none() : yield* client.serviceTimes)
     const shift = Option.getOrElse(skew, () => 0)
-    const syncFrom = Math.min(earliest, earliest + shift) - DAY_MS
-    const syncTo = Math.max(now, now + shift) + MAX_SKEW_MS
+    const syncFrom = Math.min(earliest, earliest + shift, declared?.earliest(earliest) ?? earliest) - DAY_MS
+    const syncTo = Math.max(now, now + shift, declared?.latest(now) ?? now) + MAX_SKEW_MS
     const endOf = (r: Row) => (r.endedAt === null ? DateTime.toEpochMillis(r.updatedAt) : DateTime.toEpochMillis(r.endedAt))
     const latestEnd = Math.max(...[...unknown, ...watched].map(endOf))
     const sync = yield* syncDays(accountId, daysBetween(syncFrom, syncTo), {
@@ -131,7 +133,8 @@ const make = Effect.gen(function* () {
       listed,
       graceMs,
       deadlineMs: settings.reconcileDeadlineMs ?? DEFAULT_RECONCILE_DEADLINE_MS,
-      skewMs: Option.getOrUndefined(skew),
+      skewMs: declared === undefined ? Option.getOrUndefined(skew) : declared.skewMs,
+      ...(declared === undefined ? {} : { clock: declared }),
       resendUnknown: settings.resendUnknown ?? "after"
     }
 
@@ -149,7 +152,7 @@ const make = Effect.gen(function* () {
       const seen = misses.get(row.idx) ?? []
       const tokenListed = (byToken.get(row.token) ?? []).length > 0
       // A miss counts only for a sync that read every day the row needs completely (rule 4).
-      if (!tokenListed && sync.at >= endedAt && daysNeeded({ intentAt: intentOf(row) }, now).every((d) => sync.complete.has(d))) {
+      if (!tokenListed && sync.at >= endedAt && serviceDaysNeeded({ intentAt: intentOf(row) }, now, declared)?.every((d) => sync.complete.has(d)) === true) {
         seen.push(sync.at)
         misses.set(row.idx, seen)
       }

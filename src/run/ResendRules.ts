@@ -4,6 +4,7 @@
  * currency; it is resent only when all seven rules hold; otherwise it waits, and a person decides once
  * nothing more can be proven. "I cannot see it" never becomes "it does not exist" by itself.
  */
+import type { ServiceTimes } from "../api/ServiceClock.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../store/MirrorModel.ts"
 import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingMirror.ts"
@@ -38,8 +39,13 @@ export interface Evidence {
   /** The effective grace (already raised to its floor). */
   readonly graceMs: number
   readonly deadlineMs: number
-  /** The service's clock minus ours, when known. */
+  /** The service's clock minus ours, when known (with a declared clock: its Date minus the clock's prediction). */
   readonly skewMs: number | undefined
+  /**
+   * A sandbox's declared virtual clock (src/api/ServiceClock.ts): the service's days of our instants
+   * are found with it. Times only: absence is still proven by the listing, as without it.
+   */
+  readonly clock?: ServiceTimes
   readonly resendUnknown: "after" | "never"
 }
 
@@ -69,6 +75,27 @@ const iso = (ms: number) => new Date(ms).toISOString()
 export const daysNeeded = (row: Pick<UnknownRow, "intentAt">, now: number): ReadonlyArray<string> =>
   daysBetween(row.intentAt - DAY_MS, now + MAX_SKEW_MS)
 
+/**
+ * daysNeeded on the service's days. With a declared clock: from the earliest service time the intent
+ * can have had to the latest it can be now; undefined when the intent's service time cannot be told
+ * (the clock was declared only after it).
+ */
+export const serviceDaysNeeded = (row: Pick<UnknownRow, "intentAt">, now: number, clock: ServiceTimes | undefined): ReadonlyArray<string> | undefined => {
+  if (clock === undefined) return daysNeeded(row, now)
+  const from = clock.earliest(row.intentAt)
+  return from === undefined ? undefined : daysBetween(from - DAY_MS, clock.latest(now) + MAX_SKEW_MS)
+}
+
+/**
+ * Whether a witness is listed on a day its answer can have fallen on by the declared clock (the day
+ * before its service time included, for a payout created just before midnight). A clock that does not
+ * place our own payouts where the listing shows them describes another service: nothing is resent by it.
+ */
+const placedByClock = (clock: ServiceTimes, answeredAt: number, day: string): boolean => {
+  const earliest = clock.earliest(answeredAt)
+  return earliest !== undefined && daysBetween(earliest - DAY_MS, clock.latest(answeredAt) + MAX_SKEW_MS).includes(day)
+}
+
 export const decide = (row: UnknownRow, e: Evidence): Decision => {
   const carrying = e.byToken.get(row.token) ?? []
   const matches = carrying.filter((p) => carriesToken(p.description, row.token))
@@ -97,7 +124,9 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
   // Rule 5: a stalled runner that wrote the intent may still send it.
   if (!row.ownedHere) return wait("its intent was written by another runner that may still send it")
   // Rule 1: complete days.
-  const missing = daysNeeded(row, e.now).filter((d) => !e.completeDays.has(d))
+  const needed = serviceDaysNeeded(row, e.now, e.clock)
+  if (needed === undefined) return wait("the sandbox declared its clock only after this request: its day there cannot be told")
+  const missing = needed.filter((d) => !e.completeDays.has(d))
   if (missing.length > 0) return wait(`the listing of ${missing.join(", ")} could not be read completely`)
   // Rule 2: witnesses.
   const windowStart = dayStart(dayOf(row.intentAt))
@@ -106,6 +135,7 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
   let listedCount = 0
   let listedAfter = 0
   const lagging: Array<string> = []
+  const misplaced: Array<string> = []
   for (const k of witnesses) {
     const listed = e.listed.get(k.reference)
     if (listed === undefined) {
@@ -114,6 +144,10 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
     }
     if (!faithful(listed, k.token, k.amountMinor, k.currency)) {
       altered.push(k.reference)
+      continue
+    }
+    if (e.clock !== undefined && !placedByClock(e.clock, k.answeredAt, listed.day)) {
+      misplaced.push(k.reference)
       continue
     }
     listedCount++
@@ -127,6 +161,9 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
       references: altered.slice(0, 10)
     }
   }
+  if (misplaced.length > 0) {
+    return wait(`the sandbox's declared clock does not place ${misplaced.length} of our payouts on the days the listing shows (e.g. ${misplaced[0]})`)
+  }
   if (lagging.length > 0) return wait(`${lagging.length} of our earlier payouts are not listed yet (e.g. ${lagging[0]}): the listing lags`)
   if (listedCount < MIN_WITNESSES) return wait(`${listedCount} of ${MIN_WITNESSES} witness payouts listed`)
   if (listedAfter === 0) return wait("no payout of ours answered after this request ended is listed yet")
@@ -138,7 +175,7 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
     return wait("waiting for a second listing sync half a grace after the first", (misses[0] ?? e.now) + e.graceMs / 2)
   }
   const evidence =
-    `not listed in complete reads of ${daysNeeded(row, e.now).join(", ")} at ${iso(misses[0])} and ${iso(misses[misses.length - 1])} (${misses.length} syncs); ` +
+    `not listed in complete reads of ${needed.join(", ")} at ${iso(misses[0])} and ${iso(misses[misses.length - 1])} (${misses.length} syncs); ` +
     `${listedCount} witnesses listed faithfully (${listedAfter} answered after the request ended at ${iso(row.endedAt)}); ` +
     `grace ${Math.round(e.graceMs / 1000)} s`
   // Rule 6: at most one automatic resend; a second would be a guess about the first.

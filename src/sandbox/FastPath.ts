@@ -7,6 +7,7 @@
  * functions and gate checks, so a request gets the same answer, counters and state either way.
  */
 import type * as Http from "node:http"
+import { CLOCK_HEADER } from "./Clock.ts"
 import type { SandboxContext } from "./Context.ts"
 import type { FaultEndpoint } from "./Faults.ts"
 import { Effect } from "effect"
@@ -78,7 +79,8 @@ export const makeFastPath =
       const headers = {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(answer.json),
-        date: new Date(ctx.clock.unsafeNow()).toUTCString()
+        date: new Date(ctx.clock.unsafeNow()).toUTCString(),
+        [CLOCK_HEADER]: ctx.clock.declaration()
       }
       response.writeHead(answer.status, answer.headers === undefined ? headers : Object.assign({}, answer.headers, headers))
       response.end(answer.json)

@@ -8,7 +8,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Data, Duration, Effect, Either, FiberSet, Option, Random, type Scope } from "effect"
 import * as Http from "node:http"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
-import { makeVirtualClock } from "./Clock.ts"
+import { CLOCK_HEADER, makeVirtualClock } from "./Clock.ts"
 import { makeFaultState, type SandboxContext, seededDraws } from "./Context.ts"
 import { type FaultSettings, parseFaults } from "./Faults.ts"
 import { DEFAULT_FEES, type FeeSchedule } from "./Fees.ts"
@@ -190,9 +190,12 @@ export const launchSandbox = (
         Effect.succeed(envelopeA(404, "Not found", { path: [`No endpoint ${e.request.method} ${e.request.url.split("?")[0]}`] }))
       ),
       gate(ctx),
-      // The Date header tells the service's own (virtual) time, as a real server's clock would.
+      // The Date header tells the service's own (virtual) time, as a real server's clock would, and
+      // X-Sandbox-Clock how that time runs (a client on this machine translates its instants with it).
       Effect.flatMap((response) =>
-        Effect.map(ctx.clock.now, (now) => HttpServerResponse.setHeader(response, "date", new Date(now).toUTCString()))
+        Effect.map(ctx.clock.now, (now) =>
+          HttpServerResponse.setHeaders(response, { date: new Date(now).toUTCString(), [CLOCK_HEADER]: ctx.clock.declaration() })
+        )
       )
     )
     // Spans of sandbox requests go nowhere (no tracer is installed), and cost as much as the work.
