@@ -1,10 +1,11 @@
 /**
  * The look before paying real money (issue 12, item 12): on a terminal, against a service that is not
- * the embedded sandbox, `payouts run` shows the account (the service's host and a fingerprint of the
- * key, never the key) and what it is about to pay, and goes on only on "yes". `--yes` skips the
- * question; nothing is asked when stdin is not a terminal (scripts, cron, `watch`). A profile marked
- * `live` makes the question mandatory: without a terminal to ask on, and without `--yes`, the run is
- * refused before the first payout (exit 2), never paid unasked.
+ * our sandbox, `payouts run` shows the account (the service's host and a fingerprint of the key, never
+ * the key) and what it is about to pay, once, and goes on only on "yes". `--yes` skips the question;
+ * nothing is asked when stdin is not a terminal (scripts, cron, `watch`), nor for the embedded sandbox
+ * or our sandbox on loopback (issue 31 item 6: a rehearsal moves no money). A profile marked `live`
+ * makes the question mandatory, on loopback too: without a terminal to ask on, and without `--yes`,
+ * the run is refused before the first payout (exit 2), never paid unasked.
  */
 import { Console, Effect, Redacted } from "effect"
 import { createHash } from "node:crypto"
@@ -43,12 +44,23 @@ const refusedUnasked = (profile: string) => () =>
     `payouts: profile "${profile}" is marked live: paying needs a "yes" typed on a terminal, and there is none here; pass --yes to pay without asking`
   ).pipe(Effect.as(false))
 
-/** The question to ask before the first payout, or undefined when none is to be asked. */
-export const confirmBeforePaying = (setup: ConfirmSetup, terminal: boolean = process.stdin.isTTY === true): ((overview: string) => Effect.Effect<boolean>) | undefined => {
-  if (setup.yes || setup.sandbox || setup.dryRun) return undefined
-  const live = setup.connection.live === true
-  if (!terminal) return live ? refusedUnasked(setup.connection.profile ?? "") : undefined
-  return (overview) =>
+/** 127.0.0.0/8, ::1 or localhost: this machine, where a tunnel to the real service may also listen. */
+export const isLoopbackUrl = (baseUrl: string): boolean => {
+  if (!URL.canParse(baseUrl)) return false
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").toLowerCase()
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
+
+/** Our sandbox on loopback (asked of it, Confirm's LocalSandbox.ts): never a tunnel to a real service. */
+const localSandbox = (connection: Connection) =>
+  isLoopbackUrl(connection.baseUrl)
+    ? Effect.flatMap(Effect.promise(() => import("./LocalSandbox.ts")), (m) => m.isOurSandbox(connection))
+    : Effect.succeed(false)
+
+export type Ask = (overview: string) => Effect.Effect<boolean>
+
+const asker = (setup: ConfirmSetup, live: boolean): Ask =>
+  (overview) =>
     Effect.gen(function* () {
       const host = URL.canParse(setup.connection.baseUrl) ? new URL(setup.connection.baseUrl).host : setup.connection.baseUrl
       yield* Console.error(
@@ -57,10 +69,22 @@ export const confirmBeforePaying = (setup: ConfirmSetup, terminal: boolean = pro
           `  service ${host}, key ${keyFingerprint(setup.connection.apiKey)}`,
           ...(setup.connection.profile === undefined ? [] : [`  profile ${setup.connection.profile}${live ? " (live)" : ""}`]),
           `  file    ${setup.file}`,
-          ...overview.split("\n").map((line) => `  ${line.trim()}`)
+          ...overview.split("\n").map((line) => `  ${line}`.trimEnd())
         ].join("\n")
       )
       const answer = yield* ask('Pay these now? Type "yes" to go on (--yes skips this question): ')
       return /^\s*y(es)?\s*$/i.test(answer)
     })
-}
+
+/** The question to ask before the first payout, or undefined when none is to be asked. */
+export const confirmBeforePaying = (setup: ConfirmSetup, terminal: boolean = process.stdin.isTTY === true): Effect.Effect<Ask | undefined> =>
+  Effect.gen(function* () {
+    if (setup.yes || setup.sandbox || setup.dryRun) return undefined
+    const live = setup.connection.live === true
+    if (!terminal) return live ? refusedUnasked(setup.connection.profile ?? "") : undefined
+    if (!live && (yield* localSandbox(setup.connection))) {
+      yield* Console.error(`Sandbox at ${new URL(setup.connection.baseUrl).host}: a rehearsal, no real money moves; paying without asking.`)
+      return undefined
+    }
+    return asker(setup, live)
+  })

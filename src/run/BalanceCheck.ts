@@ -37,7 +37,7 @@ export const dryRunOutcome = Effect.fn("BalanceCheck.dryRun")(function* (request
     yield* sayPhones(checked.phones)
     const result = yield* preflightOf(checked.pending, request.settings).pipe(Effect.either)
     if (Either.isLeft(result)) yield* say(preflightFailed(result.left))
-    else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right)}`)
+    else if (result.right.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(result.right, yield* userFormat)}`)
     if (Either.isRight(result)) yield* say(verdict(result.right, checked.errors.length, yield* userFormat))
     const whole = Either.isRight(result) && result.right.ok && checked.errors.length === 0
     const exitCode = whole ? EXIT_OK : EXIT_REFUSED
@@ -81,18 +81,21 @@ export const preflightFailed = (error: { readonly _tag: string; readonly message
     ? `Balance preflight failed: the service refused the credentials (401: ${error.message}). Check the API key and secret in use (--api-key / PAYOUTS_API_KEY, --api-secret / PAYOUTS_API_SECRET) and that they are this service's (--base-url / PAYOUTS_BASE_URL).`
     : `Balance preflight failed: ${error.message}`
 
+const plural = (format: Format, n: number, what: string) => `${format.count(n)} ${what}${n === 1 ? "" : "s"}`
+
 /**
  * `payouts validate`'s last word: whether the file would be paid whole, and what it would cost, with
- * the user's thousands separators (`OK: 50 rows would be paid, 5,907,350 XOF + est. fees 59,100 XOF`).
+ * the user's thousands separators (`OK: 50 rows would be paid, 5,907,350 XOF + est. fees 118,150 XOF = total debited 6,025,500 XOF`).
  */
 export const verdict = (result: PreflightResult, invalidRows: number, format: Format): string => {
   const rows = result.checks.reduce((n, c) => n + c.rows, 0)
   const money = (minor: number, currency: string) => `${format.minor(minor, currency)} ${currency}`
-  const cost = result.checks.map((c) => `${money(c.amountMinor, c.currency)} + est. fees ${money(c.feeEstimateMinor, c.currency)}`).join(", ")
-  const plural = (n: number, what: string) => `${format.count(n)} ${what}${n === 1 ? "" : "s"}`
-  if (result.ok && invalidRows === 0) return `OK: ${plural(rows, "row")} would be paid, ${cost}.`
+  const cost = result.checks
+    .map((c) => `${money(c.amountMinor, c.currency)} + est. fees ${money(c.feeEstimateMinor, c.currency)} = total debited ${money(c.amountMinor + c.feeEstimateMinor, c.currency)}`)
+    .join(", ")
+  if (result.ok && invalidRows === 0) return `OK: ${plural(format, rows, "row")} would be paid, ${cost}.`
   const reasons = [
-    ...(invalidRows > 0 ? [`${plural(invalidRows, "invalid row")} would be rejected`] : []),
+    ...(invalidRows > 0 ? [`${plural(format, invalidRows, "invalid row")} would be rejected`] : []),
     ...result.checks
       .filter((c) => !c.fits)
       .map((c) => `${c.currency} needs ${money(c.amountMinor + c.feeEstimateMinor, c.currency)}, ${money(c.availableMinor, c.currency)} available`)
@@ -100,11 +103,26 @@ export const verdict = (result: PreflightResult, invalidRows: number, format: Fo
   return `NOT OK: the file would not be paid whole: ${reasons.join("; ")}.`
 }
 
-export const describePreflight = (result: PreflightResult): string =>
+/**
+ * Each currency's figures in major units with the user's separators (issue 31 item 6): the amount,
+ * the estimated fees, what the wallet is debited in all, and the available balance before and after.
+ * Two lines per currency, so that each stays readable on an 80-column terminal.
+ */
+export const describePreflight = (result: PreflightResult, format: Format): string =>
   result.checks
     .map((c) => {
-      const fmt = (minor: number) => `${formatAmount(minor, c.currency)} ${c.currency}`
-      const verdict = c.fits ? "fits" : "INSUFFICIENT"
-      return `  ${c.currency}: ${c.rows} rows, ${fmt(c.amountMinor)} + est. fees ${fmt(c.feeEstimateMinor)}; available ${fmt(c.availableMinor)}: ${verdict}`
+      const money = (minor: number) => `${format.minor(minor, c.currency)} ${c.currency}`
+      const total = c.amountMinor + c.feeEstimateMinor
+      const cost = `  ${c.currency}: ${plural(format, c.rows, "row")}, ${money(c.amountMinor)} + est. fees ${money(c.feeEstimateMinor)} = total debited ${money(total)}`
+      const pad = " ".repeat(c.currency.length + 4)
+      if (c.fits) return `${cost}\n${pad}available ${money(c.availableMinor)}; after this batch ${money(c.availableMinor - c.debitMinor)}: fits`
+      const short = `${pad}available ${money(c.availableMinor)}, short by ${money(total - c.availableMinor)}: INSUFFICIENT`
+      if (c.skipped === 0) return `${cost}\n${short}`
+      const paid = c.rows - c.skipped
+      return `${cost}\n${short}\n${pad}${plural(format, paid, "row")} fit${paid === 1 ? "s" : ""} (total debited ${money(c.debitMinor)}), ${format.count(c.skipped)} skipped; after this batch ${money(c.availableMinor - c.debitMinor)}`
     })
     .join("\n")
+
+/** What is shown once before the question (Confirm.ts): the rows to pay, the preflight's figures, phones paid before to other names. */
+export const confirmationOverview = (toPay: number, result: PreflightResult, format: Format, history: ReadonlyArray<string>): string =>
+  [`${plural(format, toPay, "row")} to pay`, describePreflight(result, format), ...history].join("\n")

@@ -18,6 +18,13 @@ export interface CurrencyCheck {
   readonly feeEstimateMinor: number
   readonly availableMinor: number
   readonly fits: boolean
+  /**
+   * What the rows that will be sent take from the wallet, amount + estimated fees: all of them when
+   * they fit, none under abort when they do not, those that fit (in file order) under partial.
+   */
+  readonly debitMinor: number
+  /** Rows the partial policy leaves out (skipped) in this currency. */
+  readonly skipped: number
 }
 
 export interface PreflightResult {
@@ -36,10 +43,10 @@ export const preflight = (
   feeEstimate: FeeEstimate | number,
   policy: OnInsufficient
 ): PreflightResult => {
-  const totals = new Map<string, { rows: number; amount: number; fee: number; used: number; full: boolean }>()
+  const totals = new Map<string, { rows: number; amount: number; fee: number; used: number; full: boolean; skipped: number }>()
   const skip: Array<number> = []
   for (const row of rows) {
-    const t = totals.get(row.currency) ?? { rows: 0, amount: 0, fee: 0, used: 0, full: false }
+    const t = totals.get(row.currency) ?? { rows: 0, amount: 0, fee: 0, used: 0, full: false, skipped: 0 }
     const fee = estimateFee(row.amountMinor, feeEstimate)
     t.rows += 1
     t.amount += row.amountMinor
@@ -50,6 +57,7 @@ export const preflight = (
       if (!t.full && t.used + row.amountMinor + fee <= available) t.used += row.amountMinor + fee
       else {
         t.full = true
+        t.skipped += 1
         skip.push(row.idx)
       }
     }
@@ -57,13 +65,16 @@ export const preflight = (
   }
   const checks = [...totals.entries()].map(([currency, t]): CurrencyCheck => {
     const available = availableMinor.get(currency) ?? 0
+    const fits = t.amount + t.fee <= available
     return {
       currency,
       rows: t.rows,
       amountMinor: t.amount,
       feeEstimateMinor: t.fee,
       availableMinor: available,
-      fits: t.amount + t.fee <= available
+      fits,
+      debitMinor: fits ? t.amount + t.fee : policy === "partial" ? t.used : 0,
+      skipped: policy === "partial" ? t.skipped : 0
     }
   })
   return { checks, ok: checks.every((c) => c.fits), skip: policy === "partial" ? skip : [] }

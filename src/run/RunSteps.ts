@@ -10,7 +10,7 @@ import type { OutputPaths } from "../output/AtomicFile.ts"
 import { writeLedgerFromStore } from "../output/Outputs.ts"
 import type { StoreError } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
-import { describePreflight, loadPreflight, preflightFailed, verdict } from "./BalanceCheck.ts"
+import { confirmationOverview, describePreflight, loadPreflight, preflightFailed, verdict } from "./BalanceCheck.ts"
 import { userFormat } from "../output/Format.ts"
 import { makeConclusion } from "./Conclusion.ts"
 import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
@@ -80,9 +80,13 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "service")
   }
   const checked = preflightResult.right
-  if (checked.checks.length > 0) yield* say(`Balance preflight:\n${describePreflight(checked)}`)
+  const format = yield* userFormat
+  const figures = `Balance preflight:\n${describePreflight(checked, format)}`
+  // The question before paying shows the figures: they are printed once, there, not before it as well.
+  const asking = request.confirm !== undefined && (checked.ok || request.settings.onInsufficient === "partial")
+  if (checked.checks.length > 0 && !asking) yield* say(figures)
   // validate ends with its verdict, whichever way it goes.
-  if (request.dryRun) yield* say(verdict(checked, loaded.errors.length, yield* userFormat))
+  if (request.dryRun) yield* say(verdict(checked, loaded.errors.length, format))
   if (!checked.ok && request.settings.onInsufficient === "abort") {
     if (!request.dryRun) yield* say("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
     return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "balance")
@@ -98,7 +102,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
 
   if (request.confirm !== undefined) {
     const toPay = (yield* batchStore.countByState()).validated
-    const overview = [`${toPay} row(s) to pay`, describePreflight(checked), ...describeHistory(loaded.phones)].join("\n")
+    const overview = confirmationOverview(toPay, checked, format, describeHistory(loaded.phones))
+    if (toPay === 0 && asking && checked.checks.length > 0) yield* say(figures)
     if (toPay > 0 && !(yield* request.confirm(overview))) {
       yield* say("Not confirmed: nothing was paid.")
       return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "declined")

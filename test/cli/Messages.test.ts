@@ -86,7 +86,7 @@ describe("messages that stay true (real CLI)", () => {
       expect(ok.code, ok.output).toBe(0)
       const last = ok.stderr.trim().split("\n").at(-1)
       // 50 x 118,147 = 5,907,350 XOF; the fee estimate (2%, at least 50) is 2,363 per row.
-      expect(last).toBe("OK: 50 rows would be paid, 5,907,350 XOF + est. fees 118,150 XOF.")
+      expect(last).toBe("OK: 50 rows would be paid, 5,907,350 XOF + est. fees 118,150 XOF = total debited 6,025,500 XOF.")
 
       // After a real run of the same file, validate checks it again and resumes nothing.
       const paid = yield* payoutsDone(serviceOf(sandbox), ["run", file, "--yes", ...FAST.slice(0, 10)], env)

@@ -42,7 +42,9 @@ describe("payouts run / validate (the binary)", () => {
       const ok = yield* cli(["validate", good, "--sandbox", "--json"], dir)
       expect(ok.code, ok.stderr).toBe(0)
       expect(JSON.parse(ok.stdout)).toMatchObject({ outcome: "valid: would be paid whole", counts: { validated: 1 } })
-      expect(ok.stderr).toMatch(/XAF: 1 rows, 5000 XAF \+ est\. fees 100 XAF; available \d+ XAF: fits/)
+      // Major units with the locale's separators, the total debited and the balance after (issue 31 item 6).
+      const n = "\\d{1,3}(?:[,.\\s\\u00a0\\u202f]\\d{3})*"
+      expect(ok.stderr).toMatch(new RegExp(`XAF: 1 row, 5.?000 XAF \\+ est\\. fees 100 XAF = total debited 5.?100 XAF\\n +available ${n} XAF; after this batch ${n} XAF: fits`))
     })
   )
 

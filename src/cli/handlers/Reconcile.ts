@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { checkAccount, describeAccountReport } from "../../run/AccountCheck.ts"
 import { EXIT_ATTENTION } from "../../run/ExitCode.ts"
 import { writeLedgerFromStore } from "../../output/Outputs.ts"
+import { userFormat } from "../../output/Format.ts"
 import { writeReport } from "../../output/Report.ts"
 import { amendSummary, readSummary } from "../../output/SummaryFile.ts"
 import { jobFolder, outputOf } from "../../jobs/JobFolder.ts"
@@ -70,6 +71,6 @@ export const reconcile = ({ account: wholeAccount, batch: batchOption, connectio
     } else if (report.updated > 0 && !json) {
       yield* Console.error("No ledger found to rewrite (give --ledger FILE); the state store is updated.")
     }
-    yield* json ? printJson(report) : Console.log(describeReport(report))
+    yield* json ? printJson(report) : Console.log(describeReport(report, yield* userFormat))
     if (!report.ok) return yield* new Exiting({ code: 1 })
   }).pipe(withClient(connection), Effect.provide(storeLayer(state, jobs)))

@@ -97,7 +97,7 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
     const account = yield* lookupAccountScope(connection, client, store).pipe(
       Effect.catchTag("AuthError", (e) => Effect.flatMap(refusedKeyAdvice(connection), (advice) => new CredentialsRefused({ baseUrl: connection.baseUrl, detail: e.message, advice })))
     )
-    const confirm = confirmBeforePaying({ connection, file, yes: plan.yes, sandbox: args.sandbox, dryRun })
+    const confirm = yield* confirmBeforePaying({ connection, file, yes: plan.yes, sandbox: args.sandbox, dryRun })
     const request: RunRequest = {
       ...(yield* plan.request(account.accountId)),
       tokenScope: account.tokenScope,
