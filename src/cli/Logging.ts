@@ -1,8 +1,10 @@
 /**
- * `--log-format text|json` for the daemon. In JSON mode the runner's own messages (written with
- * Console) become log records too, so every line on the output is one JSON object, and a record's
- * facts (its annotations: `batch_id`, `file`, `exit_code`, `counts`, ...) are fields of that object,
- * for a log pipeline to filter on without parsing the message.
+ * `--log-format text|json` for the daemon. In either format the runner's own messages (written with
+ * Console) become log records too, so every line on the output has one shape: in JSON one object per
+ * line, a record's facts (its annotations: `batch_id`, `file`, `exit_code`, `counts`, ...) fields of
+ * that object, for a log pipeline to filter on without parsing the message; in text one line
+ * `TIME LEVEL message key=value ...` a person reads. Neither carries the runtime's fiber ids: they
+ * mean nothing to an operator.
  */
 import type { Console } from "effect"
 import { Cause, Effect, HashMap, Inspectable, Layer, Logger } from "effect"
@@ -24,6 +26,25 @@ export const flatJsonLogger = Logger.make(({ annotations, cause, date, logLevel,
     ...(Cause.isEmpty(cause) ? {} : { cause: Cause.pretty(cause) })
   })
 )
+
+/** A value of a text line: bare when it is one word, else quoted (JSON for an object). */
+const textValue = (value: unknown): string => {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value)
+  return /^[^\s"=]+$/.test(text) ? text : JSON.stringify(text)
+}
+
+/**
+ * One line per record: time, level, message, then the annotations as `key=value`. A message of several
+ * lines (a run's table) is written one line each, every one with the time and level, so no line of the
+ * output is without them.
+ */
+export const textLogger = Logger.make(({ annotations, cause, date, logLevel, message }) => {
+  const head = `${date.toISOString()} ${logLevel.label.padEnd(5)}`
+  const facts = HashMap.toEntries(annotations).map(([key, value]) => ` ${key}=${textValue(value)}`).join("")
+  const lines = messageText(message).split("\n")
+  if (!Cause.isEmpty(cause)) lines.push(...Cause.pretty(cause).split("\n"))
+  return lines.map((line, i) => `${head} ${line}${i === 0 ? facts : ""}`).join("\n")
+})
 
 // A store URL (or any URL) in a record keeps its user, never its password.
 const maskPart = (part: unknown) => (typeof part === "string" ? maskUrlPasswords(part) : part)
@@ -49,12 +70,16 @@ const showing = <Output>(logger: Logger.Logger<unknown, Output>) =>
     annotations: HashMap.map(options.annotations, shownValue)
   }))
 
-/** Replaces whichever console logger is installed (the runtime's pretty one included) by the chosen format. */
+/**
+ * Replaces whichever console logger is installed (the runtime's pretty one included) by the chosen
+ * format. Warnings and errors go to stderr, the rest to stdout (Effect's leveled console): one format
+ * on both, so `2>&1` reads as one log.
+ */
 export const loggerLayer = (format: LogFormat): Layer.Layer<never> =>
   Layer.mergeAll(
     Logger.remove(Logger.defaultLogger),
     Logger.remove(Logger.prettyLoggerDefault),
-    Logger.add(Logger.withConsoleLog(showing(Logger.mapInput(format === "json" ? flatJsonLogger : Logger.logfmtLogger, masked))))
+    Logger.add(Logger.withLeveledConsole(showing(Logger.mapInput(format === "json" ? flatJsonLogger : textLogger, masked))))
   )
 
 // The progress line's carriage return and erase-line escape mean nothing in a log record.
@@ -70,20 +95,20 @@ export const consoleToLogs: Effect.Effect<Console.Console> = Effect.map(Effect.c
   warn: (...args: ReadonlyArray<unknown>) => Effect.logWarning(text(args))
 }))
 
-/** A Console that writes what it is given shown (see `shown`). */
-export const showingConsole: Effect.Effect<Console.Console> = Effect.map(Effect.console, (base) => {
-  const each = (args: ReadonlyArray<unknown>) => args.map(shownValue)
-  return {
-    ...base,
-    log: (...args: ReadonlyArray<unknown>) => base.log(...each(args)),
-    info: (...args: ReadonlyArray<unknown>) => base.info(...each(args)),
-    error: (...args: ReadonlyArray<unknown>) => base.error(...each(args)),
-    warn: (...args: ReadonlyArray<unknown>) => base.warn(...each(args))
-  }
+/** A Console whose every message is logged as an error: what ends the command. */
+const failuresToLogs: Effect.Effect<Console.Console> = Effect.map(consoleToLogs, (base) => {
+  const error = (...args: ReadonlyArray<unknown>) => Effect.logError(text(args))
+  return { ...base, log: error, info: error, error, warn: error }
 })
 
-/** Runs `effect` with logs in `format`; in JSON mode Console output is routed to the logger, in text it is shown. */
+/**
+ * Runs `effect` with logs in `format`, its Console output routed to the logger: one format for every
+ * line. `ending` (the report of what ended the command) wraps it; what it prints is logged as errors.
+ */
 export const withLogFormat =
-  (format: LogFormat) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(format === "json" ? consoleToLogs : showingConsole, (console) => Effect.withConsole(effect, console)).pipe(Effect.provide(loggerLayer(format)))
+  <E2 = never>(format: LogFormat, ending?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | E2, R>) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | E2, R> => {
+    const routed = Effect.flatMap(consoleToLogs, (console) => Effect.withConsole(effect, console))
+    const ended = ending === undefined ? routed : Effect.flatMap(failuresToLogs, (console) => Effect.withConsole(ending(routed), console))
+    return ended.pipe(Effect.provide(loggerLayer(format)))
+  }

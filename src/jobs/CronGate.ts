@@ -1,27 +1,47 @@
 /**
  * `--schedule "CRON"`: waiting files are held until the next scheduled time, then everything waiting
  * is taken at once (scheduled disbursement runs). Time comes from the Clock, so TestClock drives it.
+ *
+ * The expression is read in one time zone, `--timezone` or else the system's (the TZ variable), fixed
+ * at start: the same zone computes the times and shows them (`2026-11-28 06:00 (Africa/Douala,
+ * UTC+01:00)`), so what the log says is when the files are taken.
  */
-import { Clock, Cron, Data, Effect, Either, Ref } from "effect"
+import { Clock, Cron, Data, DateTime, Effect, Either, Ref } from "effect"
 
 export class ScheduleError extends Data.TaggedError("ScheduleError")<{ readonly message: string }> {}
 
 export interface CronGate {
   readonly expression: string
+  /** The zone the expression is read in and its times are shown in (an IANA name). */
+  readonly timeZone: string
   /** True once per scheduled time that has come (then the next one is set). */
   readonly due: Effect.Effect<boolean>
   readonly nextAt: Effect.Effect<Date>
 }
 
+/** The zone of this process: the TZ variable if set, else the system's; UTC when none can be told. */
+export const systemTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone ?? "UTC"
+
 export const parseSchedule = (expression: string, timeZone?: string) =>
-  Either.match(Cron.parse(expression, timeZone), {
+  Either.match(Cron.parse(expression, timeZone ?? systemTimeZone()), {
     onLeft: (error) => Effect.fail(new ScheduleError({ message: `--schedule "${expression}": ${error.message}` })),
     onRight: Effect.succeed
   })
 
+/** `at` in `timeZone`: its ISO form with the zone's offset, e.g. `2026-11-28T06:00:00.000+01:00`. */
+export const isoIn = (at: Date, timeZone: string): string => DateTime.formatIsoOffset(DateTime.unsafeMakeZoned(at, { timeZone }))
+
+/** `at` as a person reads it in `timeZone`: `2026-11-28 06:00 (Africa/Douala, UTC+01:00)`. */
+export const shownIn = (at: Date, timeZone: string): string => {
+  const iso = isoIn(at, timeZone)
+  const offset = iso.slice(23)
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} (${timeZone}, UTC${offset === "Z" ? "+00:00" : offset})`
+}
+
 export const makeCronGate = (expression: string, timeZone?: string) =>
   Effect.gen(function* () {
-    const cron = yield* parseSchedule(expression, timeZone)
+    const zone = timeZone ?? systemTimeZone()
+    const cron = yield* parseSchedule(expression, zone)
     const next = yield* Ref.make(Cron.next(cron, new Date(yield* Clock.currentTimeMillis)))
     const due = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
@@ -30,5 +50,5 @@ export const makeCronGate = (expression: string, timeZone?: string) =>
       yield* Ref.set(next, Cron.next(cron, new Date(now)))
       return true
     })
-    return { expression, due, nextAt: Ref.get(next) } satisfies CronGate
+    return { expression, timeZone: zone, due, nextAt: Ref.get(next) } satisfies CronGate
   })

@@ -2,12 +2,16 @@
  * The daemon's health: a periodic log line, and with `--health HOST:PORT` an endpoint answering
  * `GET /health` with the same figures as JSON: 200 while all is well; 503 once the scan loop is late
  * (`stalled`) or while the service or the machine keeps files from running (`degraded`, with why).
+ * The counts are the folder's as it is (files in done/, awaiting-approval/, ...), looked at on every
+ * scan and at the end of every job: an approval given by another process shows at the next scan.
+ * A scheduled time is shown in the schedule's zone, with its offset.
  */
 import type { Halt } from "../store/AccountModel.ts"
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Duration } from "effect"
 import { Clock, DateTime, Effect, Ref } from "effect"
+import { isoIn, shownIn } from "./CronGate.ts"
 import { createServer } from "node:http"
 
 /** Why a file stays in processing/: the service, the machine (internal), or its own run (incomplete, held). */
@@ -32,6 +36,8 @@ export interface HealthState {
   /** Batches moved to attention/: a person must act (payouts resolve). */
   readonly attention: number
   readonly nextScheduledAt: number | undefined
+  /** The zone `--schedule` is read in, its times shown in. */
+  readonly timeZone?: string | undefined
   /** The last failure of the service (unreachable, 5xx, a refused key), until a call succeeds again. */
   readonly service: { readonly reason: string; readonly since: number } | undefined
   /** Files kept in processing/, by path, with why. */
@@ -118,7 +124,12 @@ export const healthReport = (state: HealthState, now: number, lateAfterMs: numbe
     attempts: k.attempts,
     ...(k.nextTryAt === undefined ? {} : { next_try_at: iso(k.nextTryAt) })
   })),
-  ...(state.nextScheduledAt === undefined ? {} : { next_scheduled_at: iso(state.nextScheduledAt) })
+  ...(state.nextScheduledAt === undefined
+    ? {}
+    : {
+      next_scheduled_at: isoIn(new Date(state.nextScheduledAt), state.timeZone ?? "UTC"),
+      next_run: shownIn(new Date(state.nextScheduledAt), state.timeZone ?? "UTC")
+    })
 })
 
 /** Logs one health line every `every`, until interrupted. */

@@ -1,9 +1,11 @@
 /**
  * The job folder's layout and its moves. A batch file travels with its outputs (ledger, summary,
  * report, errors, approval) under one stem; every move is a rename, atomic within the folder's disk.
+ * A batch keeps the name it was dropped under; only where a folder already holds an earlier batch of
+ * that name (a re-drop of `week49.csv`) does it get one with its arrival time, never overwriting.
  */
 import { FileSystem } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { basename, join } from "node:path"
 import { shortStem } from "../output/AtomicFile.ts"
 import { forgetTaken } from "./TakenFile.ts"
@@ -45,7 +47,7 @@ export const isBatchFile = (name: string) => !name.startsWith(".") && name.toLow
 /** The stem a batch file's outputs are named after (a long name shortened: AtomicFile.ts `shortStem`). */
 export const stemOf = (name: string) => shortStem(basename(name).replace(/\.csv$/i, ""))
 
-export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json", ".attention.txt"] as const
+export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json", ".attention.txt", ".unpaid.csv"] as const
 
 /** The batch files (not outputs) directly in `dir`, in name order. */
 export const batchFilesIn = (dir: string) =>
@@ -57,30 +59,35 @@ export const batchFilesIn = (dir: string) =>
 
 const exists = (fs: FileSystem.FileSystem, path: string) => fs.exists(path).pipe(Effect.orElseSucceed(() => false))
 
-/** A stem free in every folder of `dirs`: `name`, then `name-2`, `name-3`, ... */
-export const freeStem = (stem: string, dirs: ReadonlyArray<string>) =>
+/** A moment as a name part: `20261127-204005Z` (UTC, sorts by time, no character a shell or a disk minds). */
+export const stampOf = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace("T", "-").replace(/\.\d+Z$/, "Z")
+
+/**
+ * The stem a batch keeps in `dir`: its own when no file there has it; else (an earlier batch of the
+ * same name is there: never overwritten) the name with when it arrived, `name.20261127-204005Z`,
+ * then `-2`, `-3`, ... within the same second.
+ */
+export const stemIn = (stem: string, dir: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
+    const taken = (candidate: string) =>
+      Effect.map(Effect.all([`.csv`, ...OUTPUT_SUFFIXES].map((s) => exists(fs, join(dir, candidate + s)))), (found) => found.some(Boolean))
+    if (!(yield* taken(stem))) return stem
+    const stamped = `${stem}.${stampOf(yield* Clock.currentTimeMillis)}`
     for (let n = 1; ; n++) {
-      const candidate = n === 1 ? stem : `${stem}-${n}`
-      const taken = yield* Effect.forEach(dirs, (dir) =>
-        Effect.map(
-          Effect.all([`.csv`, ...OUTPUT_SUFFIXES].map((s) => exists(fs, join(dir, candidate + s)))),
-          (found) => found.some(Boolean)
-        )
-      )
-      if (!taken.some(Boolean)) return candidate
+      const candidate = n === 1 ? stamped : `${stamped}-${n}`
+      if (!(yield* taken(candidate))) return candidate
     }
   })
 
 /**
- * Claims `root/name` by renaming it into `processing/` (a stem free in every folder, so later moves
- * never collide). None when another process took it first.
+ * Claims `root/name` by renaming it into `processing/`, under its own name unless a batch of that name
+ * is still there (see `stemIn`). None when another process took it first.
  */
 export const claim = (folder: JobFolder, name: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const stem = yield* freeStem(stemOf(name), [folder.processing, folder.done, folder.rejected, folder.awaiting, folder.attention])
+    const stem = yield* stemIn(stemOf(name), folder.processing)
     const target = join(folder.processing, `${stem}.csv`)
     if (yield* exists(fs, target)) return Option.none<string>()
     return yield* fs.rename(join(folder.root, name), target).pipe(
@@ -89,13 +96,16 @@ export const claim = (folder: JobFolder, name: string) =>
     )
   })
 
-/** Moves a batch file and every output beside it to `toDir`; returns the batch file's new path. */
+/**
+ * Moves a batch file and every output beside it to `toDir`; returns the batch file's new path. Under
+ * its own name unless `toDir` holds an earlier batch of that name (see `stemIn`; `renamedWhy` says it).
+ */
 export const moveBatch = (csvPath: string, fromDir: string, toDir: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     yield* fs.makeDirectory(toDir, { recursive: true })
     const stem = stemOf(csvPath)
-    const target = yield* freeStem(stem, [toDir])
+    const target = yield* stemIn(stem, toDir)
     for (const suffix of OUTPUT_SUFFIXES) {
       const from = join(fromDir, stem + suffix)
       if (yield* exists(fs, from)) yield* fs.rename(from, join(toDir, target + suffix))
@@ -105,6 +115,28 @@ export const moveBatch = (csvPath: string, fromDir: string, toDir: string) =>
     if (yield* exists(fs, csv)) yield* fs.rename(csv, join(toDir, `${target}.csv`))
     yield* forgetTaken(csv)
     return join(toDir, `${target}.csv`)
+  })
+
+const decodeBatchOf = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ batch_id: Schema.String })))
+
+/**
+ * Why the batch file `name` is now `path`: the folder held an earlier batch file of that name (its
+ * batch named when its summary or approval says it). Undefined when it kept its name.
+ */
+export const renamedWhy = (name: string, path: string) =>
+  Effect.gen(function* () {
+    if (stemOf(name) === stemOf(path)) return undefined
+    const dir = join(path, "..")
+    const earlier = join(dir, `${stemOf(name)}.csv`)
+    const fs = yield* FileSystem.FileSystem
+    const ids = yield* Effect.forEach([".summary.json", ".approval.json"] as const, (suffix) =>
+      fs.readFileString(outputOf(earlier, suffix)).pipe(
+        Effect.map((text) => Option.getOrUndefined(Option.map(decodeBatchOf(text), (found) => found.batch_id))),
+        Effect.orElseSucceed(() => undefined)
+      )
+    )
+    const id = ids.find((i) => i !== undefined)
+    return `${basename(dir)}/ already holds ${stemOf(name)}.csv${id === undefined ? "" : ` of batch ${id.slice(0, 12)}`} from an earlier drop, kept as it is; this one is ${basename(path)}`
   })
 
 /** The path of one output of the batch file `csvPath`. */

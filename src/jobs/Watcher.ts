@@ -10,10 +10,11 @@ import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule } from 
 import { existsSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
-import type { CronGate } from "./CronGate.ts"
+import { type CronGate, shownIn } from "./CronGate.ts"
 import { type HealthState, keep, makeHealth, nextTry, serviceIs } from "./Health.ts"
 import { JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
-import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder } from "./JobFolder.ts"
+import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder, outputOf, renamedWhy } from "./JobFolder.ts"
+import { amendSummary } from "../output/SummaryFile.ts"
 import { scanFile } from "./Scan.ts"
 import { type Fingerprint, recordTaken } from "./TakenFile.ts"
 import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
@@ -66,15 +67,53 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const exclusive = <A, E2, R2>(currencies: ReadonlyArray<string>, effect: Effect.Effect<A, E2, R2>) =>
       [...currencies].sort().reduceRight((inner, currency) => lock(currency).withPermits(1)(inner), effect)
 
-    const count = (outcome: JobOutcome) =>
-      Ref.update(health, (h) => ({
-        ...h,
-        done: h.done + (outcome._tag === "Done" ? 1 : 0),
-        rejected: h.rejected + (outcome._tag === "Rejected" ? 1 : 0),
-        awaitingApproval: h.awaitingApproval + (outcome._tag === "Awaiting" ? 1 : 0),
-        incomplete: h.incomplete + (outcome._tag === "Incomplete" ? 1 : 0),
-        attention: h.attention + (outcome._tag === "Attention" ? 1 : 0)
-      }))
+    /** Batches this process sent to attention/ (`--once` exits 5 for them). */
+    let attentionHere = 0
+    /** Files claimed under another name than they were dropped under, and why. */
+    const claimedAs = new Map<string, { readonly droppedAs: string; readonly why: string }>()
+
+    /**
+     * Health's counts as the folder is now: another process (`payouts approve`, a person moving a file
+     * back) changes it too, so they are looked at, never added up. Called at each scan and job's end.
+     */
+    const recount = Effect.gen(function* () {
+      const [inProcessing, done, rejected, awaiting, attention] = yield* Effect.all(
+        [folder.processing, folder.done, folder.rejected, folder.awaiting, folder.attention].map((dir) => batchFilesIn(dir))
+      )
+      const present = new Set(inProcessing.map((name) => join(folder.processing, name)))
+      for (const csv of held.keys()) if (!present.has(csv)) held.delete(csv)
+      yield* Ref.update(health, (h) => {
+        const kept = Object.fromEntries(Object.entries(h.kept).filter(([csv]) => present.has(csv)))
+        return {
+          ...h,
+          kept,
+          // A job whose file has left processing/ is over, whatever its fiber still tidies.
+          running: [...running].filter((csv) => present.has(csv)).length,
+          held: held.size,
+          incomplete: Object.values(kept).filter((k) => k.kind === "incomplete").length,
+          done: done.length,
+          rejected: rejected.length,
+          awaitingApproval: awaiting.length,
+          attention: attention.length
+        }
+      })
+    })
+
+    /** A batch filed under another name than it was dropped under: said in the log and its summary. */
+    const sayRenamed = (csv: string, file: string) =>
+      Effect.gen(function* () {
+        const claimed = claimedAs.get(csv)
+        claimedAs.delete(csv)
+        const moved = yield* renamedWhy(basename(csv), file)
+        const why = [claimed?.why, moved].filter((w): w is string => w !== undefined)
+        if (why.length === 0) return
+        const droppedAs = claimed?.droppedAs ?? basename(csv)
+        yield* Effect.logWarning(`${droppedAs} is filed as ${basename(file)}: ${why.join("; ")}`).pipe(
+          Effect.annotateLogs({ file, dropped_as: droppedAs })
+        )
+        const summary = outputOf(file, ".summary.json")
+        if (existsSync(summary)) yield* amendSummary(summary, { renamed: { dropped_as: droppedAs, filed_as: basename(file), why } })
+      }).pipe(Effect.catchAll((e) => Effect.logWarning(`the new name of ${basename(file)} could not be noted in its summary: ${String(e)}`)))
 
     // The commands a log line suggests must work as written: they name this folder unless it is their default.
     const jobsFlag = jobsFlagFor(folder.root)
@@ -82,6 +121,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const report = (csv: string, outcome: JobOutcome) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
+        if ("file" in outcome) yield* sayRenamed(csv, outcome.file)
         switch (outcome._tag) {
           case "Done":
             return yield* Effect.logInfo(`done (exit ${outcome.exitCode}): ${outcome.file}`).pipe(
@@ -114,6 +154,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
             retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
             return
           case "Attention":
+            attentionHere += 1
             return yield* Effect.logError(
               `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId}${jobsFlag} --by NAME`
             ).pipe(Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file, exit_code: 5 }))
@@ -154,8 +195,8 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
               ? { kind: "held", reason: outcome.reason }
               : undefined
         )
-        yield* count(outcome)
         yield* report(csv, outcome)
+        yield* recount
       })
 
     const failed = (csv: string, problem: JobProblem) =>
@@ -217,13 +258,17 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           const target = yield* take(folder, name, prints.get(name))
           if (Option.isNone(target)) continue
           claimed += 1
-          yield* start(target.value)
+          if (target.value.why !== undefined) claimedAs.set(target.value.path, { droppedAs: name, why: target.value.why })
+          yield* start(target.value.path)
         }
       }
       yield* beat(settings.accountId, worker, startedAt, workerTtlMs, [...running].map((csv) => basename(csv))).pipe(
         Effect.catchAll((e) => Effect.logWarning(`this worker's heartbeat could not be written: ${String(e)}`))
       )
       const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
+      if (open && settings.schedule !== undefined && !settings.once && nextScheduledAt !== undefined) {
+        yield* Effect.logInfo(`scheduled time: ${claimed} file(s) taken; next run ${shownIn(new Date(nextScheduledAt), settings.schedule.timeZone)}`)
+      }
       // The account's halt, for health: the runners read it themselves before every payout.
       const halt = yield* StateStore.pipe(Effect.flatMap((store) => store.account(settings.accountId).activeHalt()), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
       if (halt !== undefined && (yield* Ref.get(health)).halt === undefined) {
@@ -234,10 +279,10 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         halt,
         lastScanAt: now,
         waiting: waiting + ready.length - claimed,
-        running: running.size,
-        held: held.size,
-        nextScheduledAt
+        nextScheduledAt,
+        ...(settings.schedule === undefined ? {} : { timeZone: settings.schedule.timeZone })
       }))
+      yield* recount
     })
 
     return {
@@ -245,6 +290,8 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
       /** Resolves when no job is running. */
       idle: FiberSet.awaitEmpty(jobs),
       health,
+      /** How many batches this process sent to attention/ (a person must act). */
+      attentionHere: Effect.sync(() => attentionHere),
       /** Files the machine kept from running in this process (exit 4 of `--once`). */
       internalFailures: Effect.map(Ref.get(health), (h) => Object.values(h.kept).filter((k) => k.kind === "internal").length),
       /** Files still in processing/ (incomplete, paused or failed). */
@@ -252,14 +299,18 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     } as const
   })
 
-/** Claims a ready file, keeping beside it in processing/ how it was when taken (its job looks again). */
+/**
+ * Claims a ready file, keeping beside it in processing/ how it was when taken (its job looks again);
+ * `why` when it could not keep its name there.
+ */
 const take = (folder: JobFolder, name: string, print: Fingerprint | undefined) =>
   Effect.gen(function* () {
     const target = yield* claim(folder, name)
-    if (Option.isNone(target)) return target
+    if (Option.isNone(target)) return Option.none<{ readonly path: string; readonly why: string | undefined }>()
     if (print !== undefined) yield* recordTaken(target.value, print)
-    yield* Effect.logInfo(`claimed ${name} -> ${target.value}`)
-    return target
+    const why = yield* renamedWhy(name, target.value)
+    yield* Effect.logInfo(`claimed ${name} -> ${target.value}${why === undefined ? "" : ` (${why})`}`)
+    return Option.some({ path: target.value, why })
   })
 
 /** Takes the complete files waiting in the folder into processing/ without running them; how many. */

@@ -105,7 +105,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     const overview = confirmationOverview(toPay, checked, format, describeHistory(loaded.phones))
     if (toPay === 0 && asking && checked.checks.length > 0) yield* say(figures)
     if (toPay > 0 && !(yield* request.confirm(overview))) {
-      yield* say("Not confirmed: nothing was paid.")
+      // The closing line says it (cli/Closing.ts): "Not paid: you did not confirm; nothing was sent".
       return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "declined")
     }
   }

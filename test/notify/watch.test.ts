@@ -78,7 +78,7 @@ describe("payouts watch --notify (real CLI, real receiver)", () => {
         writeCsv(root, "payroll.csv", payroll)
         const refused = yield* payoutsDone(serviceOf(sandbox), ["watch", root, "--once", "--notify", hooks.url, "--state", join(base, "state.db"), ...FAST])
         expect(refused.code).toBe(2)
-        expect(refused.stderr).toMatch(/^payouts: --notify needs a signing secret/m)
+        expect(refused.stderr).toMatch(/ERROR +payouts: --notify needs a signing secret/)
         expect(readFileSync(join(root, "payroll.csv"), "utf8")).toContain("P-1")
         expect(hooks.deliveries).toHaveLength(0)
       }),

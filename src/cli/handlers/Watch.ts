@@ -2,11 +2,11 @@
  * `payouts watch [DIR]`: wiring only; the work is in src/jobs (Watcher, Job) over src/run's runner.
  * Loaded when the command runs.
  */
-import { Cause, Console, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { Cause, Duration, Effect, Either, Layer, Option, Ref } from "effect"
 import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_INTERNAL } from "../../run/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
 import { type ApprovalError, type ApprovalPolicy, personName } from "../../jobs/Approval.ts"
-import { makeCronGate } from "../../jobs/CronGate.ts"
+import { makeCronGate, shownIn } from "../../jobs/CronGate.ts"
 import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from "../../jobs/Health.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { withLogFormat } from "../Logging.ts"
@@ -18,7 +18,10 @@ import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
 import { openStore, shownLocation } from "../StoreOpen.ts"
 import { storeForWatch } from "../StoreLocation.ts"
 import { UsageError } from "../Errors.ts"
-import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
+import { exitCodeOnInterrupt, Exiting, report } from "../Failure.ts"
+import { stderrNotices } from "../Notices.ts"
+import { Notices } from "../../run/Notices.ts"
+import { userFormat } from "../../output/Format.ts"
 import type { Parsed } from "../Lazy.ts"
 import { clientLayer } from "../Connect.ts"
 import { resolveConnection } from "../Settings.ts"
@@ -128,7 +131,10 @@ const watchFolder = (dir: string, args: WatchOptions) =>
         })
       )
     ),
-    withLogFormat(args.logFormat)
+    // Progress as lines of the log, never a live figure drawn between them.
+    Effect.provide(Layer.effect(Notices, Effect.map(userFormat, (format) => stderrNotices(false, format)))),
+    // A failure is said as any other line, in the chosen format (then the exit code, as for every command).
+    withLogFormat<Exiting>(args.logFormat, (program) => report(program, "watch"))
   )
 
 /**
@@ -161,7 +167,6 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
     )
     const lateAfterMs = Duration.toMillis(args.scanEvery) * 10 + 30_000
     if (args.once) {
-      const attentionBefore = (yield* Ref.get(watcher.health)).attention
       // A pass that cannot even look at the folder (a disk, a store) is an internal failure: exit 4.
       yield* watchOnce(watcher).pipe(
         Effect.catchAllCause((cause) =>
@@ -170,7 +175,7 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
             : Effect.zipRight(Effect.logError(`the job folder could not be processed: ${problemOf(cause).reason}`), new Exiting({ code: EXIT_INTERNAL }))
         )
       )
-      if ((yield* Ref.get(watcher.health)).attention > attentionBefore) {
+      if ((yield* watcher.attentionHere) > 0) {
         yield* Effect.logError("a batch needs a person: see attention/ and payouts resolve")
         return yield* new Exiting({ code: EXIT_ATTENTION })
       }
@@ -190,11 +195,13 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
       return
     }
     yield* Effect.logInfo(
-      `watching ${dir} (scan every ${Duration.format(args.scanEvery)}${schedule === undefined ? "" : `, schedule "${schedule.expression}", next ${(yield* schedule.nextAt).toISOString()}`}${args.requireApproval ? ", approval required" : ""})`
+      `watching ${dir} (scan every ${Duration.format(args.scanEvery)}${
+        schedule === undefined ? "" : `, schedule "${schedule.expression}" in ${schedule.timeZone}, next run ${shownIn(yield* schedule.nextAt, schedule.timeZone)}`
+      }${args.requireApproval ? ", approval required" : ""})`
     )
     yield* Effect.forkScoped(logHealth(watcher.health, args.healthEvery, lateAfterMs))
     yield* watchForever(watcher, args.scanEvery).pipe(
-      Effect.onInterrupt(() => Console.error("Shutting down: finishing the requests in flight; unfinished batches stay in processing/."))
+      Effect.onInterrupt(() => Effect.logInfo("Shutting down: finishing the requests in flight; unfinished batches stay in processing/."))
     )
   })
 
