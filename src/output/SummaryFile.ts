@@ -58,6 +58,26 @@ export const SharedHistoryNote = Schema.Struct({
 /** The rows paying a phone another batch paid to another name: how many, the first of them. */
 export const SharedPhonesHistory = Schema.Struct({ count: Schema.Number, rows: Schema.Array(SharedHistoryNote) })
 
+/**
+ * Rows this batch did not pay although they are paid (output/AlreadyPaid.ts): adopted from the
+ * service's listing (`listed`: paid outside this state store), or paid by the batch's earlier run
+ * when the same content is run again (`earlier_run`). Counted here, never in `counts.completed` or
+ * the `totals`: those are what this batch paid.
+ */
+export const AlreadyPaid = Schema.Struct({
+  rows: Schema.Number,
+  /** Per currency: rows, their amount and the fees charged for them (plain decimals, as `totals`). */
+  totals: Schema.Record({ key: Schema.String, value: Schema.Struct({ rows: Schema.Number, amount: Schema.String, fees: Schema.String }) }),
+  /** Of the rows, those whose payout was found in the service's listing and adopted. */
+  listed: Schema.optional(Schema.Number),
+  /** The days their payouts became final, as the store recorded them (YYYY-MM-DD, UTC). */
+  first_day: Schema.optional(Schema.String),
+  last_day: Schema.optional(Schema.String),
+  /** The batch was done before this run: the same content run again; its first file's name. */
+  earlier_run: Schema.optional(Schema.Struct({ batch_id: Schema.String, file: Schema.String }))
+})
+export type AlreadyPaid = typeof AlreadyPaid.Type
+
 export const HaltNote = Schema.Struct({ by: Schema.String, at: Schema.String, reason: Schema.String })
 
 /**
@@ -80,6 +100,8 @@ export const Summary = Schema.Struct({
   account_alarm: Schema.optional(Schema.String),
   /** Rows the pre-scan found already paid (by their token) and adopted. */
   already_paid_adopted: Schema.optional(Schema.Number),
+  /** Rows paid, but not by this batch (see AlreadyPaid); they are counted as `counts.already_paid`. */
+  already_paid: Schema.optional(AlreadyPaid),
   stuck: Schema.optionalWith(Schema.Array(StuckRow), { default: () => [] }),
   paused: Schema.optional(Schema.String),
   halted: Schema.optional(HaltNote),

@@ -3,20 +3,22 @@
  * outputs (ledger, summary, report) written, retried while they cannot be, else exit 4.
  */
 import { SystemError } from "@effect/platform/Error"
-import { Duration, Effect, Option, Ref, Schedule } from "effect"
+import { Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
 import type { Semaphore } from "effect/Effect"
 import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
 import { retryLineage } from "../intake/RetryLineage.ts"
 import { type PhoneFindings, sharedPhoneFields } from "../intake/SharedPhones.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
+import { type EarlierRun, makeAlreadyPaidTally, withAlreadyPaid } from "../output/AlreadyPaid.ts"
+import { PAID_OUT_STATES } from "../store/RowState.ts"
 import { makeReportTally, reportPath, writeReportOf } from "../output/Report.ts"
 import { userFormat } from "../output/Format.ts"
 import type { Summary } from "../output/SummaryFile.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
 import { say } from "./Notices.ts"
-import type { RefusalCause } from "./Outcome.ts"
+import { type IncompleteReason, outcomeFor, type RefusalCause } from "./Outcome.ts"
 import { RunContext } from "./RunContext.ts"
-import { resultOf, type RunRequest } from "./RunRequest.ts"
+import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
 import { concludeSafeguards } from "./Safeguards.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 
@@ -40,17 +42,31 @@ export const makeConclusion = (input: ConclusionInput) =>
     const writer = yield* TransitionWriter
     const { ledgerLock, paths, request, startedAt } = input
     const { accountId, batchId, batchStore } = ctx
+    // A batch already done before this run is the same content run again (a copy, a re-drop): its
+    // earlier run paid every paid row, this one pays nothing (output/AlreadyPaid.ts).
+    const earlier: EarlierRun | undefined = Option.match(yield* batchStore.getBatch(), {
+      onNone: () => undefined,
+      onSome: (b) => (b.state === "done" ? { batchId: b.batchId, file: b.fileName } : undefined)
+    })
+    const feeRule = request.settings.feePercent
     // Ledger, summary and report, retried with backoff while they cannot be written (a full disk
     // being cleaned up, a share coming back), then given up on: exit 4, the store has it all.
+    // The summary written (and answered) is the one without the rows another batch paid.
     const writeOutputs = (summary: Summary) =>
       Effect.gen(function* () {
-        // The report's figures from the ledger's pass over the rows: one read of the batch, not two.
+        // The report's and the already-paid figures from the ledger's pass over the rows: one read of the batch.
         const tally = makeReportTally(yield* userFormat)
-        yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId, tally.add))
-        yield* writeSummaryFile(paths, summary)
-        yield* writeReportOf(reportPath(paths), summary, tally).pipe(
+        const paid = makeAlreadyPaidTally(earlier, feeRule)
+        yield* ledgerLock.withPermits(1)(writeLedgerFromStore(paths, accountId, batchId, (row) => {
+          tally.add(row)
+          paid.add(row)
+        }))
+        const final = withAlreadyPaid(summary, yield* paid.result(accountId))
+        yield* writeSummaryFile(paths, final)
+        yield* writeReportOf(reportPath(paths), final, tally).pipe(
           Effect.catchIf((e) => !(e instanceof SystemError), (e) => say(`Report not written: ${String(e)}`))
         )
+        return final
       }).pipe(
         Effect.tapError((e) => say(`Outputs not written (${describeWriteError(e)}); trying again.`)),
         Effect.retry(
@@ -108,16 +124,33 @@ export const makeConclusion = (input: ConclusionInput) =>
         if (request.dryRun) {
           // A dry run leaves no trace, but never touches a batch an earlier run created.
           if (!input.resumed) yield* batchStore.deleteBatch()
-        } else {
-          const written = yield* writeOutputs(summary).pipe(Effect.either)
-          if (written._tag === "Left") {
-            // Every payout is in the store: the outputs can be written again at any time.
-            const why = describeWriteError(written.left)
-            yield* say(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
-            return resultOf(EXIT_INTERNAL, { ...summary, exit_code: EXIT_INTERNAL, outputs_error: why }, why)
-          }
+          return resultOf(exitCode, summary, String(summary.outcome), cause)
         }
-        return resultOf(exitCode, summary, String(summary.outcome), cause)
+        const written = yield* writeOutputs(summary).pipe(Effect.either)
+        if (written._tag === "Left") {
+          // Every payout is in the store: the outputs can be written again at any time.
+          const why = describeWriteError(written.left)
+          yield* say(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
+          const unwritten = yield* alreadyPaidApart(summary)
+          return resultOf(EXIT_INTERNAL, { ...unwritten, exit_code: EXIT_INTERNAL, outputs_error: why }, why)
+        }
+        const final = written.right
+        const reason: IncompleteReason | undefined =
+          "halted" in guarded.extra ? "halted"
+          : guarded.paused !== undefined ? "paused"
+          : cause === "declined" ? "declined"
+          : outcome === "interrupted" ? "interrupted"
+          : outcome.startsWith("stopped:") ? "stopped"
+          : "waiting"
+        const result: RunResult = { outcome: outcomeFor(exitCode, String(final.outcome), cause, reason), exitCode, summary: final }
+        return result
       })
+    /** The summary without the rows another batch paid, from a pass of its own (when the outputs could not be written). */
+    const alreadyPaidApart = (summary: Summary) =>
+      Effect.gen(function* () {
+        const paid = makeAlreadyPaidTally(earlier, feeRule)
+        yield* Stream.runForEach(batchStore.streamRowsInStates(PAID_OUT_STATES), (row) => Effect.sync(() => paid.add(row)))
+        return withAlreadyPaid(summary, yield* paid.result(accountId))
+      }).pipe(Effect.orElseSucceed(() => summary))
     return { finish, writeOutputs }
   })

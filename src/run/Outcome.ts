@@ -8,13 +8,20 @@ import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INCOMPLETE, EXIT_INTE
 /** Why nothing was paid: the file is wrong, the wallet cannot cover it, the service could not be used, or a person said no. */
 export type RefusalCause = "invalid-file" | "balance" | "service" | "declined"
 
+/**
+ * Why rows are left (exit 3): an account halt, a pause (stop rule, breaker, a hold, `payouts pause`),
+ * a person who said no on a batch already started, Ctrl-C, a stop (the lease lost, credentials
+ * refused), or rows still in flight or unknown waiting for their evidence.
+ */
+export type IncompleteReason = "halted" | "paused" | "declined" | "interrupted" | "stopped" | "waiting"
+
 export type Outcome = Data.TaggedEnum<{
   /** Nothing was paid (exit 2). */
   Refused: { readonly cause: RefusalCause; readonly message: string }
   /** Every row final (exit 0 when all completed, else 1). */
   Finished: { readonly allCompleted: boolean }
   /** Rows left to do, or another runner holds the batch: run again (exit 3). */
-  Incomplete: { readonly message: string }
+  Incomplete: { readonly message: string; readonly reason?: IncompleteReason }
   /** A person must decide (exit 5): payouts resolve. */
   Attention: { readonly message: string }
   /** The machine failed the run: outputs or the store could not be used (exit 4). */
@@ -32,8 +39,8 @@ export const exitCodeOf = (outcome: Outcome): number =>
     Failed: () => EXIT_INTERNAL
   })
 
-/** The outcome an exit code stands for; `cause` says why a refusal refused. */
-export const outcomeFor = (exitCode: number, message: string, cause: RefusalCause = "invalid-file"): Outcome => {
+/** The outcome an exit code stands for; `cause` says why a refusal refused, `reason` why rows are left. */
+export const outcomeFor = (exitCode: number, message: string, cause: RefusalCause = "invalid-file", reason?: IncompleteReason): Outcome => {
   switch (exitCode) {
     case EXIT_OK:
       return Outcome.Finished({ allCompleted: true })
@@ -46,6 +53,6 @@ export const outcomeFor = (exitCode: number, message: string, cause: RefusalCaus
     case EXIT_INTERNAL:
       return Outcome.Failed({ message })
     default:
-      return Outcome.Incomplete({ message })
+      return Outcome.Incomplete(reason === undefined ? { message } : { message, reason })
   }
 }

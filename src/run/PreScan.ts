@@ -26,6 +26,8 @@ export interface PreScanResult {
 }
 
 const CHUNK = 2_000
+/** Adopted rows named one by one in the log before the count. */
+const SHOWN = 5
 
 export const preScan = Effect.fn("PreScan.run")(function* () {
     const ctx = yield* RunContext
@@ -84,6 +86,8 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
             if (exact.length === 1 && carrying.length === 1) {
               const p = exact[0]
               adopted++
+              // The first few by name, the rest counted: a whole file re-run must not flood the log.
+              if (adopted <= SHOWN) yield* say(`line ${row.line}: already paid by payout ${p.reference} (${p.status}, listed on ${p.day}), made outside this state store: adopted, not paid again`)
               yield* adoptListed(row.idx, "validated", p, "prescan", `already paid: ${p.reference} (${p.status}, listed on ${p.day}) carries [${row.token}]; adopted, not paid again`)
               continue
             }
@@ -106,7 +110,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
     yield* tellRaisedAlarms(ctx, raised)
     if (adopted > 0) {
       yield* say(
-        `PRE-SCAN: ${adopted} row(s) of this file were ALREADY PAID (their tokens are in the service's listing, e.g. by another state store or an earlier install): adopted, NOT paid again.`
+        `PRE-SCAN: ${adopted} row(s) of this file were ALREADY PAID (their tokens are in the service's listing, e.g. by another state store or an earlier install): adopted, NOT paid again; the summary counts them as already_paid, not as paid by this batch.`
       )
     }
     return { adopted, alarms, incompleteDays: sync.incomplete.size } satisfies PreScanResult

@@ -97,9 +97,9 @@ describe("progress (the binary)", () => {
         expect(raw).toMatch(/\d+ completed, 1 failed, 1 cancelled, 1 pending/)
         const shown = screen(raw)
         // The last figures stay on screen; every message starts its own line, none shares one with a bar.
-        const done = shown.findIndex((l) => l.startsWith("Done (exit 1): "))
+        const done = shown.findIndex((l) => l.startsWith("Finished (exit 1): "))
         expect(done, shown.join("\n")).toBeGreaterThan(0)
-        expect(shown[done]).toMatch(/^Done \(exit 1\): (?=.*41 completed)(?=.*1 failed)(?=.*1 cancelled)/)
+        expect(shown[done]).toMatch(/^Finished \(exit 1\): (?=.*paid 41)(?=.*failed 1)(?=.*cancelled 1)/)
         expect(shown[done - 2]).toMatch(/^tracking {3}\[#+\] 43\/43 final/)
         expect(shown[done - 1]).toBe("           41 completed, 1 failed, 1 cancelled, 0 pending")
         expect(shown.filter((l) => BAR.test(l))).toHaveLength(1)

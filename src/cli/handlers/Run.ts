@@ -2,7 +2,7 @@
  * `payouts run FILE`: wiring only; the work is in src/run (Runner) over the state store and the
  * client. Loaded when it (or `payouts watch`) runs; `payouts validate` has its own (./Validate.ts).
  */
-import { Console, Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Console, Context, Duration, Effect, Layer, Option } from "effect"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
@@ -20,6 +20,8 @@ import { parseListen } from "../Listen.ts"
 import type { Parsed } from "../Lazy.ts"
 import { safeguardSettings } from "../SafeguardOptions.ts"
 import { type OptionValue, printJson } from "../Output.ts"
+import { closingLines } from "../Closing.ts"
+import { userFormat } from "../../output/Format.ts"
 import { resolveConnection, resolveRedirects } from "../Settings.ts"
 import type { AccountId } from "../../domain/Ids.ts"
 import { batchClient, checkRequest, embeddedSandbox, type Outputs } from "./Validate.ts"
@@ -112,15 +114,9 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
       Effect.provide(Layer.merge(client, openStore(store))),
       Effect.provide(notifier)
     )
-    const summary: Readonly<Record<string, unknown>> = result.summary
-    if (args.json) yield* printJson(summary)
-    else if (!dryRun && typeof summary.ledger === "string") {
-      const tally = Option.getOrElse(Schema.decodeUnknownOption(Schema.Record({ key: Schema.String, value: Schema.Number }))(summary.counts), () => ({}))
-      const counts = Object.entries(tally).map(([s, n]) => `${n} ${s}`)
-      // A retry batch says whose failed rows it paid again, as its summary and report do.
-      const retryOf = typeof summary.parent === "string" ? ` (retry of batch ${summary.parent})` : ""
-      yield* Console.error(`Done (exit ${result.exitCode})${retryOf}: ${counts.join(", ")}\nLedger:  ${summary.ledger}`)
-    }
+    if (args.json) yield* printJson(result.summary)
+    // One closing block: how the run ended, with the counts, and the command that comes next.
+    else if (!dryRun) yield* Console.error(closingLines(result, file, yield* userFormat).join("\n"))
     if (result.exitCode !== EXIT_OK) return yield* new Exiting({ code: result.exitCode })
   }).pipe(Effect.scoped)
 
