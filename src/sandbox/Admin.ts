@@ -7,6 +7,7 @@ import { iso } from "./Clock.ts"
 import { makeFaultState, type SandboxContext } from "./Context.ts"
 import { CLOCK_MOVED } from "./Persistence.ts"
 import { parseFaults } from "./Faults.ts"
+import { TEST_DATA_PATH } from "./Gate.ts"
 import { invariantsView } from "./Invariants.ts"
 import { envelopeA, invalid, jsonBody, type JsonObject, ok } from "./Http.ts"
 import { refund } from "./Payouts.ts"
@@ -93,7 +94,7 @@ const openApiRoute = Effect.map(HttpServerRequest.HttpServerRequest, (request) =
 export const adminRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
     HttpRouter.get("/__sandbox/openapi.json", openApiRoute),
-    HttpRouter.get("/__sandbox/test-data", Effect.sync(() => ok(testData()))),
+    HttpRouter.get(TEST_DATA_PATH, Effect.sync(() => ok(testData()))),
     HttpRouter.post("/__sandbox/fund", fundRoute(ctx)),
     HttpRouter.post(
       "/__sandbox/settle",

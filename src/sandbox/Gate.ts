@@ -5,7 +5,7 @@
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { count, type FaultState, type SandboxContext, type Settings } from "./Context.ts"
 import { type FaultEndpoint, faultOf, type FaultSettings, type ProbabilityKind } from "./Faults.ts"
 import { type Answer, answerA, envelopeA, toResponse } from "./Http.ts"
@@ -134,6 +134,11 @@ const serverError = () => envelopeA(500, "Internal server error", {})
 const latency = (faults: FaultState, endpoint: FaultEndpoint) =>
   faultOf(faults.settings, endpoint, "latency") === undefined ? Effect.void : Effect.flatMap(latencyMillis(faults, endpoint), (ms) => Effect.sleep(ms))
 
+export const TEST_DATA_PATH = "/__sandbox/test-data"
+
+/** Whether a peer address is this machine (IPv4 loopback, also IPv4-mapped, or ::1). */
+export const isLoopbackPeer = (address: string): boolean => /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address) || address === "::1"
+
 export const gate =
   (ctx: SandboxContext) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
@@ -141,6 +146,9 @@ export const gate =
       const request = yield* HttpServerRequest.HttpServerRequest
       const path = new URL(request.url, "http://sandbox.invalid").pathname
       if (path.startsWith("/checkout/")) return yield* app
+      // The test numbers and cards are public (the same in every sandbox, no secret among them): a
+      // browser on this machine opens the link the banner prints without credentials.
+      if (request.method === "GET" && path === TEST_DATA_PATH && Option.exists(request.remoteAddress, isLoopbackPeer)) return yield* app
       const refusal = headerRefusal(ctx.settings, request.method, request.headers)
       if (refusal !== undefined) return toResponse(refusal)
       if (!path.startsWith("/v1/")) return yield* app

@@ -102,7 +102,8 @@ describe("headers and envelopes", () => {
     ["GET", "/v1/wallet/summary"],
     ["GET", "/v1/payment/status/TXN1"],
     ["POST", "/v1/payments/payout/mobile-money"],
-    ["GET", "/__sandbox/test-data"],
+    // Not /__sandbox/test-data: public test numbers, open from this machine (test/sandbox/TestData.test.ts).
+    ["GET", "/__sandbox/faults"],
     ["POST", "/__sandbox/fund"],
     ["GET", "/__sandbox/invariants"]
   ]
