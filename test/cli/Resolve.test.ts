@@ -48,10 +48,10 @@ describe("payouts resolve and reconcile --account (the binary)", () => {
         const ledger = readFileSync(join(dir, "alarm.ledger.csv"), "utf8")
         expect(ledger).toContain("unknown")
 
-        const shown = yield* cli(sandbox, state, ["resolve", batch, "--by", "ops-ana", "--json"])
+        const shown = yield* cli(sandbox, state, ["resolve", batch, "--json"])
         expect(shown.code, shown.stderr).toBe(5)
         const evidence = JSON.parse(shown.stdout)
-        expect(evidence.accountAlarm).toContain("altered")
+        expect(evidence.account_alarm).toContain("altered")
         const unknown = evidence.rows.filter((r: { state: string }) => r.state === "unknown")
         expect(unknown.length).toBeGreaterThan(0)
 
