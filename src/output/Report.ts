@@ -1,13 +1,17 @@
 /**
  * `<name>.report.html`: what people look at after a run. The figures come from the summary (counts,
- * totals, stuck rows) and one streamed pass over the rows (operators, time to final status, failures
- * with their references, the amount to pay again per currency, the rows rejected or skipped and why).
+ * totals, what the wallet gave, stuck rows), the store (who approved) and one streamed pass over the
+ * rows (operators, time to final status, the rows not paid by status with their recipients' names and
+ * references, the amount to pay again per currency, the rows rejected or skipped and why).
  */
-import { DateTime, Effect, Schema, Stream } from "effect"
+import { DateTime, Effect, Either, Option, Schema, Stream } from "effect"
+import { hostname, userInfo } from "node:os"
 import { basename, dirname, join } from "node:path"
+import { parseAmount } from "../domain/Money.ts"
+import { approvalOf } from "../jobs/Approval.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import type { Row } from "../store/Model.ts"
-import { DROPPED_STATES, PAID_OUT_STATES, SETTLED_FAILURE_STATES, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
+import { DROPPED_STATES, PAID_OUT_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { type Format, userFormat } from "./Format.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { writeTextAtomic } from "./AtomicFile.ts"
@@ -15,11 +19,12 @@ import type { OutputPaths } from "./AtomicFile.ts"
 import { amountAsWritten } from "./Outputs.ts"
 import { renderReport } from "./ReportHtml.ts"
 import { Summary } from "./SummaryFile.ts"
+import { makeUnpaidColumns, unpaidCsvPath, writeUnpaidCsv } from "./UnpaidCsv.ts"
 
 export const reportPath = (paths: OutputPaths): string =>
   join(dirname(paths.ledger), basename(paths.ledger).replace(/\.ledger\.csv$/, "") + ".report.html")
 
-import type { FailedRow, OperatorStats, ReportData, UnpaidRow } from "./ReportData.ts"
+import type { FailedRow, NotPaidStatus, OperatorStats, ReportData, UnpaidRow } from "./ReportData.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export type { FailedRow, OperatorStats, ReportData, UnpaidRow }
@@ -33,6 +38,9 @@ const amountOf = (row: Row, format: Format): string => {
   return row.amountMinor === null ? "" : `${format.minor(row.amountMinor, row.currency)} ${row.currency}`
 }
 
+/** Sent and not paid, each status counted and listed apart (a cancelled payout is not a failed one). */
+const NOT_PAID: ReadonlyArray<NotPaidStatus> = ["failed", "cancelled", "expired", "refunded", "unknown"]
+
 /**
  * The report's figures, gathered one row at a time: fed by the ledger's own pass over the rows at the
  * end of a run (one read of the batch for both files, not two), or by a pass of its own.
@@ -41,11 +49,14 @@ export const makeReportTally = (format: Format) => {
   const operators = new Map<string, { sent: number; completed: number; failed: number; cancelled: number; expired: number }>()
   const repay: Record<string, { rows: number; minor: number }> = {}
   const times: Array<number> = []
-  const failed: Array<FailedRow> = []
-  let failedTotal = 0
+  const notPaid = new Map<string, { total: number; rows: Array<FailedRow> }>(NOT_PAID.map((s) => [s, { total: 0, rows: [] }]))
   const unpaid: Array<UnpaidRow> = []
   let unpaidTotal = 0
+  const unpaidColumns = makeUnpaidColumns()
+  let batch: { readonly accountId: AccountId; readonly batchId: BatchId } | undefined
   const add = (row: Row): void => {
+    batch ??= { accountId: row.accountId, batchId: row.batchId }
+    unpaidColumns.add(row)
     const sent = row.attempts > 0 || row.reference !== null
     if (sent) {
       const op = operators.get(row.operator) ?? { sent: 0, completed: 0, failed: 0, cancelled: 0, expired: 0 }
@@ -62,15 +73,17 @@ export const makeReportTally = (format: Format) => {
       const due = repay[row.currency] ?? { rows: 0, minor: 0 }
       repay[row.currency] = { rows: due.rows + 1, minor: due.minor + row.amountMinor }
     }
-    if (row.state === "unknown" || UNPAID_OUTCOME_STATES.includes(row.state)) {
-      failedTotal += 1
-      if (failed.length < MAX_FAILED_LISTED) {
-        failed.push({
+    const group = notPaid.get(row.state)
+    if (group !== undefined) {
+      group.total += 1
+      if (group.rows.length < MAX_FAILED_LISTED) {
+        group.rows.push({
           line: row.line,
           id: row.rowId ?? "",
           reference: row.reference ?? "",
           operator: row.operator,
           amount: amountOf(row, format),
+          name: row.name,
           phone: maskPhone(row.phone),
           status: row.state,
           error: row.error ?? ""
@@ -80,33 +93,69 @@ export const makeReportTally = (format: Format) => {
     if (DROPPED_STATES.includes(row.state)) {
       unpaidTotal += 1
       if (unpaid.length < MAX_FAILED_LISTED) {
-        unpaid.push({ line: row.line, id: row.rowId ?? "", operator: row.operator, amount: amountOf(row, format), status: row.state, reason: row.error ?? "" })
+        unpaid.push({ line: row.line, id: row.rowId ?? "", operator: row.operator, amount: amountOf(row, format), name: row.name, status: row.state, reason: row.error ?? "" })
       }
     }
   }
   const result = (): RowFigures => ({
     operators: [...operators.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([operator, s]) => ({ operator, ...s })),
     timesToFinal: times,
-    failed,
-    failedTotal,
+    notPaid: NOT_PAID.map((status) => ({ status, ...(notPaid.get(status) ?? { total: 0, rows: [] }) })),
     unpaid,
     unpaidTotal,
     repay
   })
-  return { add, result, format } as const
+  return { add, result, format, unpaidColumns, batch: () => batch } as const
 }
 
 export type ReportTally = ReturnType<typeof makeReportTally>
 
-/** What the report takes from the rows (the rest comes from the summary). */
-export type RowFigures = Omit<ReportData, "summary" | "feesEstimated" | "format">
+/** What the report takes from the rows (the rest comes from the summary, the store and the approval). */
+export type RowFigures = Omit<ReportData, "summary" | "feesEstimated" | "format" | "people" | "debited" | "unpaidCsv">
 
 /** The estimates beside the fees charged (Outputs.totalsByCurrency); absent from older summaries. */
 const FeeEstimates = Schema.Struct({
   totals: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ fees_estimated: Schema.optional(Schema.String) }) }))
 })
 
-/** Writes the report beside its ledger, atomically, from the rows' figures already gathered. */
+/** What the wallet gave per currency: the amounts completed plus the fees charged, as the summary totals them. */
+const debitedOf = (summary: Summary): ReportData["debited"] =>
+  Object.entries(summary.totals).map(([currency, t]) => {
+    const minor = (text: string) => Either.getOrElse(parseAmount(text, currency), () => 0)
+    return { currency, paidMinor: minor(t.completed_amount), feesMinor: minor(t.fees) }
+  })
+
+/**
+ * Who approved the batch (the store's record, made before it was paid), who submitted it (the approval
+ * request beside the file: `watch --submitted-by`), and the user and machine that ran it.
+ */
+const peopleOf = (batch: ReturnType<ReportTally["batch"]>, file: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const found = batch === undefined ? Option.none() : yield* store.batch(batch.accountId, batch.batchId).getBatch()
+    const approval = yield* approvalOf(file).pipe(Effect.orElseSucceed(() => Option.none()))
+    const approvedBy = Option.flatMap(found, (b) => Option.fromNullable(b.approvedBy))
+    const approvedAt = Option.flatMap(found, (b) => Option.fromNullable(b.approvedAt))
+    return {
+      ...(Option.isSome(approvedBy) ? { approvedBy: approvedBy.value } : {}),
+      ...(Option.isSome(approvedAt) ? { approvedAt: DateTime.formatIso(approvedAt.value) } : {}),
+      ...(Option.isSome(approval) && approval.value.submitted_by !== undefined ? { submittedBy: approval.value.submitted_by } : {}),
+      ...runBy()
+    } satisfies ReportData["people"]
+  })
+
+const runBy = (): { runBy?: string } => {
+  try {
+    return { runBy: `${userInfo().username}@${hostname()}` }
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * Writes the report beside its ledger, atomically, from the rows' figures already gathered, and the
+ * ready-to-fix CSV of the rows not paid beside it (UnpaidCsv.ts), which the report links.
+ */
 export const writeReportOf = (path: string, summary: object, tally: ReportTally) =>
   Effect.gen(function* () {
     const decoded = yield* Schema.decodeUnknown(Summary)(summary)
@@ -114,7 +163,12 @@ export const writeReportOf = (path: string, summary: object, tally: ReportTally)
     const feesEstimated = Object.fromEntries(
       Object.entries(estimates.totals ?? {}).flatMap(([c, t]) => (t.fees_estimated === undefined ? [] : [[c, t.fees_estimated]]))
     )
-    yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, format: tally.format, ...tally.result() }))
+    const batch = tally.batch()
+    const csvPath = unpaidCsvPath(path)
+    const written = batch === undefined ? false : yield* writeUnpaidCsv(csvPath, batch.accountId, batch.batchId, tally.unpaidColumns)
+    const unpaidCsv = written ? { file: basename(csvPath), rows: tally.unpaidColumns.rows() } : undefined
+    const people = yield* peopleOf(batch, decoded.file)
+    yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, format: tally.format, people, debited: debitedOf(decoded), ...(unpaidCsv === undefined ? {} : { unpaidCsv }), ...tally.result() }))
   }).pipe(Effect.withSpan("Report.write"))
 
 /** Writes the report of a batch beside its ledger, atomically, with a pass of its own over the rows. */

@@ -1,6 +1,6 @@
 /** The report as one self-contained HTML page: inline CSS and SVG, no script, no external asset. */
 import { visible } from "../domain/Text.ts"
-import type { ReportData } from "./ReportData.ts"
+import type { NotPaidGroup, ReportData } from "./ReportData.ts"
 
 const esc = (value: unknown): string =>
   String(value).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c)
@@ -44,7 +44,7 @@ const quantile = (sorted: ReadonlyArray<number>, q: number) =>
 const seconds = (s: number) => (s < 120 ? `${s.toFixed(1)} s` : s < 7200 ? `${(s / 60).toFixed(1)} min` : `${(s / 3600).toFixed(1)} h`)
 
 /** Columns of figures are right-aligned, so that digits line up under each other as on a statement. */
-const FIGURES = new Set(["rows", "amount", "completed", "fees", "fees estimated", "sent", "failed", "cancelled", "expired"])
+const FIGURES = new Set(["rows", "amount", "completed", "fees", "fees estimated", "sent", "failed", "cancelled", "expired", "paid", "total debited"])
 
 const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>, attrs = "") => {
   const cls = (i: number) => (FIGURES.has(head[i]) ? ` class="n"` : "")
@@ -63,7 +63,7 @@ h2{font-size:16px;margin:0 0 12px}table{border-collapse:collapse;width:100%}th,t
 th{font-weight:600;color:#4a5a6a;font-size:13px}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}td.none{color:#8a96a3;font-style:italic}.big{font-size:28px;font-weight:700}
 .cards{display:flex;gap:16px;flex-wrap:wrap}.card{background:#f4f6f9;border-radius:6px;padding:10px 16px;min-width:120px}
 .card span{display:block;color:#4a5a6a;font-size:13px}.chart .lbl{font-size:13px;fill:#1d2733}.chart .val{font-size:13px;fill:#4a5a6a}
-.paused{background:#fff3cd;color:#6b4e00;padding:10px 32px;margin:0}.retry{background:#e7f0fb;color:#1d3c66;padding:10px 32px;margin:0}`
+.people{background:#e9edf2;color:#1d2733;padding:8px 32px;margin:0}.paused{background:#fff3cd;color:#6b4e00;padding:10px 32px;margin:0}.retry{background:#e7f0fb;color:#1d3c66;padding:10px 32px;margin:0}`
 
 /** One phone, several names: rows accepted under --allow-shared-phone, phones other batches paid to other names (phones masked). */
 const sharedPhones = (data: ReportData): string => {
@@ -88,9 +88,47 @@ const sharedPhones = (data: ReportData): string => {
   ].join("")
 }
 
+const NOT_PAID_TITLES: Readonly<Record<string, string>> = {
+  failed: "Failed rows",
+  cancelled: "Cancelled rows",
+  expired: "Expired rows",
+  refunded: "Refunded rows: paid, then returned",
+  unknown: "Unknown rows: may have been paid, a person or the reconciliation decides"
+}
+
+/** One status of the rows sent and not paid, counted apart, with whom it was for. */
+const notPaidSection = (group: NotPaidGroup, data: ReportData): string => {
+  const f = data.format
+  const shown = group.total > group.rows.length ? `, first ${f.count(group.rows.length)} shown` : ""
+  return `<section class="wide"><h2>${esc(NOT_PAID_TITLES[group.status] ?? group.status)} (${f.count(group.total)}${shown})</h2>${table(
+    ["line", "id", "name", "reference", "operator", "amount", "phone", "reason"],
+    group.rows.map((r) => [r.line, r.id, visible(r.name), r.reference, r.operator, r.amount, r.phone, r.error]),
+    `data-table="${esc(group.status)}" data-total="${group.total}"`
+  )}</section>`
+}
+
+/** Who approved, submitted and ran the batch; "none recorded" rather than a blank a reader could miss. */
+const people = (data: ReportData): string => {
+  const p = data.people
+  const approved = p.approvedBy === undefined
+    ? `<span data-field="approved_by">none recorded</span>`
+    : `<span data-field="approved_by">${esc(p.approvedBy)}</span>${p.approvedAt === undefined ? "" : ` at <span data-field="approved_at">${esc(data.format.time(p.approvedAt))}</span>`}`
+  return `<p class="people">approved by ${approved} &middot; submitted by <span data-field="submitted_by">${esc(p.submittedBy ?? "none recorded")}</span>${
+    p.runBy === undefined ? "" : ` &middot; run by <span data-field="run_by">${esc(p.runBy)}</span>`
+  }</p>`
+}
+
+/** The link to the rows not paid as a CSV in the input's columns, to correct and pay again. */
+const unpaidCsvSection = (data: ReportData): string => {
+  const csv = data.unpaidCsv
+  if (csv === undefined) return ""
+  return `<section class="wide"><h2>Ready to fix: the rows not paid as a CSV (${data.format.count(csv.rows)})</h2><p><a data-link="unpaid-csv" href="${esc(encodeURIComponent(csv.file))}">${esc(csv.file)}</a>, beside this report: the failed, cancelled, expired, rejected and skipped rows in the columns of the input file. Correct the phone, operator or name, then pay the failed, cancelled and expired rows again with <code>payouts retry ${esc(data.summary.batch_id)} --fix ${esc(csv.file)}</code>; rejected and skipped rows are paid by a new file. Unknown rows are never in it: they may have been paid.</p></section>`
+}
+
 export const renderReport = (data: ReportData): string => {
   const s = data.summary
   const f = data.format
+  const money = (minor: number, currency: string) => `${f.minor(minor, currency)} ${currency}`
   const counts = Object.entries(s.counts).filter(([, n]) => n > 0).sort(([, a], [, b]) => b - a)
   const total = s.total_rows ?? counts.reduce((a, [, n]) => a + n, 0)
   const sorted = [...data.timesToFinal].sort((a, b) => a - b)
@@ -107,10 +145,16 @@ export const renderReport = (data: ReportData): string => {
 <title>Payout report ${esc(s.batch_id)}</title><style>${CSS}</style></head><body>
 <header><h1>Payout report: ${esc(s.file.split(/[\\/]/).pop() ?? s.file)}</h1>
 <p>batch <span data-field="batch_id">${esc(s.batch_id)}</span> &middot; <span data-field="outcome">${esc(s.outcome)}</span> &middot; <span data-field="started_at">${esc(s.started_at === undefined ? "" : f.time(s.started_at))}</span> to <span data-field="finished_at">${esc(s.finished_at === undefined ? "" : f.time(s.finished_at))}</span> &middot; exit ${esc(s.exit_code)}</p></header>
+${people(data)}
 ${s.parent === undefined ? "" : `<p class="retry" data-field="parent">Retry of batch ${esc(s.parent)}: its failed, cancelled and expired rows paid again</p>`}
 ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: ${esc(s.paused)}</p>`}
 <main>
 <section class="wide"><div class="cards">${cards.join("")}</div></section>
+<section><h2>Total debited per currency</h2>${table(
+    ["currency", "paid", "fees", "total debited"],
+    data.debited.map((d) => [d.currency, money(d.paidMinor, d.currency), money(d.feesMinor, d.currency), money(d.paidMinor + d.feesMinor, d.currency)]),
+    `data-table="debited"`
+  )}</section>
 <section><h2>Totals per currency (rows sent)</h2>${table(
     ["currency", "rows", "amount", "completed", "fees", "fees estimated"],
     Object.entries(s.totals).map(([c, t]) => [c, f.count(t.rows), f.decimal(t.amount), f.decimal(t.completed_amount), f.decimal(t.fees), f.decimal(data.feesEstimated[c] ?? "")]),
@@ -136,16 +180,13 @@ ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: $
     Object.entries(data.repay).sort(([a], [b]) => a.localeCompare(b)).map(([c, r]) => [c, f.count(r.rows), `${f.minor(r.minor, c)} ${c}`]),
     `data-table="repay"`
   )}</section>
-<section class="wide"><h2>Failed rows (${f.count(data.failedTotal)}${data.failedTotal > data.failed.length ? `, first ${f.count(data.failed.length)} shown` : ""})</h2>${table(
-    ["line", "id", "reference", "operator", "amount", "phone", "status", "reason"],
-    data.failed.map((r) => [r.line, r.id, r.reference, r.operator, r.amount, r.phone, r.status, r.error]),
-    `data-table="failed"`
-  )}</section>
+${data.notPaid.filter((g) => g.status === "failed" || g.total > 0).map((g) => notPaidSection(g, data)).join("\n")}
 <section class="wide"><h2>Rows not paid: rejected or skipped (${f.count(data.unpaidTotal)}${data.unpaidTotal > data.unpaid.length ? `, first ${f.count(data.unpaid.length)} shown` : ""})</h2>${table(
-    ["line", "id", "operator", "amount", "status", "reason"],
-    data.unpaid.map((r) => [r.line, r.id, r.operator, r.amount, r.status, r.reason]),
+    ["line", "id", "name", "operator", "amount", "status", "reason"],
+    data.unpaid.map((r) => [r.line, r.id, visible(r.name), r.operator, r.amount, r.status, r.reason]),
     `data-table="unpaid"`
   )}</section>
+${unpaidCsvSection(data)}
 <section class="wide"><h2>Stuck rows (${f.count(s.stuck.length)})</h2>${table(
     ["line", "id", "operator", "status", "reference", "since"],
     s.stuck.map((r) => [r.line, r.id ?? "", r.operator, r.status, r.reference ?? "", f.time(r.since)]),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { type Browser, chromium } from "playwright-core"
@@ -61,7 +61,7 @@ describe("the HTML report", () => {
       // 13 rows sent, each estimated at max(2%, 50 XAF): the estimate beside the fees charged.
       expect(summary.totals.XAF.fees_estimated).toBe("1057")
       expect(seen.operators).toEqual({ carrier1_cm: 89, carrier2_cm: 75 })
-      expect(seen.failed).toBe(2)
+      expect(seen.failed).toBe(1)
       expect(seen.bins).toBe(8)
       expect(seen.batch).toBe(summary.batch_id)
       expect(requests.filter((u) => !u.startsWith("file:"))).toEqual([])
@@ -106,12 +106,21 @@ describe("the HTML report", () => {
             name
           )
         const head = (name: string) => page.evaluate((n) => Array.from(document.querySelectorAll(`[data-table=${n}] thead th`)).map((th) => th.textContent), name)
-        const failed = yield* Effect.promise(() => rowsOf("failed"))
+        // Failed and cancelled counted and listed apart, each with its recipient's name (issue 31 item 6).
         const failedHead = yield* Effect.promise(() => head("failed"))
         const cell = (row: ReadonlyArray<string>, column: string) => row[failedHead.indexOf(column)]
-        const failedById = Object.fromEntries(failed.map((r) => [cell(r, "id"), r]))
-        expect(Object.keys(failedById).sort()).toEqual(["C1", "F1"])
+        const failedById = Object.fromEntries(
+          [...(yield* Effect.promise(() => rowsOf("failed"))), ...(yield* Effect.promise(() => rowsOf("cancelled")))].map((r) => [cell(r, "id"), r])
+        )
+        expect((yield* Effect.promise(() => rowsOf("failed"))).map((r) => cell(r, "id"))).toEqual(["F1"])
+        expect((yield* Effect.promise(() => rowsOf("cancelled"))).map((r) => cell(r, "id"))).toEqual(["C1"])
+        const headings = yield* Effect.promise(() => page.evaluate(() => Array.from(document.querySelectorAll("h2")).map((h) => h.textContent ?? "")))
+        expect(headings).toContain("Failed rows (1)")
+        expect(headings).toContain("Cancelled rows (1)")
+        expect(yield* Effect.promise(() => page.evaluate(() => document.querySelector("[data-card=failed] b")?.textContent))).toBe("1")
         for (const id of ["F1", "C1"]) {
+          expect(cell(failedById[id], "name")).toBe(byId[id].name)
+          expect(cell(failedById[id], "name")).not.toBe("")
           expect(cell(failedById[id], "reference")).toBe(byId[id].reference)
           expect(cell(failedById[id], "reference")).not.toBe("")
           expect(cell(failedById[id], "reason")).toBe(byId[id].error)
@@ -121,8 +130,34 @@ describe("the HTML report", () => {
         // Failed 1,500,000 + cancelled 2,000,000 XAF; nothing of XOF failed.
         expect(yield* Effect.promise(() => rowsOf("repay"))).toEqual([["XAF", "2", "3\u202f500\u202f000 XAF"]])
         const unpaid = yield* Effect.promise(() => rowsOf("unpaid"))
-        expect(unpaid.map((r) => [r[1], r[4]]).sort()).toEqual([["R1", "rejected"], ["X2", "skipped"]])
-        expect(unpaid.find((r) => r[1] === "R1")?.[5]).toContain("whole number")
+        const unpaidHead = yield* Effect.promise(() => head("unpaid"))
+        const u = (row: ReadonlyArray<string>, column: string) => row[unpaidHead.indexOf(column)]
+        expect(unpaid.map((r) => [u(r, "id"), u(r, "status"), u(r, "name")]).sort()).toEqual([["R1", "rejected", byId.R1.name], ["X2", "skipped", byId.X2.name]])
+        expect(u(unpaid.find((r) => u(r, "id") === "R1") ?? [], "reason")).toContain("whole number")
+
+        // What the wallet gave: amounts completed plus fees charged (the sandbox's 1%, rounded up).
+        const fr = formatFor("fr-FR")
+        expect(yield* Effect.promise(() => rowsOf("debited"))).toEqual([
+          ["XAF", `${fr.minor(1_484_567, "XAF")} XAF`, `${fr.minor(14_846, "XAF")} XAF`, `${fr.minor(1_499_413, "XAF")} XAF`],
+          ["XOF", `${fr.minor(30_000, "XOF")} XOF`, `${fr.minor(300, "XOF")} XOF`, `${fr.minor(30_300, "XOF")} XOF`]
+        ])
+        // No approval in a plain run: said, not left blank; the user and machine that ran it.
+        const people = yield* Effect.promise(() =>
+          page.evaluate(() => ["approved_by", "submitted_by", "run_by"].map((f) => document.querySelector(`[data-field=${f}]`)?.textContent))
+        )
+        expect(people.slice(0, 2)).toEqual(["none recorded", "none recorded"])
+        expect(people[2]).toMatch(/^.+@.+$/)
+
+        // The rows not paid, ready to fix: linked, beside the report, owner-only, in the input's columns.
+        const link = yield* Effect.promise(() => page.evaluate(() => document.querySelector("a[data-link=unpaid-csv]")?.getAttribute("href")))
+        expect(link).toBe("finance.unpaid.csv")
+        const fixFile = join(dir, "finance.unpaid.csv")
+        expect(statSync(fixFile).mode & 0o777).toBe(0o600)
+        const fix = readFileSync(fixFile, "utf8").trimEnd().split("\n").map((l) => l.split(","))
+        expect(fix[0]).toEqual(["id", "amount", "currency", "operator", "phone", "name", "email", "description"])
+        expect(fix.slice(1).map((r) => [r[0], r[1], r[2], r[3], r[4], r[5]])).toEqual(
+          ["F1", "C1", "R1", "X2"].map((id) => [id, id === "R1" ? "12.5" : byId[id].amount, byId[id].currency, byId[id].operator, byId[id].phone, byId[id].name])
+        )
         const totals = yield* Effect.promise(() => rowsOf("totals"))
         expect(totals.find((r) => r[0] === "XAF")?.[2]).toBe("4\u202f984\u202f567")
         const operators = yield* Effect.promise(() => rowsOf("operators"))

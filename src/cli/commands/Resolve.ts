@@ -14,15 +14,15 @@ export const resolveCommand = Command.make("resolve", {
   state: jobsStateOption,
   connection: connectionOptions,
   redirects: redirectOptions,
-  line: Options.integer("line").pipe(Options.withDescription("One row (its line in the file) to show or decide."), Options.optional),
+  line: Options.integer("line").pipe(Options.withPseudoName("N"), Options.withDescription("One row (its line in the file) to show or decide."), Options.optional),
   lines: Options.text("lines").pipe(
     Options.withPseudoName("LINES"),
     Options.withDescription("Several rows for one decision, e.g. 3,7-9 (asked once; --yes skips the question)."),
     Options.optional
   ),
   allUnknown: Options.boolean("all-unknown").pipe(Options.withDescription("Every unknown row of the batch, for one decision (asked once; --yes skips the question).")),
-  by: Options.text("by").pipe(Options.withDescription("Who decides (required with a decision; recorded with it)."), Options.optional),
-  reason: Options.text("reason").pipe(Options.withDescription("Why (required with a decision; recorded with it)."), Options.optional),
+  by: Options.text("by").pipe(Options.withPseudoName("NAME"), Options.withDescription("Who decides (required with a decision; recorded with it)."), Options.optional),
+  reason: Options.text("reason").pipe(Options.withPseudoName("TEXT"), Options.withDescription("Why (required with a decision; recorded with it)."), Options.optional),
   adopt: Options.text("adopt").pipe(Options.withPseudoName("REFERENCE"), Options.withDescription("Adopt this payout as the row's (one row; checked by a status lookup and for uniqueness)."), Options.optional),
   resend: Options.boolean("resend").pipe(Options.withDescription("Send the rows' payouts again now (refused while a listed payout carries a row's token or the listing cannot prove absence).")),
   abandon: Options.boolean("abandon").pipe(Options.withDescription("Declare the rows not paid: they are never retried automatically.")),
