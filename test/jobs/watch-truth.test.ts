@@ -99,6 +99,28 @@ describe("payouts watch reads true", () => {
       expect(second.output).toContain(`week49.csv is filed as ${renamed}: done/ already holds week49.csv`)
     }), 180_000)
 
+  it.scopedLive("a week49.csv dropped while an earlier week49.csv is still in processing/ is claimed under its arrival time, and says why", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const root = jobsRoot("payouts-truth-claim-")
+      const env = { PAYOUTS_STATE: join(root, "..", "state.db") }
+      mkdirSync(join(root, "processing"), { recursive: true })
+      writeCsv(join(root, "processing"), "week49.csv", sellers(2, "P"))
+      writeCsv(root, "week49.csv", sellers(2, "Q", 10))
+      const watched = yield* payoutsDone(serviceOf(sandbox), ["watch", root, "--once", ...FAST], env)
+      expect(watched.code, watched.output).toBe(0)
+      expect(watched.output).toMatch(/claimed week49\.csv -> \S+processing\/week49\.\d{8}-\d{6}Z\.csv \(processing\/ already holds week49\.csv from an earlier drop/)
+      const done = ls(join(root, "done")).filter((n) => n.endsWith(".summary.json"))
+      expect(done).toHaveLength(2)
+      expect(done).toContain("week49.summary.json")
+      // Whichever reached done/ second carries the arrival time, and its summary says why.
+      const renamed = done.find((n) => n !== "week49.summary.json") ?? ""
+      expect(renamed).toMatch(/^week49\.\d{8}-\d{6}Z\.summary\.json$/)
+      const summary = JSON.parse(readFileSync(join(root, "done", renamed), "utf8"))
+      expect(summary.renamed.dropped_as).toBe("week49.csv")
+      expect(summary.renamed.why.join(" ")).toMatch(/already holds week49\.csv/)
+    }), 180_000)
+
   for (const format of ["json", "text"] as const) {
     it.scopedLive(`--log-format ${format}: every line of the daemon (a paid file, a rejected one, shutdown, a refused option) is in that format, with no fiber id`, () =>
       Effect.gen(function* () {

@@ -36,7 +36,7 @@ const watchOptions = Options.all({
     Duration.minutes(1),
     "When an incomplete batch in processing/ is tried again; the longest wait between tries of a file the service or the machine kept from running (from 1s, doubling)."
   ).pipe(fromEnvironment("retry_every", durationFallback)),
-  logFormat: withDefault(Options.choice("log-format", ["text", "json"]), "text" as const, "Log lines as logfmt text or one JSON object each.").pipe(fromEnvironment("log_format", Config.literal("text", "json"))),
+  logFormat: withDefault(Options.choice("log-format", ["text", "json"]), "text" as const, "Every log line as text (TIME LEVEL message key=value) or as one JSON object.").pipe(fromEnvironment("log_format", Config.literal("text", "json"))),
   health: Options.text("health").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("Serve GET /health here."), fromEnvironment("health", Config.string), Options.optional),
   healthEvery: withDefault(durationOption("health-every"), Duration.minutes(1), "How often a health line is logged.").pipe(fromEnvironment("health_every", durationFallback))
 })
