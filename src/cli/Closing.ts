@@ -57,11 +57,14 @@ export const closingLines = (result: RunResult, file: string, format: Format): R
   const lines = ((): ReadonlyArray<string> => {
     switch (result.outcome._tag) {
       case "Finished": {
-        const failedRows = n("failed") + n("cancelled") + n("expired")
+        // What `payouts retry` pays again: the rows the service settled unpaid.
+        const ended = (["failed", "cancelled", "expired"] as const).filter((state) => n(state) > 0)
+        const failedRows = ended.reduce((sum, state) => sum + n(state), 0)
+        const how = ended.length < 2 ? ended.join("") : `${ended.slice(0, -1).join(", ")} or ${ended[ended.length - 1]}`
         return [
           `Finished (${exit})${retryOf}: ${[paid, ...notPaid].join(", ")}.`,
           ...already,
-          ...(failedRows > 0 ? [`Pay again the ${rows(failedRows)} that failed: payouts retry ${batch}`] : [])
+          ...(failedRows > 0 ? [`Pay again the ${rows(failedRows)} that ended ${how}: payouts retry ${batch}`] : [])
         ]
       }
       case "Refused": {

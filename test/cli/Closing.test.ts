@@ -39,7 +39,7 @@ describe("closing lines of payouts run (the binary)", () => {
         const batch = JSON.parse(readFileSync(join(dir, "mixed.summary.json"), "utf8")).batch_id
         expect(closing(done.stderr, "Finished")).toEqual([
           "Finished (exit 1): paid 2 (11,000 XAF), failed 1.",
-          `Pay again the 1 row that failed: payouts retry ${batch}`,
+          `Pay again the 1 row that ended failed: payouts retry ${batch}`,
           `Ledger:  ${join(dir, "mixed.ledger.csv")}`
         ])
 
