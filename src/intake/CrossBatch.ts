@@ -68,6 +68,12 @@ const refusing = (hits: ReadonlyArray<RowMatch>, lineage: RetryLineage, column: 
     ? hits
     : hits.filter((m) => !(lineage.ancestors.has(m.batchId) && (column === "repeat_key" || SETTLED_FAILURE_STATES.includes(m.state))))
 
+/** A row that ended unpaid is paid again, corrected, by `retry --fix`, never by a new file (issue 31). */
+const repayHint = (match: RowMatch): string =>
+  SETTLED_FAILURE_STATES.includes(match.state)
+    ? `: to pay it again with a corrected phone, operator or name, put the corrected row in a CSV of its own and run payouts retry ${match.batchId} --fix FILE`
+    : ""
+
 /** What the other batches hold of a group's ids and repeat keys: the matches that refuse a row. */
 export interface Found {
   readonly byId: ReadonlyMap<string, RowMatch>
@@ -113,7 +119,7 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
           const extra: Array<RowError> = []
           const id = row.id === undefined || byId.size === 0 ? undefined : byId.get(canonicalId(row.id))
           if (id !== undefined) {
-            extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${visible(row.id ?? "")}" was already used in ${visible(id.fileName)} line ${id.line} (${id.state})` })
+            extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${visible(row.id ?? "")}" was already used in ${visible(id.fileName)} line ${id.line} (${id.state})${repayHint(id)}` })
           }
           const key = row.id === undefined && row.repeatKey !== undefined ? byKey.get(row.repeatKey) : undefined
           if (key !== undefined) {

@@ -23,7 +23,10 @@ export const LEDGER_COLUMNS = [
   "attempts",
   "error",
   "submitted_at",
-  "updated_at"
+  "updated_at",
+  // Added at the end (DESIGN 9 fixes the columns before): `payouts retry` links, `BATCH line N`.
+  "retry_of",
+  "retried_as"
 ] as const
 
 export type Timestamp = DateTime.DateTime | Date | number | string
@@ -47,6 +50,10 @@ export interface LedgerRow {
   readonly error: string | null | undefined
   readonly submittedAt: Timestamp | null | undefined
   readonly updatedAt: Timestamp | null | undefined
+  /** The parent row this row pays again (`payouts retry`, `--fix`): `BATCH line N`. */
+  readonly retryOf?: string | undefined
+  /** The child row that pays this one again: `BATCH line N`. */
+  readonly retriedAs?: string | undefined
 }
 
 /** ISO 8601 in UTC; empty when unknown. */
@@ -75,7 +82,9 @@ export const ledgerCells = (row: LedgerRow): ReadonlyArray<string> => [
   String(row.attempts),
   row.error ?? "",
   formatTimestamp(row.submittedAt),
-  formatTimestamp(row.updatedAt)
+  formatTimestamp(row.updatedAt),
+  row.retryOf ?? "",
+  row.retriedAs ?? ""
 ]
 
 export const ledgerHeaderLine = csvLine(LEDGER_COLUMNS)

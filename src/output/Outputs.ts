@@ -9,6 +9,7 @@ import type { StateCounts } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { type RowError, writeErrorsFile } from "./ErrorsFile.ts"
 import { type LedgerRow, writeLedger } from "./Ledger.ts"
+import { retryCells, rowLinksOf } from "./RetryLinks.ts"
 import { type Summary, writeSummaryJson } from "./SummaryFile.ts"
 import { DEFAULT_FEE_ESTIMATE, estimateFee, type FeeEstimate } from "../domain/FeeEstimate.ts"
 import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
@@ -43,12 +44,12 @@ export const ledgerRow = (row: Row): LedgerRow => ({
 
 /** `each` sees every row as the ledger takes it (the report's figures gathered in the same pass). */
 export const writeLedgerFromStore = (paths: OutputPaths, accountId: AccountId, batchId: BatchId, each?: (row: Row) => void) =>
-  Effect.flatMap(StateStore, (store) =>
+  Effect.flatMap(Effect.zip(StateStore, rowLinksOf(accountId, batchId)), ([store, links]) =>
     writeLedger(
       paths.ledger,
       Stream.map(store.batch(accountId, batchId).streamRows(), (row) => {
         each?.(row)
-        return ledgerRow(row)
+        return { ...ledgerRow(row), ...retryCells(links, row.idx) }
       })
     )
   )

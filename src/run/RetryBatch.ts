@@ -4,10 +4,12 @@
  * abandoned or alarmed ones), written as an ordinary CSV so that it is validated, preflighted, approved
  * and paid like any other file. The store links it to its parent once: its retry generation goes into
  * its tokens (RetryLineage.ts) and its rows may use their ids again (CrossBatch.ts); a second retry of
- * the same parent finds the same child (resumed, never paid twice) or is refused.
+ * the same parent finds the same child (resumed, never paid twice) or is refused. Each child row is
+ * linked to the parent row it pays again, once (a row a `--fix` child holds, RetryFix.ts, is left out).
  */
 import { FileSystem } from "@effect/platform"
 import { Data, Effect, Option, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import { basename, join } from "node:path"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { formatAmount } from "../domain/Money.ts"
@@ -17,7 +19,8 @@ import { retryLineage } from "../intake/RetryLineage.ts"
 import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
 import { quoteCsv } from "../output/CsvCells.ts"
 import { writeTextAtomic } from "../output/AtomicFile.ts"
-import type { Batch, BatchState, Row } from "../store/Model.ts"
+import type { RowError } from "../intake/RowError.ts"
+import type { Batch, BatchState, Row, RowRetry } from "../store/Model.ts"
 import { type RowState, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 
@@ -27,8 +30,15 @@ export const RETRY_OF_DETAIL = "retry_of"
 /** Rows that may still end failed: a retry waits for them, or it would leave them out for good. */
 const NOT_YET_FINAL: ReadonlyArray<RowState> = ["validated", "submitting", "submitted", "pending", "processing"]
 
-/** `leftOut`: when the parent has nothing to retry, what it leaves to a person (for `retry --json`). */
-export class RetryRefused extends Data.TaggedError("RetryRefused")<{ readonly reason: string; readonly leftOut?: LeftOut }> {}
+/**
+ * `leftOut`: when the parent has nothing to retry, what it leaves to a person (for `retry --json`);
+ * `errors`: a `--fix` file's refused lines (line, column, why).
+ */
+export class RetryRefused extends Data.TaggedError("RetryRefused")<{
+  readonly reason: string
+  readonly leftOut?: LeftOut
+  readonly errors?: ReadonlyArray<RowError>
+}> {}
 
 export interface RetryBatch {
   readonly parent: BatchId
@@ -42,6 +52,10 @@ export interface RetryBatch {
   readonly existing: Option.Option<BatchState>
   /** Whether the file was put in place (left out when the child ran to its end, or waits in the job folder). */
   readonly placed: boolean
+  /** A `--fix` child: corrected rows (several per parent), not the whole retry. */
+  readonly fixes: boolean
+  /** The line of the child's file each of its rows starts on, in order. */
+  readonly lines: ReadonlyArray<number>
 }
 
 export interface RetryPlacement {
@@ -66,20 +80,26 @@ export interface LeftOut {
   readonly alarmed: number
   /** failed, cancelled or expired after an automatic resend */
   readonly resent: number
+  /** paid again, corrected, by a `retry --fix` batch (counted when any) */
+  readonly fixed?: number
 }
 
 export const describeLeftOut = (left: LeftOut): string =>
   [
     left.inDoubt > 0 ? `${left.inDoubt} unknown or abandoned` : "",
     left.alarmed > 0 ? `${left.alarmed} under alarm` : "",
-    left.resent > 0 ? `${left.resent} resent after an unknown outcome` : ""
+    left.resent > 0 ? `${left.resent} resent after an unknown outcome` : "",
+    (left.fixed ?? 0) > 0 ? `${left.fixed} paid again by a retry --fix batch` : ""
   ].filter((part) => part !== "").join(", ")
 
 /** The child's CSV: the named columns, then each payout detail, then the parent it retries. */
-export const retryCsv = (parent: BatchId, rows: ReadonlyArray<Row>): string => {
+export const retryCsv = (parent: BatchId, rows: ReadonlyArray<Row>): string => retryCsvFile(parent, rows).text
+
+/** The child's CSV and the physical line each row starts on (a quoted cell may hold a line break). */
+export const retryCsvFile = (parent: BatchId, rows: ReadonlyArray<Row>): { readonly text: string; readonly lines: ReadonlyArray<number> } => {
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r.details)))].filter((k) => k !== AMOUNT_AS_WRITTEN && k !== RETRY_OF_DETAIL).sort()
   const header = [...CSV_COLUMNS, ...[...keys, RETRY_OF_DETAIL].map((k) => `${META_PREFIX}${k}`)]
-  const line = (r: Row) => [
+  const cells = (r: Row) => [
     r.rowId ?? "",
     formatAmount(r.amountMinor ?? 0, r.currency),
     r.currency,
@@ -92,7 +112,14 @@ export const retryCsv = (parent: BatchId, rows: ReadonlyArray<Row>): string => {
     parent
   ]
   // Cells quoted only where CSV needs it, never altered: the child must pay exactly what the parent meant to.
-  return [header, ...rows.map(line)].map((cells) => cells.map(quoteCsv).join(",")).join("\n") + "\n"
+  const records = [header, ...rows.map(cells)].map((record) => record.map(quoteCsv).join(","))
+  const lines: Array<number> = []
+  let line = 1
+  for (const [i, record] of records.entries()) {
+    if (i > 0) lines.push(line)
+    line += record.split("\n").length
+  }
+  return { text: records.join("\n") + "\n", lines }
 }
 
 const stemOf = (fileName: string) => fileName.replace(/\.csv$/i, "")
@@ -103,7 +130,6 @@ const stemOf = (fileName: string) => fileName.replace(/\.csv$/i, "")
  */
 export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: AccountId, parent: Batch, dir: string, place: RetryPlacement) {
   const store = yield* StateStore
-  const fs = yield* FileSystem.FileSystem
   const batch = store.batch(accountId, parent.batchId)
   const counts = yield* batch.countByState()
   const open = NOT_YET_FINAL.reduce((n, s) => n + counts[s], 0)
@@ -113,11 +139,19 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
     })
   }
   const failures = [...(yield* Stream.runCollect(batch.streamRowsInStates(SETTLED_FAILURE_STATES)))]
-  const rows = failures.filter(isRetryable)
+  // Rows a `--fix` child pays again are its own; the whole retry's child (if any) keeps those it holds.
+  const whole = (yield* store.account(accountId).retryLinks()).find((l) => l.parentBatchId === parent.batchId && !l.fixes)?.childBatchId
+  const fixedElsewhere = new Set(
+    (yield* store.account(accountId).rowRetries(parent.batchId)).filter((l) => l.parentBatchId === parent.batchId && l.childBatchId !== whole).map((l) => l.parentIdx)
+  )
+  const retryable = failures.filter(isRetryable)
+  const rows = retryable.filter((r) => !fixedElsewhere.has(r.idx))
+  const fixed = retryable.length - rows.length
   const leftOut: LeftOut = {
     inDoubt: counts.unknown + counts.abandoned,
     alarmed: failures.filter((r) => r.alarm !== null).length,
-    resent: failures.filter((r) => r.alarm === null && r.resends > 0).length
+    resent: failures.filter((r) => r.alarm === null && r.resends > 0).length,
+    ...(fixed > 0 ? { fixed } : {})
   }
   if (rows.length === 0) {
     const left = describeLeftOut(leftOut)
@@ -127,15 +161,56 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
     })
   }
   const generation = (yield* retryLineage(accountId, parent.batchId)).generation + 1
-  const file = join(dir, `${stemOf(parent.fileName)}.retry${generation}.csv`)
-  // Written hidden first (the watcher never takes a hidden file), linked, then given its name.
-  const staged = join(dir, `.${stemOf(parent.fileName)}.retry${generation}.csv.staged`)
+  return yield* placeChild(accountId, { parent, generation, rows, fixes: false, leftOut, name: () => `${stemOf(parent.fileName)}.retry${generation}.csv` }, dir, place)
+})
+
+/** A child to write: the rows it pays again (as they are to be paid), and its file's name. */
+export interface ChildPlan {
+  readonly parent: Batch
+  readonly generation: number
+  readonly rows: ReadonlyArray<Row>
+  readonly fixes: boolean
+  readonly leftOut: LeftOut
+  readonly name: (child: BatchId) => string
+  /** What to say when parent rows are paid again by another child already (`--fix` names the lines). */
+  readonly taken?: (taken: ReadonlyArray<RowRetry>) => RetryRefused
+}
+
+/**
+ * Writes the child's CSV in `dir`, links it and each of its rows to its parent (RowRetry), and puts the
+ * file in place for what runs it next. Shared by the whole retry and `--fix` (RetryFix.ts).
+ */
+export const placeChild = Effect.fn("Retry.placeChild")(function* (accountId: AccountId, plan: ChildPlan, dir: string, place: RetryPlacement) {
+  const store = yield* StateStore
+  const fs = yield* FileSystem.FileSystem
+  const { generation, parent } = plan
+  const csv = retryCsvFile(parent.batchId, plan.rows)
+  // Written hidden first (the watcher never takes a hidden file), linked, then given its name; the
+  // hidden name is this process's own, so two retries at once never write over each other's.
+  const staged = join(dir, `.${stemOf(parent.fileName)}.retry${generation}.${randomUUID().slice(0, 8)}.staged`)
   yield* fs.makeDirectory(dir, { recursive: true })
-  yield* writeTextAtomic(staged, retryCsv(parent.batchId, rows))
+  yield* writeTextAtomic(staged, csv.text)
   const child = yield* fileBatchId(staged)
-  const link = yield* store.account(accountId).linkRetry({ parentBatchId: parent.batchId, childBatchId: child, generation }).pipe(
+  const file = join(dir, plan.name(child))
+  const rows: ReadonlyArray<RowRetry> = plan.rows.map((r, i) => ({
+    parentBatchId: parent.batchId,
+    parentIdx: r.idx,
+    parentLine: r.line,
+    childBatchId: child,
+    childIdx: i,
+    childLine: csv.lines[i]
+  }))
+  const linked = yield* store.account(accountId).linkRetryRows({ link: { parentBatchId: parent.batchId, childBatchId: child, generation }, fixes: plan.fixes, rows }).pipe(
     Effect.onError(() => fs.remove(staged).pipe(Effect.ignore))
   )
+  if (linked._tag === "Taken") {
+    yield* fs.remove(staged).pipe(Effect.ignore)
+    return yield* (plan.taken?.(linked.taken) ??
+      new RetryRefused({
+        reason: `${linked.taken.length} row(s) of batch ${parent.batchId} were paid again meanwhile by another batch (${linked.taken[0].childBatchId}); run payouts retry again`
+      }))
+  }
+  const link = linked.link
   if (link.childBatchId !== child || link.parentBatchId !== parent.batchId) {
     yield* fs.remove(staged).pipe(Effect.ignore)
     return yield* new RetryRefused({
@@ -160,5 +235,5 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
   } else {
     yield* fs.rename(staged, file)
   }
-  return { parent: parent.batchId, child, generation, file, rows: rows.length, leftOut, existing, placed: wanted } satisfies RetryBatch
+  return { parent: parent.batchId, child, generation, file, rows: plan.rows.length, leftOut: plan.leftOut, existing, placed: wanted, fixes: plan.fixes, lines: csv.lines } satisfies RetryBatch
 })

@@ -108,7 +108,7 @@ describe("ledger and errors files", () => {
       expect(readdirSync(dir)).toEqual(["batch.ledger.csv"])
       const rows = yield* readCsv(path)
       expect(rows[0]).toEqual([...LEDGER_COLUMNS])
-      expect(rows[1]).toEqual(["2", "ID1", "carrier1_cm", "XAF", "5001", "+237677123456", "'=cmd|' /C calc'!A0", "completed", "TXN1", "50", "1", "", "2023-11-14T22:13:20.000Z", "2023-11-14T22:14:20.000Z"])
+      expect(rows[1]).toEqual(["2", "ID1", "carrier1_cm", "XAF", "5001", "+237677123456", "'=cmd|' /C calc'!A0", "completed", "TXN1", "50", "1", "", "2023-11-14T22:13:20.000Z", "2023-11-14T22:14:20.000Z", "", ""])
       expect(rows).toHaveLength(4)
       yield* writeLedger(path, Stream.make(row(9, { currency: "NGN", amountMinor: 125050, feeMinor: null, reference: null, status: "rejected", error: "-bad" })))
       const again = yield* readCsv(path)

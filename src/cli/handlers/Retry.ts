@@ -1,11 +1,15 @@
 /**
- * `payouts retry BATCH`: builds the child batch (src/run/RetryBatch.ts) beside the current directory,
- * in `--out`, or in a job folder's inbox, then pays it through `payouts run` (or leaves it to the
- * watcher). Loaded when the command runs.
+ * `payouts retry BATCH [--fix FILE]`: builds the child batch (src/run/RetryBatch.ts, or RetryFix.ts for
+ * corrected rows) beside the current directory, in `--out`, or in a job folder's inbox, then pays it
+ * through `payouts run` (its confirmation included) or leaves it to the watcher. Loaded when the
+ * command runs.
  */
 import { Console, Effect, Option } from "effect"
+import { maskPhone } from "../../domain/Phone.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
+import { formatRowErrors } from "../../output/ErrorsFile.ts"
 import { describeLeftOut, type LeftOut, makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
+import { type Fix, makeFixBatch } from "../../run/RetryFix.ts"
 import type { retryCommand } from "../commands/Retry.ts"
 import { DEFAULT_TIME_SCALE } from "../commands/Run.ts"
 import { UsageError } from "../Errors.ts"
@@ -22,14 +26,29 @@ export interface RetryNotice {
   readonly batch_id: string | null
   readonly status: "done" | "under_way" | "waiting_in_job_folder" | "left_in_job_folder" | "refused"
   readonly rows: number
-  readonly left_out: { readonly unknown_or_abandoned: number; readonly alarmed: number; readonly resent: number } | null
+  readonly left_out: { readonly unknown_or_abandoned: number; readonly alarmed: number; readonly resent: number; readonly fixed?: number } | null
   readonly message: string
+  /** `--fix`: the file's refused lines (line, column, value, reason). */
+  readonly errors?: ReadonlyArray<{ readonly line: number | undefined; readonly column: string; readonly value: string; readonly reason: string }>
 }
 
 const leftOutJson = (left: LeftOut | undefined): RetryNotice["left_out"] =>
-  left === undefined ? null : { unknown_or_abandoned: left.inDoubt, alarmed: left.alarmed, resent: left.resent }
+  left === undefined
+    ? null
+    : { unknown_or_abandoned: left.inDoubt, alarmed: left.alarmed, resent: left.resent, ...(left.fixed === undefined ? {} : { fixed: left.fixed }) }
 
-export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
+/** What a fix changes, one line per row (phones masked: this is a terminal, maybe a shared log). */
+const describeFix = (fix: Fix, parent: string, childLine: number): string => {
+  const { corrected: c, original: o } = fix
+  const changes = [
+    o.phone === c.phone ? "" : `phone ${maskPhone(o.phone)} -> ${maskPhone(c.phone)}`,
+    o.operator === c.operator ? "" : `operator ${o.operator} -> ${c.operator}`,
+    o.name === c.name ? "" : `name "${o.name}" -> "${c.name}"`
+  ].filter((part) => part !== "")
+  return `  line ${fix.line} (id ${o.rowId ?? ""}): fixes row ${o.line} of batch ${parent}, paid again as line ${childLine}: ${changes.length === 0 ? "unchanged" : changes.join(", ")}`
+}
+
+export const retry = ({ args, batch, fix, jobs }: Parsed<typeof retryCommand>) =>
   Effect.gen(function* () {
     const dir = Option.getOrElse(jobs, () => Option.getOrElse(args.out, () => "."))
     // The store of the folder the child goes to (a watched folder's own), as run and watch would find it.
@@ -44,19 +63,36 @@ export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
     const tell = (notice: RetryNotice) => Effect.zipRight(Console.error(notice.message), args.json ? printJson(notice) : Effect.void)
     const made = yield* Effect.gen(function* () {
       const parent = yield* findBatch(account, batch)
-      return yield* makeRetryBatch(account, parent, dir, place).pipe(
+      const made = Option.match(fix, {
+        onNone: () => Effect.map(makeRetryBatch(account, parent, dir, place), (m) => ({ ...m, corrections: [] as ReadonlyArray<Fix> })),
+        onSome: (file) => makeFixBatch(account, parent, file, dir, place)
+      })
+      return yield* made.pipe(
         Effect.catchTag("RetryRefused", (e: RetryRefused) =>
           Effect.zipRight(
-            args.json
-              ? printJson({ retry_of: parent.batchId, batch_id: null, status: "refused", rows: 0, left_out: leftOutJson(e.leftOut), message: e.reason } satisfies RetryNotice)
-              : Effect.void,
+            Effect.zipRight(
+              e.errors === undefined || e.errors.length === 0 ? Effect.void : Console.error(formatRowErrors(e.errors, { file: Option.getOrElse(fix, () => "") })),
+              args.json
+                ? printJson({
+                  retry_of: parent.batchId,
+                  batch_id: null,
+                  status: "refused",
+                  rows: 0,
+                  left_out: leftOutJson(e.leftOut),
+                  message: e.reason,
+                  ...(e.errors === undefined ? {} : { errors: e.errors })
+                } satisfies RetryNotice)
+                : Effect.void
+            ),
             new UsageError({ reason: e.reason })
           )
         )
       )
     }).pipe(Effect.provide(openStore(store)))
     const base = { retry_of: made.parent, batch_id: made.child, rows: made.rows, left_out: leftOutJson(made.leftOut) }
-    const already = `Batch ${made.parent} was already retried as batch ${made.child}`
+    const already = made.fixes
+      ? `The rows of ${Option.getOrElse(fix, () => "")} were already paid again as batch ${made.child} (fixes of batch ${made.parent})`
+      : `Batch ${made.parent} was already retried as batch ${made.child}`
     if (Option.isSome(made.existing) && made.existing.value === "done") {
       return yield* tell({
         ...base,
@@ -75,8 +111,13 @@ export const retry = ({ args, batch, jobs }: Parsed<typeof retryCommand>) =>
     yield* Console.error(
       Option.isSome(made.existing)
         ? `${already} (${made.existing.value}): resuming it from ${made.file}; no row is paid twice.`
+        : made.fixes
+        ? `Fix of batch ${made.parent} (retry generation ${made.generation}): ${made.rows} corrected row(s) in ${made.file}, batch ${made.child}.`
         : `Retry of batch ${made.parent} (retry generation ${made.generation}): ${made.rows} row(s) in ${made.file}, batch ${made.child}.`
     )
+    if (made.corrections.length > 0) {
+      yield* Console.error(made.corrections.map((f, i) => describeFix(f, made.parent, made.lines[i])).join("\n"))
+    }
     const left = describeLeftOut(made.leftOut)
     if (left !== "") yield* Console.error(`Left out, never retried: ${left} (a person decides; payouts resolve ${made.parent} shows the unknown and alarmed rows).`)
     if (Option.isSome(folder)) {
