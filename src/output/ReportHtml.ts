@@ -122,7 +122,7 @@ const people = (data: ReportData): string => {
 const unpaidCsvSection = (data: ReportData): string => {
   const csv = data.unpaidCsv
   if (csv === undefined) return ""
-  return `<section class="wide"><h2>Ready to fix: the rows not paid as a CSV (${data.format.count(csv.rows)})</h2><p><a data-link="unpaid-csv" href="${esc(encodeURIComponent(csv.file))}">${esc(csv.file)}</a>, beside this report: the failed, cancelled, expired, rejected and skipped rows in the columns of the input file. Correct the phone, operator or name, then pay the failed, cancelled and expired rows again with <code>payouts retry ${esc(data.summary.batch_id)} --fix ${esc(csv.file)}</code>; rejected and skipped rows are paid by a new file. Unknown rows are never in it: they may have been paid.</p></section>`
+  return `<section class="wide"><h2>Ready to fix: the failed, cancelled and expired rows as a CSV (${data.format.count(csv.rows)})</h2><p><a data-link="unpaid-csv" href="${esc(encodeURIComponent(csv.file))}">${esc(csv.file)}</a>, beside this report, in the columns of the input file. Correct the phone, operator or name, then pay them again with <code>payouts retry ${esc(data.summary.batch_id)} --fix ${esc(csv.file)}</code>. Rows whose outcome is unknown, under alarm or resent once are never in it (they may have been paid: <code>payouts resolve</code>); rejected and skipped rows, listed above, are paid by a new file.</p></section>`
 }
 
 export const renderReport = (data: ReportData): string => {

@@ -1,9 +1,10 @@
 /**
- * `<name>.unpaid.csv`, beside the report that links it: the rows this batch did not pay and never
- * will by itself (failed, cancelled, expired, rejected, skipped), in the input's own columns, so that
- * a person corrects them and pays them again (`payouts retry BATCH --fix FILE` for the failed, cancelled
- * and expired ones; a new file for the others). Rows that may be paid (unknown, in flight), or that a
- * person settled (abandoned, refunded), are never in it: paying them again could pay twice.
+ * `<name>.unpaid.csv`, beside the report that links it: the rows the service settled unpaid (failed,
+ * cancelled, expired) that may be paid again, in the input's own columns, so that a person corrects
+ * phone, operator or name and feeds it to `payouts retry BATCH --fix FILE` as it is (RetryFix.ts takes
+ * exactly these rows: RetryBatch's isRetryable). Rows that may be paid (unknown, in flight, resent),
+ * under alarm, or settled by a person are never in it: paying them again could pay twice. Rows never
+ * sent (rejected, skipped) are listed by the report; they are paid by a new file.
  * Owner-only, as every output (AtomicFile.ts): it holds names and phone numbers.
  */
 import { FileSystem } from "@effect/platform"
@@ -13,12 +14,11 @@ import { formatAmount } from "../domain/Money.ts"
 import { CSV_COLUMNS, META_PREFIX } from "../intake/CsvHeader.ts"
 import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
 import type { Row } from "../store/Model.ts"
-import { DROPPED_STATES, type RowState, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
+import { isRetryable } from "../run/RetryBatch.ts"
+import { SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { writeFileAtomic } from "./AtomicFile.ts"
 import { quoteCsv } from "./CsvCells.ts"
-
-export const UNPAID_STATES: ReadonlyArray<RowState> = [...SETTLED_FAILURE_STATES, ...DROPPED_STATES]
 
 export const unpaidCsvPath = (reportPath: string): string => reportPath.replace(/\.report\.html$/, "") + ".unpaid.csv"
 
@@ -27,7 +27,7 @@ export const makeUnpaidColumns = () => {
   const keys = new Set<string>()
   let rows = 0
   const add = (row: Row): void => {
-    if (!UNPAID_STATES.includes(row.state)) return
+    if (!isRetryable(row)) return
     rows += 1
     for (const key of Object.keys(row.details)) if (key !== AMOUNT_AS_WRITTEN) keys.add(key)
   }
@@ -36,10 +36,10 @@ export const makeUnpaidColumns = () => {
 
 export type UnpaidColumns = ReturnType<typeof makeUnpaidColumns>
 
-/** One row as the input wrote it: a rejected row's amount as written (it may not be a number). */
+/** One row as the input wrote it, its amount in major units without separators (the CSV's own form). */
 export const unpaidCells = (row: Row, keys: ReadonlyArray<string>): ReadonlyArray<string> => [
   row.rowId ?? "",
-  row.state === "rejected" && row.details[AMOUNT_AS_WRITTEN] !== undefined ? row.details[AMOUNT_AS_WRITTEN] : row.amountMinor === null ? "" : formatAmount(row.amountMinor, row.currency),
+  row.amountMinor === null ? "" : formatAmount(row.amountMinor, row.currency),
   row.currency,
   row.operator,
   row.phone,
@@ -66,7 +66,10 @@ export const writeUnpaidCsv = (path: string, accountId: AccountId, batchId: Batc
     const store = yield* StateStore
     const keys = columns.keys()
     const header = line([...CSV_COLUMNS, ...keys.map((k) => `${META_PREFIX}${k}`)])
-    const rows = store.batch(accountId, batchId).streamRowsInStates(UNPAID_STATES).pipe(Stream.map((row) => line(unpaidCells(row, keys))))
+    const rows = store.batch(accountId, batchId).streamRowsInStates(SETTLED_FAILURE_STATES).pipe(
+      Stream.filter(isRetryable),
+      Stream.map((row) => line(unpaidCells(row, keys)))
+    )
     yield* writeFileAtomic(path, Stream.concat(Stream.make(header), rows))
     return true
   }).pipe(Effect.withSpan("Report.unpaidCsv"))

@@ -155,8 +155,9 @@ describe("the HTML report", () => {
         expect(statSync(fixFile).mode & 0o777).toBe(0o600)
         const fix = readFileSync(fixFile, "utf8").trimEnd().split("\n").map((l) => l.split(","))
         expect(fix[0]).toEqual(["id", "amount", "currency", "operator", "phone", "name", "email", "description"])
+        // The rows `payouts retry --fix` takes: settled unpaid by the service; rejected and skipped go in a new file.
         expect(fix.slice(1).map((r) => [r[0], r[1], r[2], r[3], r[4], r[5]])).toEqual(
-          ["F1", "C1", "R1", "X2"].map((id) => [id, id === "R1" ? "12.5" : byId[id].amount, byId[id].currency, byId[id].operator, byId[id].phone, byId[id].name])
+          ["F1", "C1"].map((id) => [id, byId[id].amount, byId[id].currency, byId[id].operator, byId[id].phone, byId[id].name])
         )
         const totals = yield* Effect.promise(() => rowsOf("totals"))
         expect(totals.find((r) => r[0] === "XAF")?.[2]).toBe("4\u202f984\u202f567")
