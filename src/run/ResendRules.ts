@@ -88,12 +88,13 @@ export const serviceDaysNeeded = (row: Pick<UnknownRow, "intentAt">, now: number
 
 /**
  * Whether a witness is listed on a day its answer can have fallen on by the declared clock (the day
- * before its service time included, for a payout created just before midnight). A clock that does not
- * place our own payouts where the listing shows them describes another service: nothing is resent by it.
+ * before its service time included, for a payout created just before midnight); undefined when the
+ * clock was declared only after its answer. A clock that does not place our own payouts where the
+ * listing shows them describes another service: nothing is resent by it.
  */
-const placedByClock = (clock: ServiceTimes, answeredAt: number, day: string): boolean => {
+const placedByClock = (clock: ServiceTimes, answeredAt: number, day: string): boolean | undefined => {
   const earliest = clock.earliest(answeredAt)
-  return earliest !== undefined && daysBetween(earliest - DAY_MS, clock.latest(answeredAt) + MAX_SKEW_MS).includes(day)
+  return earliest === undefined ? undefined : daysBetween(earliest - DAY_MS, clock.latest(answeredAt) + MAX_SKEW_MS).includes(day)
 }
 
 export const decide = (row: UnknownRow, e: Evidence): Decision => {
@@ -146,7 +147,10 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
       altered.push(k.reference)
       continue
     }
-    if (e.clock !== undefined && !placedByClock(e.clock, k.answeredAt, listed.day)) {
+    const placed = e.clock === undefined ? true : placedByClock(e.clock, k.answeredAt, listed.day)
+    // A witness the declared clock cannot place is no witness (nor evidence against the clock).
+    if (placed === undefined) continue
+    if (!placed) {
       misplaced.push(k.reference)
       continue
     }
