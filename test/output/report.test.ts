@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { type Browser, chromium } from "playwright-core"
 import { formatFor, numberLocale } from "../../src/output/Format.ts"
 import { cli, FAST } from "../cli/binarySupport.ts"
-import { ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 
 const CHROMIUM = "/usr/bin/chromium"
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -159,6 +159,12 @@ describe("the HTML report", () => {
         expect(fix.slice(1).map((r) => [r[0], r[1], r[2], r[3], r[4], r[5]])).toEqual(
           ["F1", "C1"].map((id) => [id, byId[id].amount, byId[id].currency, byId[id].operator, byId[id].phone, byId[id].name])
         )
+        // Ready to fix as it is: the phones corrected, it is paid again by retry --fix, once.
+        writeFileSync(fixFile, readFileSync(fixFile, "utf8").replace(TEST.failure, ordinaryPhone(41)).replace(TEST.cancelled, ordinaryPhone(42)))
+        const fixed = yield* cli(sandbox, join(dir, "state.db"), ["retry", summary.batch_id, "--fix", fixFile, ...FAST], env)
+        expect(fixed.code, fixed.stderr).toBe(0)
+        const repaid = (yield* admin(sandbox).payouts).filter((p) => [ordinaryPhone(41), ordinaryPhone(42)].includes(p.phoneNumber ?? p.phone ?? ""))
+        expect(repaid.map((p) => p.amount).sort()).toEqual([1_500_000, 2_000_000])
         const totals = yield* Effect.promise(() => rowsOf("totals"))
         expect(totals.find((r) => r[0] === "XAF")?.[2]).toBe("4\u202f984\u202f567")
         const operators = yield* Effect.promise(() => rowsOf("operators"))
