@@ -9,6 +9,9 @@ import { Effect } from "effect"
 import { writeFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { isLoopbackUrl } from "../../src/cli/Confirm.ts"
+import { formatFor } from "../../src/output/Format.ts"
+import { describePreflight } from "../../src/run/BalanceCheck.ts"
+import { preflight } from "../../src/run/Preflight.ts"
 import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { onTerminal, serviceOnLoopback } from "./terminalSupport.ts"
 
@@ -41,6 +44,30 @@ describe("the question before paying (issue 31 item 6)", () => {
   it("loopback is 127.0.0.0/8, ::1 and localhost; anything else is not", () => {
     for (const url of ["http://127.0.0.1:8080/v1", "http://127.3.2.1/v1", "http://[::1]:9/v1", "http://LOCALHOST:1/v1"]) expect(isLoopbackUrl(url), url).toBe(true)
     for (const url of ["https://api.example.com/v1", "http://10.0.0.1/v1", "http://127.0.0.1.example.com/v1", "http://[::2]/v1", "not a url"]) expect(isLoopbackUrl(url), url).toBe(false)
+  })
+
+  it("each currency's figures: total debited, the balance after, how short it falls, and what partial pays", () => {
+    const rows = [
+      { idx: 0, currency: "XAF", amountMinor: 30_000 },
+      { idx: 1, currency: "XAF", amountMinor: 90_000 },
+      { idx: 2, currency: "USD", amountMinor: 123_456_78 }
+    ]
+    const available = new Map([["XAF", 100_000], ["USD", 200_000_00]])
+    const fee = { percent: 2, minimumMinor: 50 }
+    const en = formatFor("en-US")
+    expect(describePreflight(preflight(rows, available, fee, "abort"), en).split("\n")).toEqual([
+      "  XAF: 2 rows, 120,000 XAF + est. fees 2,400 XAF = total debited 122,400 XAF",
+      "       available 100,000 XAF, short by 22,400 XAF: INSUFFICIENT",
+      "  USD: 1 row, 123,456.78 USD + est. fees 2,469.14 USD = total debited 125,925.92 USD",
+      "       available 200,000.00 USD; after this batch 74,074.08 USD: fits"
+    ])
+    expect(describePreflight(preflight(rows, available, fee, "partial"), en).split("\n").slice(0, 3)).toEqual([
+      "  XAF: 2 rows, 120,000 XAF + est. fees 2,400 XAF = total debited 122,400 XAF",
+      "       available 100,000 XAF, short by 22,400 XAF: INSUFFICIENT",
+      "       1 row fits (total debited 30,600 XAF), 1 skipped; after this batch 69,400 XAF"
+    ])
+    // The user's separators: French groups with a narrow no-break space and writes a decimal comma.
+    expect(describePreflight(preflight(rows.slice(2), available, fee, "abort"), formatFor("fr-FR"))).toContain("123\u202f456,78 USD")
   })
 
   it.scopedLive(
