@@ -23,6 +23,7 @@ const Closing = Schema.Struct({
   errors: Schema.optional(Schema.Number),
   errors_file: Schema.optional(Schema.String),
   ledger: Schema.optional(Schema.String),
+  outputs_error: Schema.optional(Schema.String),
   parent: Schema.optional(Schema.String)
 })
 
@@ -79,7 +80,7 @@ export const closingLines = (result: RunResult, file: string, format: Format): R
           case "balance":
             return [`Not paid (${exit}): the wallet cannot cover the batch. Fund it (payouts wallet shows it) and run again: ${again}; or pay what fits with --on-insufficient partial.`]
           case "service":
-            return [`Not paid (${exit}): ${result.outcome.message.replace(/^refused: /, "")}; nothing was sent. Run again once it is fixed: ${again}`]
+            return [`Not paid (${exit}): ${result.outcome.message.replace(/^(refused|stopped): /, "")}; nothing was sent. Run again once it is fixed: ${again}`]
         }
         return [`Refused (${exit}): ${result.outcome.message}`]
       }
@@ -106,7 +107,9 @@ export const closingLines = (result: RunResult, file: string, format: Format): R
         return [`${who} (${exit}): payouts resolve ${batch}`, ...soFar, ...already]
       }
       case "Failed":
-        return [`Failed (${exit}): ${result.outcome.message}. Everything sent is in the state store; write the outputs again with: payouts ledger ${batch}`]
+        return s.outputs_error === undefined
+          ? [`Failed (${exit}): ${result.outcome.message}. Fix it and run again: ${again}`]
+          : [`Failed (${exit}): ${result.outcome.message}. Everything sent is in the state store; write the outputs again with: payouts ledger ${batch}`]
     }
   })()
   return [...lines, ...ledger]
