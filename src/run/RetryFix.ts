@@ -2,8 +2,8 @@
  * `payouts retry BATCH --fix FILE` (issue 31, correct and re-pay): FILE holds corrected rows in the
  * batch's columns (the `<stem>.unpaid.csv` beside a report is one). It is read by the intake's own
  * validator (phones, operators, invisible characters...), each row is matched by its id (canonical
- * form) to a row of BATCH that ended failed, cancelled or expired, may change phone, operator and
- * name only, and becomes a row of a child batch linked to that row (RetryBatch.ts `placeChild`): paid
+ * form; a row without one by its description, amount, currency and e-mail) to a row of BATCH that
+ * ended failed, cancelled or expired, may change phone, operator and name only, and becomes a row of a child batch linked to that row (RetryBatch.ts `placeChild`): paid
  * like any batch, with the next retry generation's tokens, once. Any refused line refuses the file.
  */
 import { Chunk, Effect, Either, Stream } from "effect"
@@ -67,6 +67,33 @@ const compare = (fix: ValidRow, original: Row, batch: Batch): ReadonlyArray<RowE
   return errors
 }
 
+/**
+ * A row without an id (the input had none) is matched by what a fix may not change and the file names
+ * uniquely: description (by default `Payout FILE line N`), amount, currency and e-mail.
+ */
+const contentOf = (row: { readonly description: string; readonly amountMinor: number | null; readonly currency: string; readonly email: string }) =>
+  [row.description, row.amountMinor ?? "", row.currency, row.email].join("\u0000")
+
+const matchById = (row: ValidRow, id: string, originals: ReadonlyMap<string, Row>, parent: Batch): Either.Either<Row, RowError> => {
+  const original = originals.get(canonicalId(id))
+  return original === undefined
+    ? Either.left({ line: row.line, column: "id", value: id, reason: `id "${visible(id)}" is not in batch ${parent.batchId} (${visible(parent.fileName)})` })
+    : Either.right(original)
+}
+
+const matchWithoutId = (row: ValidRow, candidates: ReadonlyArray<Row>, parent: Batch): Either.Either<Row, RowError> => {
+  if (candidates.length === 1) return Either.right(candidates[0])
+  const what = "a fix row without an id is matched by its description, amount, currency and e-mail, which may not change"
+  return Either.left({
+    line: row.line,
+    column: "id",
+    value: "",
+    reason: candidates.length === 0
+      ? `no row of batch ${parent.batchId} without an id has this description, amount, currency and e-mail: ${what}`
+      : `rows ${candidates.map((c) => c.line).join(", ")} of batch ${parent.batchId} all match: ${what}; give the rows ids`
+  })
+}
+
 /** A `already paid again` refusal of a fix line, naming the child that pays it again. */
 const takenError = (fix: Fix, link: RowRetry): RowError => ({
   line: fix.line,
@@ -86,34 +113,47 @@ export const readFixes = Effect.fn("Retry.readFixes")(function* (accountId: Acco
   }
   const checked: ReadonlyArray<CheckedRow> = Chunk.toReadonlyArray(read.right)
   const wanted = new Set(checked.flatMap((r) => (r._tag === "ValidRow" && r.id !== undefined ? [canonicalId(r.id)] : [])))
+  const wantedContent = new Set(checked.flatMap((r) => (r._tag === "ValidRow" && r.id === undefined ? [contentOf(r)] : [])))
   const originals = new Map<string, Row>()
-  if (wanted.size > 0) {
+  const byContent = new Map<string, Array<Row>>()
+  if (wanted.size > 0 || wantedContent.size > 0) {
     yield* Stream.runForEach(store.batch(accountId, parent.batchId).streamRows(), (row) =>
       Effect.sync(() => {
-        const key = row.rowId === null ? undefined : canonicalId(row.rowId)
-        if (key !== undefined && wanted.has(key)) originals.set(key, row)
+        if (row.rowId !== null) {
+          const key = canonicalId(row.rowId)
+          if (wanted.has(key)) originals.set(key, row)
+          return
+        }
+        const content = contentOf(row)
+        if (wantedContent.has(content)) byContent.set(content, [...(byContent.get(content) ?? []), row])
       })
     )
   }
   const errors: Array<RowError> = []
   const fixes: Array<Fix> = []
+  // Parent row idx -> the fix line that took it (two lines never pay one row again).
+  const fixed = new Map<number, number>()
   for (const row of checked) {
     if (row._tag === "RejectedRow") {
       errors.push(...row.errors)
       continue
     }
-    if (row.id === undefined) {
-      errors.push({ line: row.line, column: "id", value: "", reason: `a fix row is matched to its row of batch ${parent.batchId} by its id: this row has none` })
+    const matched = row.id === undefined ? matchWithoutId(row, byContent.get(contentOf(row)) ?? [], parent) : matchById(row, row.id, originals, parent)
+    if (Either.isLeft(matched)) {
+      errors.push(matched.left)
       continue
     }
-    const original = originals.get(canonicalId(row.id))
-    if (original === undefined) {
-      errors.push({ line: row.line, column: "id", value: row.id, reason: `id "${visible(row.id)}" is not in batch ${parent.batchId} (${visible(parent.fileName)})` })
+    const original = matched.right
+    const earlier = fixed.get(original.idx)
+    if (earlier !== undefined) {
+      errors.push({ line: row.line, column: "id", value: row.id ?? "", reason: `row ${original.line} of batch ${parent.batchId} is already fixed by line ${earlier} of this file: a row is paid again once` })
       continue
     }
+    fixed.set(original.idx, row.line)
     const why = whyNotFixable(original)
     if (why !== undefined) {
-      errors.push({ line: row.line, column: "id", value: row.id, reason: `row ${original.line} of batch ${parent.batchId} (id "${visible(row.id)}") is ${why}` })
+      const which = original.rowId === null ? "" : ` (id "${visible(original.rowId)}")`
+      errors.push({ line: row.line, column: "id", value: row.id ?? "", reason: `row ${original.line} of batch ${parent.batchId}${which} is ${why}` })
       continue
     }
     const different = compare(row, original, parent)

@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
 import { admin, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../run/support.ts"
-import { cli, FAST } from "./binarySupport.ts"
+import { cli, FAST, start } from "./binarySupport.ts"
 
 const FAILS = PAYOUT_NUMBERS.CM.failure
 const HEADER = "id,amount,currency,operator,phone,name,email"
@@ -113,6 +113,34 @@ describe("payouts retry --fix (the binary)", () => {
         expect(JSON.parse(whole.stdout).total_rows).toBe(1)
         expect(readFileSync(join(out, "sellers.retry1.csv"), "utf8")).toContain("S-3,3000")
         expect(yield* admin(sandbox).payouts).toHaveLength(paidFirst + 2)
+      }),
+    240_000
+  )
+
+  it.scopedLive(
+    "two retry --fix of the same file at the same moment pay the row once",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const dir = tempDir("payouts-retry-fix-race-")
+        const state = join(dir, "state.db")
+        const file = writeCsv(dir, "race.csv", [
+          { id: "R-1", amount: "1000", phone: ordinaryPhone(31) },
+          { id: "R-2", amount: "2000", phone: FAILS }
+        ])
+        const first = yield* cli(sandbox, state, ["run", file, ...FAST, "--json"])
+        expect(first.code, first.stderr).toBe(1)
+        const parent = JSON.parse(first.stdout)
+        const good = fixFile(dir, "race.unpaid.csv", [`R-2,2000,XAF,carrier1_cm,${ordinaryPhone(32)},Seller 2,s2@example.com`])
+        const args = ["retry", parent.batch_id, "--fix", good, "--out", join(dir, "out"), ...FAST]
+        const [a, b] = [start(sandbox, state, args), start(sandbox, state, args)]
+        const ends = yield* Effect.all([a.exit, b.exit], { concurrency: 2 })
+        expect(ends.some((end) => end.code === 0), ends.map((end) => end.stderr).join("\n---\n")).toBe(true)
+        // Whatever the other one did (waited, resumed, found it done), one payout went out.
+        const after = yield* cli(sandbox, state, ["retry", parent.batch_id, "--fix", good, "--out", join(dir, "out"), ...FAST])
+        expect(after.code, after.stderr).toBe(0)
+        expect(after.stderr).toContain("nothing is paid again")
+        expect(payoutsTo(yield* admin(sandbox).payouts, ordinaryPhone(32))).toHaveLength(1)
       }),
     240_000
   )
