@@ -18,7 +18,7 @@ import { isRetryable } from "../run/RetryBatch.ts"
 import { SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { writeFileAtomic } from "./AtomicFile.ts"
-import { quoteCsv } from "./CsvCells.ts"
+import { csvLine } from "./CsvCells.ts"
 
 export const unpaidCsvPath = (reportPath: string): string => reportPath.replace(/\.report\.html$/, "") + ".unpaid.csv"
 
@@ -49,8 +49,9 @@ export const unpaidCells = (row: Row, keys: ReadonlyArray<string>): ReadonlyArra
   ...keys.map((k) => row.details[k] ?? "")
 ]
 
-// Cells quoted only where CSV needs it, never altered: what is fed back must be what the row held.
-const line = (cells: ReadonlyArray<string>) => `${cells.map(quoteCsv).join(",")}\n`
+// A person opens this file in a spreadsheet to correct it: a cell that could run as a formula gets
+// its leading quote, as in every CSV we write (a spreadsheet keeps the text and drops the quote).
+const line = (cells: ReadonlyArray<string>) => csvLine(cells)
 
 /**
  * Writes the file from the store, streamed in file order; removes a stale one when nothing is left
