@@ -55,15 +55,16 @@ describe("--skip-invalid: the figures of rejected and skipped rows", () => {
       const html = readFileSync(join(dir, "mixed.report.html"), "utf8")
       expect(reportTable(html, "totals")).toEqual([["XAF", "2", "3,000", "3,000", "100", "100"]])
       const unpaid = reportTable(html, "unpaid")
-      expect(unpaid.map(([line, id, , amount, status]) => [line, id, amount, status])).toEqual([
+      // Columns: line, id, name, operator, amount, status, reason.
+      expect(unpaid.map(([line, id, , , amount, status]) => [line, id, amount, status])).toEqual([
         ["3", "NG", "2000 NGN", "rejected"],
         ["4", "GH", "2000.50 GHS", "rejected"],
         ["5", "AMB", "100.000 XAF", "rejected"],
         ["7", "BIG", "50,000 XAF", "skipped"]
       ])
-      expect(unpaid[0][5]).toContain("no payout operator serves NGN")
-      expect(unpaid[2][5]).toContain("ambiguous: thousands separator?")
-      expect(unpaid[3][5]).toContain("insufficient balance")
+      expect(unpaid[0][6]).toContain("no payout operator serves NGN")
+      expect(unpaid[2][6]).toContain("ambiguous: thousands separator?")
+      expect(unpaid[3][6]).toContain("insufficient balance")
     })
   )
 })
