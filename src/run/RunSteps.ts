@@ -29,6 +29,12 @@ import { TransitionWriter } from "./TransitionWriter.ts"
 
 const TICK = Duration.millis(100)
 
+/** What a stop did with the rows it had claimed and not sent: said at every stop, 0 included. */
+export const describeRelease = (released: number) =>
+  released === 0
+    ? "Released 0 rows: no claimed row was left unsent. Run the same command again to continue."
+    : `Released ${released} row(s) claimed but never sent: validated again, not in doubt. Run the same command again to pay them.`
+
 export interface RunStepsInput {
   readonly request: RunRequest
   readonly loaded: Extract<Intake, { _tag: "Loaded" }>
@@ -170,12 +176,17 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   )
   yield* loop.pipe(
     Effect.onInterrupt(() =>
-      Effect.zipRight(
-        say("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume."),
-        Effect.zipRight(Effect.zipRight(Effect.zipRight(submitter.stopSending, submitter.awaitInFlight), submitter.releaseUnsent), finish("interrupted", EXIT_INCOMPLETE)).pipe(Effect.ignore)
-      )
+      Effect.gen(function* () {
+        yield* say("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume.")
+        const released = yield* submitter.stopSending
+        yield* submitter.awaitInFlight
+        yield* say(describeRelease(released))
+        yield* finish("interrupted", EXIT_INCOMPLETE)
+      }).pipe(Effect.ignore)
     )
   )
+  // Sending is over: a row still claimed and unsent (a stop for a lost lease) is released now.
+  yield* submitter.stopSending
   const stop = yield* Ref.get(ctx.stop)
   if (stop !== undefined) {
     const why = stop._tag === "LeaseLost" ? "another process took over the batch's lease" : stop.message

@@ -22,7 +22,7 @@ import { Progress } from "./Progress.ts"
 import { Reconciler } from "./Reconciler.ts"
 import { DEFAULT_LEASE_TTL_MS, RunContext, type RunContextInput } from "./RunContext.ts"
 import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
-import { runSteps } from "./RunSteps.ts"
+import { describeRelease, runSteps } from "./RunSteps.ts"
 import { Safeguards } from "./Safeguards.ts"
 import { Submitter } from "./Submitter.ts"
 import { Tracker } from "./Tracker.ts"
@@ -140,7 +140,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
           )
           settings = { ...settings, callbackUrl, webhooks: true }
         }
-        const run = runSteps({ request, loaded, paths, startedAt, leaseTtl, leaseStart })
+        const run = runSteps({ request, loaded, paths, startedAt, leaseTtl, leaseStart }).pipe(Effect.onInterrupt(() => interruptedEarly))
         return yield* run.pipe(Effect.provide(runLayer({ accountId, batchId, settings, fence, wakeups })))
       })
     )
@@ -148,6 +148,17 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
   // `--notify`: a real run's end is told (queued, never waited for); a dry run tells nothing.
   (run, request) => (request.dryRun ? run : Effect.tap(run, notifyEnd))
 )
+
+/**
+ * A stop before the run began sending (the pre-scan, the preflight, the question): nothing was
+ * claimed yet, or what was is released now. A stop while sending is concluded by the run's loop.
+ */
+const interruptedEarly = Effect.gen(function* () {
+  const submitter = yield* Submitter
+  if (yield* submitter.stopped) return
+  const released = yield* submitter.stopSending
+  yield* say(`Interrupted before this run sent any payout. ${describeRelease(released)}`)
+}).pipe(Effect.ignore)
 
 /** The notification a run's end calls for: none when it is left to run again (incomplete, a failure of the service or the machine). */
 const eventOf = (result: RunResult): EventType | undefined => {

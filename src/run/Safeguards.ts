@@ -13,6 +13,7 @@ import { makeHaltWatch } from "./HaltWatch.ts"
 import { say } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
 import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
+import { makeBreakerCount } from "./Breaker.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
@@ -21,7 +22,10 @@ export interface SafeguardsShape {
   readonly settings: SafeguardSettings
   /** Called with every transition the run records; counts each row's first outcome once. */
   readonly observe: (transition: Transition) => Effect.Effect<void>
-  /** A row's operator, told when it is sent, so its outcome is counted without reading the row back. */
+  /**
+   * A row's POST begins: its place in its operator's submission order (the breaker counts consecutive
+   * failures in that order), and its operator known without reading the row back.
+   */
   readonly sending: (idx: number, operator: string) => void
   /** Pauses the whole batch (no new payouts); the first reason wins. */
   readonly pause: (reason: string) => Effect.Effect<void>
@@ -53,8 +57,7 @@ const make = Effect.gen(function* () {
   const paused = yield* Ref.make<string | undefined>(undefined)
   const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
   const seen = new Set<number>()
-  const operators = new Map<number, string>()
-  const streak = new Map<string, number>()
+  const breaker = makeBreakerCount()
   let settled = 0
   let failures = 0
 
@@ -73,13 +76,13 @@ const make = Effect.gen(function* () {
     )
   }
 
-  const operatorOf = (idx: number) =>
-    operators.has(idx)
-      ? Effect.succeed(operators.get(idx))
+  /** The operator of a row this run did not send (an earlier run did), read back from the store. */
+  const operatorOfEarlier = (idx: number) =>
+    breaker.knows(idx)
+      ? Effect.succeed(undefined)
       : batchStore.getRow(idx).pipe(
           Effect.map(Option.map((row) => row.operator)),
           Effect.map(Option.getOrUndefined),
-          Effect.tap((op) => Effect.sync(() => op !== undefined && operators.set(idx, op))),
           Effect.orElseSucceed(() => undefined)
         )
 
@@ -95,31 +98,32 @@ const make = Effect.gen(function* () {
           `stop rule: ${failures} of ${settled} settled rows failed (${percent(failures / settled)} > ${percent(settings.stopFailureRatio)})`
         )
       }
-      const operator = yield* operatorOf(t.idx)
-      // Settled once: its operator is not asked for again (and the map stays the size of what is in flight).
-      operators.delete(t.idx)
-      if (operator === undefined || settings.breakerFailures <= 0) return
-      const run = failed ? (streak.get(operator) ?? 0) + 1 : 0
-      streak.set(operator, run)
-      if (run >= settings.breakerFailures) {
-        yield* Ref.update(circuits, (open) =>
-          open.has(operator) ? open : new Map([...open, [operator, `${run} consecutive failures`]])
+      if (settings.breakerFailures <= 0) return
+      const counted = breaker.settled(t.idx, failed, yield* operatorOfEarlier(t.idx))
+      if (counted === undefined || counted.run < settings.breakerFailures) return
+      const { operator, run } = counted
+      const opened = yield* Ref.modify(circuits, (open) =>
+        open.has(operator) ? [false, open] : [true, new Map([...open, [operator, `${run} consecutive failures`]])]
+      )
+      if (opened) {
+        yield* say(
+          `Breaker tripped for ${operator}: ${run} consecutive failures. Its rows not yet sent are held (not sent); the other operators' rows go on.`
         )
       }
     })
 
+  // The breaker first: it names the operator whose rows are held, whatever paused the rest.
   const reason = Effect.gen(function* () {
     const whole = yield* pausedNow
-    if (whole !== undefined) return whole
     const open = yield* Ref.get(circuits)
-    if (open.size === 0) return undefined
-    return `circuit open for ${[...open].map(([op, why]) => `${op} (${why})`).join(", ")}`
+    const tripped = open.size === 0 ? undefined : `breaker tripped for ${[...open].map(([op, why]) => `${op} (${why})`).join(", ")}`
+    return tripped === undefined ? whole : whole === undefined ? tripped : `${tripped}; ${whole}`
   })
 
   return {
     settings,
     observe,
-    sending: (idx, operator) => void operators.set(idx, operator),
+    sending: (idx, operator) => breaker.sending(idx, operator),
     pause,
     paused: pausedNow,
     openCircuits: Ref.get(circuits),
@@ -181,7 +185,9 @@ export const concludeSafeguards = (counts: Readonly<Record<string, number>>, per
     const ownPause = waiting > 0 ? yield* safeguards.reason : undefined
     if (persist && ownPause !== undefined) {
       yield* ctx.batchStore.setBatchState("paused", ownPause)
-      yield* say(`Paused: ${ownPause}. Resume with: payouts resume ${ctx.batchId}`)
+      yield* say(
+        `Paused: ${ownPause}. ${waiting} row(s) held, not sent. Once the cause is dealt with, continue with: payouts resume ${ctx.batchId} (then run the same file again)`
+      )
     }
     const halt = waiting > 0 ? Option.getOrUndefined(yield* safeguards.halt) : undefined
     if (persist && halt !== undefined) {

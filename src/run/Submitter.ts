@@ -16,6 +16,7 @@ import { leaseValid, RunContext } from "./RunContext.ts"
 import { describeHalt, Safeguards } from "./Safeguards.ts"
 import type { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
+import { makeUnsentRows } from "./UnsentRows.ts"
 
 /** Safe to send again: the request never reached the service, or it was refused by rate (429). */
 const resendable = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited"
@@ -36,16 +37,16 @@ const make = Effect.gen(function* () {
 
   const { accepted, refused } = yield* makeAnswers
 
-  // Set on Ctrl-C: a row still waiting for its turn at the rate gate is put back, not sent, so
-  // "no new payouts sent" stays true; a request already on its way finishes.
-  const closing = yield* Ref.make(false)
-
-  // Claimed rows whose POST has not started: a runner that stops releases them (DESIGN 7, rule 5),
-  // so only rows that may really have reached the service are left for reconciliation.
-  const unsent = new Set<number>()
+  // Claimed rows whose POST has not begun: a runner that stops (Ctrl-C, SIGTERM, a lost lease)
+  // releases them (DESIGN 7, rule 5), so only rows that may really have reached the service are left
+  // for reconciliation; a request already on its way finishes.
+  const unsent = yield* makeUnsentRows
 
   /** Why a claimed row was stopped right before its POST, so it is put back (or skipped) for that reason. */
-  type Blocked = { readonly _tag: "Halt"; readonly why: string } | { readonly _tag: "Guard"; readonly breach: Breach } | { readonly _tag: "Unchecked"; readonly why: string }
+  type Blocked =
+    | { readonly _tag: "Halt"; readonly why: string }
+    | { readonly _tag: "Guard"; readonly breach: Breach }
+    | { readonly _tag: "Unchecked"; readonly why: string }
 
   /**
    * Asked by the client after the rate gate, right before the request leaves: the lease, the
@@ -54,17 +55,27 @@ const make = Effect.gen(function* () {
    */
   const mayStillSend = (row: Row, resend: boolean, blocked: { current?: Blocked }) =>
     Effect.gen(function* () {
-      if (yield* Ref.get(closing)) {
+      // Asked again: the try before did not send (a new rate slot, a 429, a request never made).
+      yield* unsent.retry(row.idx)
+      if (yield* unsent.closed) {
         blocked.current = { _tag: "Halt", why: "the run was interrupted" }
         return false
       }
-      if (!(yield* leaseValid(ctx))) return false
+      if (!(yield* leaseValid(ctx))) {
+        blocked.current = { _tag: "Halt", why: "the lease may have lapsed" }
+        return false
+      }
       const halt = yield* safeguards.halt
       if (Option.isSome(halt)) {
         blocked.current = { _tag: "Halt", why: describeHalt(halt.value) }
         return false
       }
-      if (resend) return true
+      // The breaker or a pause may have tripped while this row waited for its rate slot.
+      if (yield* safeguards.holds(row.operator)) {
+        blocked.current = { _tag: "Halt", why: "held by a safeguard" }
+        return false
+      }
+      if (resend) return yield* begins(row, blocked)
       const breach = yield* book.admit(row).pipe(Effect.either)
       if (Either.isLeft(breach)) {
         blocked.current = { _tag: "Unchecked", why: `guards not checked: ${breach.left.message}` }
@@ -74,17 +85,32 @@ const make = Effect.gen(function* () {
         blocked.current = { _tag: "Guard", breach: breach.right }
         return false
       }
-      return true
+      return yield* begins(row, blocked)
     })
+
+  /** The moment the POST begins: from here on the row may reach the service and is never released. */
+  const begins = (row: Row, blocked: { current?: Blocked }) =>
+    Effect.flatMap(unsent.begin(row.idx), (go) => {
+      if (go) {
+        safeguards.sending(row.idx, row.operator)
+        return Effect.as(Ref.set(ctx.sentAny, true), true)
+      }
+      blocked.current = { _tag: "Halt", why: "the run was stopped" }
+      return Effect.succeed(false)
+    })
+
+  /** Puts back one row never sent, unless a stop already took it (and releases it with the others). */
+  const putBack = (row: Row, why: string) =>
+    Effect.flatMap(unsent.take(row.idx), (mine) =>
+      mine ? batchStore.releaseRows([row.idx], why, ctx.owner).pipe(Effect.orDie, Effect.asVoid) : Effect.void
+    )
 
   /** A row stopped before its POST: a halt or an unreadable store puts it back; a guard skips it. */
   const notSent = (row: Row, blocked: Blocked) =>
     Effect.gen(function* () {
-      unsent.delete(row.idx)
-      if (blocked._tag === "Guard") {
+      if (blocked._tag !== "Guard") return yield* putBack(row, `not sent: ${blocked.why}`)
+      if (yield* unsent.take(row.idx)) {
         yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: blocked.breach.reason, source: "preflight" })
-      } else {
-        yield* batchStore.releaseRows([row.idx], `not sent: ${blocked.why}`, ctx.owner).pipe(Effect.orDie)
       }
     }).pipe(Effect.ensuring(book.drop(row.idx)))
 
@@ -92,20 +118,18 @@ const make = Effect.gen(function* () {
   const submitRow = Effect.fnUntraced(function* (row: Row, resend: boolean) {
       const stopped = yield* Ref.get(ctx.stoppedCurrencies)
       if (stopped.has(row.currency)) {
+        if (!(yield* unsent.take(row.idx))) return
         return yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: "insufficient balance", source: "response" }).pipe(Effect.ensuring(book.drop(row.idx)))
       }
       if ((yield* Ref.get(ctx.stop)) !== undefined) {
-        return yield* batchStore.releaseRows([row.idx], "run stopped before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
+        return yield* putBack(row, "run stopped before sending").pipe(Effect.ensuring(book.drop(row.idx)))
       }
       if (yield* safeguards.holds(row.operator)) {
-        return yield* batchStore.releaseRows([row.idx], "held by a safeguard before sending").pipe(Effect.orDie, Effect.asVoid, Effect.ensuring(book.drop(row.idx)))
+        return yield* putBack(row, "held by a safeguard before sending").pipe(Effect.ensuring(book.drop(row.idx)))
       }
       const halt = yield* safeguards.halt
       if (Option.isSome(halt)) return yield* notSent(row, { _tag: "Halt", why: describeHalt(halt.value) })
       const body = payoutRequest(row, ctx.settings)
-      safeguards.sending(row.idx, row.operator)
-      unsent.delete(row.idx)
-      yield* Ref.set(ctx.sentAny, true)
       const blocked: { current?: Blocked } = {}
       yield* retryLazily(client.payout(body, mayStillSend(row, resend, blocked)), { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
         Effect.matchEffect({
@@ -119,26 +143,29 @@ const make = Effect.gen(function* () {
   // stops new claims, while a POST already sent finishes (or times out) and its answer is recorded.
   // (Freeing the slot once the POST is over, with the answer recorded behind it, was measured at half
   // the latency-bound throughput: the slot stays until the answer is written.)
-  const inFlight = new Set<Fiber.RuntimeFiber<void>>()
+  // A fiber leaves the set when it ends, not when its slot stops waiting for it (an interrupted slot
+  // would otherwise hide a POST still under way from awaitInFlight).
+  const inFlight = new Map<number, Fiber.RuntimeFiber<void>>()
   const submitOne = (row: Row, resend = false) =>
     Effect.gen(function* () {
-      const fiber = yield* Effect.forkDaemon(submitRow(row, resend))
-      inFlight.add(fiber)
-      yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => inFlight.delete(fiber))))
+      const fiber = yield* Effect.forkDaemon(submitRow(row, resend).pipe(Effect.ensuring(unsent.done(row.idx))))
+      inFlight.set(row.idx, fiber)
+      fiber.addObserver(() => inFlight.get(row.idx) === fiber && inFlight.delete(row.idx))
+      yield* Fiber.await(fiber)
     })
 
   /** Waits for every row already being sent. */
-  const awaitInFlight = Effect.suspend(() => Fiber.awaitAll([...inFlight])).pipe(Effect.asVoid)
+  const awaitInFlight = Effect.suspend(() => Fiber.awaitAll([...inFlight.values()])).pipe(Effect.asVoid)
 
   const claimGroup = Effect.gen(function* () {
-    if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* safeguards.paused) !== undefined) return Option.none()
+    if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* safeguards.paused) !== undefined || (yield* unsent.closed)) return Option.none()
     // An account halt claims nothing: the rows stay validated for the first run after it is lifted.
     if (Option.isSome(yield* safeguards.halt)) return Option.none()
     const excludeOperators = [...(yield* safeguards.openCircuits).keys()]
     // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
     if (!(yield* leaseValid(ctx))) return Option.none()
     const rows = yield* batchStore.claimRows({ limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie)
-    for (const r of rows) unsent.add(r.idx)
+    yield* unsent.claimed(rows.map((r) => r.idx))
     yield* book.claimed(rows)
     return rows.length === 0 ? Option.none() : Option.some(rows)
   })
@@ -200,7 +227,7 @@ const make = Effect.gen(function* () {
       for (let row = yield* nextRow; row !== undefined; row = yield* nextRow) yield* submitOne(row)
     })
     // A claim still under way when the slots stop is waited for: its rows then count as unsent and
-    // are put back by releaseUnsent, never left claimed by nobody.
+    // are put back by stopSending, never left claimed by nobody.
     yield* Effect.all(Array.from({ length: concurrency }, () => slot), { concurrency: "unbounded", discard: true }).pipe(
       Effect.ensuring(Effect.suspend(() => (ahead === undefined ? Effect.void : Fiber.await(ahead))))
     )
@@ -208,20 +235,32 @@ const make = Effect.gen(function* () {
 
   /** Sends rows the reconciler cleared for a resend (unknown -> submitting, a new intent). */
   const resend = (rows: ReadonlyArray<Row>) =>
-    Effect.suspend(() => {
-      for (const r of rows) unsent.add(r.idx)
-      return Effect.forEach(rows, (row) => submitOne(row, true), { concurrency: ctx.settings.concurrency, discard: true })
-    })
+    Effect.zipRight(
+      unsent.claimed(rows.map((r) => r.idx)),
+      Effect.forEach(rows, (row) => submitOne(row, true), { concurrency: ctx.settings.concurrency, discard: true })
+    )
 
-  /** Puts back every claimed row whose POST never started (validated again). */
-  const releaseUnsent = Effect.suspend(() => {
-    const idxs = [...unsent]
-    unsent.clear()
-    return idxs.length === 0 ? Effect.void : batchStore.releaseRows(idxs, "runner stopped before sending", ctx.owner).pipe(Effect.asVoid)
+  /**
+   * Stops sending: no POST begins any more; every claimed row whose POST has not begun (claimed ahead,
+   * waiting for a rate slot, queued for a resend) is released at once (validated again; a resend
+   * unknown again, its resend not spent) and its fiber stopped. Returns how many rows were released.
+   * Rows whose POST began are left to finish: awaitInFlight waits for their answers.
+   */
+  const stopSending = Effect.gen(function* () {
+    const idxs = yield* unsent.close
+    if (idxs.length === 0) return 0
+    const waiting = idxs.flatMap((idx) => {
+      const fiber = inFlight.get(idx)
+      return fiber === undefined ? [] : [fiber]
+    })
+    yield* Fiber.interruptAll(waiting)
+    const released = yield* batchStore.releaseRows(idxs, "not sent: the run was stopped", ctx.owner)
+    yield* Effect.forEach(idxs, (idx) => book.drop(idx), { discard: true })
+    return released.length
   })
 
-  yield* Effect.addFinalizer(() => releaseUnsent.pipe(Effect.ignore))
-  return { submitAll, resend, awaitInFlight, releaseUnsent, stopSending: Ref.set(closing, true) } as const
+  yield* Effect.addFinalizer(() => stopSending.pipe(Effect.ignore))
+  return { submitAll, resend, awaitInFlight, stopSending, stopped: unsent.closed } as const
 })
 
 /** Sends the run's rows, each payout once; rows it claimed and never sent are released when the run ends. */

@@ -78,7 +78,7 @@ describe("safeguards", () => {
       expect(held).toBeGreaterThan(5)
       expect(of("carrier1_cm").filter((r) => r.status === "failed").length).toBeGreaterThanOrEqual(4)
       const summary = JSON.parse(readFileSync(join(dir, "breaker.summary.json"), "utf8"))
-      expect(summary.paused).toMatch(/^circuit open for carrier1_cm \(\d+ consecutive failures\)/)
+      expect(summary.paused).toMatch(/^breaker tripped for carrier1_cm \(\d+ consecutive failures\)/)
       expect(summary.stuck).toEqual([])
       expectOnce(yield* admin(sandbox).payouts)
     })
