@@ -11,7 +11,9 @@ import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Duration } from "effect"
 import { Clock, DateTime, Effect, Ref } from "effect"
+import { join } from "node:path"
 import { isoIn, shownIn } from "./CronGate.ts"
+import { batchFilesIn, type JobFolder } from "./JobFolder.ts"
 import { createServer } from "node:http"
 
 /** Why a file stays in processing/: the service, the machine (internal), or its own run (incomplete, held). */
@@ -26,7 +28,9 @@ export interface KeptFile {
 export interface HealthState {
   readonly startedAt: number
   readonly lastScanAt: number
+  /** Complete files in the folder not yet taken (waiting for `--schedule`, or for the next scan). */
   readonly waiting: number
+  /** The counts below are the folder's as it is now (`recount`), not events added up since start. */
   readonly running: number
   readonly held: number
   readonly done: number
@@ -92,6 +96,35 @@ export const serviceIs = (health: Ref.Ref<HealthState>, reason: string | undefin
         : { ...h, service: { reason, since: h.service?.reason === reason ? h.service.since : now } }
     )
   )
+
+/**
+ * Health's counts as the folder is now: another process (`payouts approve`, a person moving a file
+ * back) changes it too, so they are looked at, never added up. `running` and `held` are the watcher's
+ * jobs by path in processing/; one whose file has left it is over, whatever its fiber still tidies.
+ * Returns the paths in processing/.
+ */
+export const recount = (health: Ref.Ref<HealthState>, folder: JobFolder, running: ReadonlySet<string>, held: ReadonlyMap<string, unknown>) =>
+  Effect.gen(function* () {
+    const [inProcessing, done, rejected, awaiting, attention] = yield* Effect.all(
+      [folder.processing, folder.done, folder.rejected, folder.awaiting, folder.attention].map((dir) => batchFilesIn(dir))
+    )
+    const present: ReadonlySet<string> = new Set(inProcessing.map((name) => join(folder.processing, name)))
+    yield* Ref.update(health, (h) => {
+      const kept = Object.fromEntries(Object.entries(h.kept).filter(([csv]) => present.has(csv)))
+      return {
+        ...h,
+        kept,
+        running: [...running].filter((csv) => present.has(csv)).length,
+        held: [...held.keys()].filter((csv) => present.has(csv)).length,
+        incomplete: Object.values(kept).filter((k) => k.kind === "incomplete").length,
+        done: done.length,
+        rejected: rejected.length,
+        awaitingApproval: awaiting.length,
+        attention: attention.length
+      }
+    })
+    return present
+  })
 
 /** Files the service or the machine keeps from running. */
 const blocked = (state: HealthState) => Object.values(state.kept).filter((k) => k.kind === "service" || k.kind === "internal").length

@@ -5,7 +5,7 @@
  * that name (a re-drop of `week49.csv`) does it get one with its arrival time, never overwriting.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { basename, join } from "node:path"
 import { shortStem } from "../output/AtomicFile.ts"
 import { forgetTaken } from "./TakenFile.ts"
@@ -98,7 +98,7 @@ export const claim = (folder: JobFolder, name: string) =>
 
 /**
  * Moves a batch file and every output beside it to `toDir`; returns the batch file's new path. Under
- * its own name unless `toDir` holds an earlier batch of that name (see `stemIn`; `renamedWhy` says it).
+ * its own name unless `toDir` holds an earlier batch of that name (see `stemIn`; Renames.ts says why).
  */
 export const moveBatch = (csvPath: string, fromDir: string, toDir: string) =>
   Effect.gen(function* () {
@@ -115,28 +115,6 @@ export const moveBatch = (csvPath: string, fromDir: string, toDir: string) =>
     if (yield* exists(fs, csv)) yield* fs.rename(csv, join(toDir, `${target}.csv`))
     yield* forgetTaken(csv)
     return join(toDir, `${target}.csv`)
-  })
-
-const decodeBatchOf = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ batch_id: Schema.String })))
-
-/**
- * Why the batch file `name` is now `path`: the folder held an earlier batch file of that name (its
- * batch named when its summary or approval says it). Undefined when it kept its name.
- */
-export const renamedWhy = (name: string, path: string) =>
-  Effect.gen(function* () {
-    if (stemOf(name) === stemOf(path)) return undefined
-    const dir = join(path, "..")
-    const earlier = join(dir, `${stemOf(name)}.csv`)
-    const fs = yield* FileSystem.FileSystem
-    const ids = yield* Effect.forEach([".summary.json", ".approval.json"] as const, (suffix) =>
-      fs.readFileString(outputOf(earlier, suffix)).pipe(
-        Effect.map((text) => Option.getOrUndefined(Option.map(decodeBatchOf(text), (found) => found.batch_id))),
-        Effect.orElseSucceed(() => undefined)
-      )
-    )
-    const id = ids.find((i) => i !== undefined)
-    return `${basename(dir)}/ already holds ${stemOf(name)}.csv${id === undefined ? "" : ` of batch ${id.slice(0, 12)}`} from an earlier drop, kept as it is; this one is ${basename(path)}`
   })
 
 /** The path of one output of the batch file `csvPath`. */

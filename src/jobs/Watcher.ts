@@ -11,10 +11,10 @@ import { existsSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
 import { type CronGate, shownIn } from "./CronGate.ts"
-import { type HealthState, keep, makeHealth, nextTry, serviceIs } from "./Health.ts"
+import { type HealthState, keep, makeHealth, nextTry, recount, serviceIs } from "./Health.ts"
 import { JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
-import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder, outputOf, renamedWhy } from "./JobFolder.ts"
-import { amendSummary } from "../output/SummaryFile.ts"
+import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder } from "./JobFolder.ts"
+import { makeRenames, renamedWhy } from "./Renames.ts"
 import { scanFile } from "./Scan.ts"
 import { type Fingerprint, recordTaken } from "./TakenFile.ts"
 import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
@@ -48,6 +48,8 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const running = new Set<string>()
     const retryAt = new Map<string, number>()
     const held = new Map<string, string>()
+    /** Files already told to wait for the schedule (each is told once, not at every scan). */
+    const toldToWait = new Set<string>()
     const locks = new Map<string, Effect.Semaphore>()
     const worker = settings.worker ?? runnerName("watch")
     const workerTtlMs = settings.workerTtlMs ?? 60_000
@@ -69,51 +71,14 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
 
     /** Batches this process sent to attention/ (`--once` exits 5 for them). */
     let attentionHere = 0
-    /** Files claimed under another name than they were dropped under, and why. */
-    const claimedAs = new Map<string, { readonly droppedAs: string; readonly why: string }>()
+    const renames = makeRenames()
 
-    /**
-     * Health's counts as the folder is now: another process (`payouts approve`, a person moving a file
-     * back) changes it too, so they are looked at, never added up. Called at each scan and job's end.
-     */
-    const recount = Effect.gen(function* () {
-      const [inProcessing, done, rejected, awaiting, attention] = yield* Effect.all(
-        [folder.processing, folder.done, folder.rejected, folder.awaiting, folder.attention].map((dir) => batchFilesIn(dir))
-      )
-      const present = new Set(inProcessing.map((name) => join(folder.processing, name)))
-      for (const csv of held.keys()) if (!present.has(csv)) held.delete(csv)
-      yield* Ref.update(health, (h) => {
-        const kept = Object.fromEntries(Object.entries(h.kept).filter(([csv]) => present.has(csv)))
-        return {
-          ...h,
-          kept,
-          // A job whose file has left processing/ is over, whatever its fiber still tidies.
-          running: [...running].filter((csv) => present.has(csv)).length,
-          held: held.size,
-          incomplete: Object.values(kept).filter((k) => k.kind === "incomplete").length,
-          done: done.length,
-          rejected: rejected.length,
-          awaitingApproval: awaiting.length,
-          attention: attention.length
-        }
+    /** Health's counts as the folder is now (Health.ts `recount`); a paused file no longer there is forgotten. */
+    const recountNow = Effect.flatMap(recount(health, folder, running, held), (present) =>
+      Effect.sync(() => {
+        for (const csv of held.keys()) if (!present.has(csv)) held.delete(csv)
       })
-    })
-
-    /** A batch filed under another name than it was dropped under: said in the log and its summary. */
-    const sayRenamed = (csv: string, file: string) =>
-      Effect.gen(function* () {
-        const claimed = claimedAs.get(csv)
-        claimedAs.delete(csv)
-        const moved = yield* renamedWhy(basename(csv), file)
-        const why = [claimed?.why, moved].filter((w): w is string => w !== undefined)
-        if (why.length === 0) return
-        const droppedAs = claimed?.droppedAs ?? basename(csv)
-        yield* Effect.logWarning(`${droppedAs} is filed as ${basename(file)}: ${why.join("; ")}`).pipe(
-          Effect.annotateLogs({ file, dropped_as: droppedAs })
-        )
-        const summary = outputOf(file, ".summary.json")
-        if (existsSync(summary)) yield* amendSummary(summary, { renamed: { dropped_as: droppedAs, filed_as: basename(file), why } })
-      }).pipe(Effect.catchAll((e) => Effect.logWarning(`the new name of ${basename(file)} could not be noted in its summary: ${String(e)}`)))
+    )
 
     // The commands a log line suggests must work as written: they name this folder unless it is their default.
     const jobsFlag = jobsFlagFor(folder.root)
@@ -121,7 +86,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const report = (csv: string, outcome: JobOutcome) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        if ("file" in outcome) yield* sayRenamed(csv, outcome.file)
+        if ("file" in outcome) yield* renames.say(csv, outcome.file)
         switch (outcome._tag) {
           case "Done":
             return yield* Effect.logInfo(`done (exit ${outcome.exitCode}): ${outcome.file}`).pipe(
@@ -196,7 +161,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
               : undefined
         )
         yield* report(csv, outcome)
-        yield* recount
+        yield* recountNow
       })
 
     const failed = (csv: string, problem: JobProblem) =>
@@ -253,12 +218,22 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
       const { ready, waiting, prints } = yield* arrivals.ready(folder.root)
       const open = settings.once || settings.schedule === undefined || (yield* settings.schedule.due)
       let claimed = 0
+      if (open) toldToWait.clear()
+      else if (settings.schedule !== undefined) {
+        const fresh = ready.filter((name) => !toldToWait.has(name))
+        if (fresh.length > 0) {
+          yield* Effect.logInfo(
+            `${fresh.join(", ")}: waiting for the schedule, next run ${shownIn(yield* settings.schedule.nextAt, settings.schedule.timeZone)}`
+          )
+        }
+        for (const name of fresh) toldToWait.add(name)
+      }
       if (open) {
         for (const name of ready) {
           const target = yield* take(folder, name, prints.get(name))
           if (Option.isNone(target)) continue
           claimed += 1
-          if (target.value.why !== undefined) claimedAs.set(target.value.path, { droppedAs: name, why: target.value.why })
+          if (target.value.why !== undefined) yield* renames.claimed(target.value.path, name, target.value.why)
           yield* start(target.value.path)
         }
       }
@@ -282,7 +257,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         nextScheduledAt,
         ...(settings.schedule === undefined ? {} : { timeZone: settings.schedule.timeZone })
       }))
-      yield* recount
+      yield* recountNow
     })
 
     return {

@@ -64,6 +64,10 @@ describe("payouts watch reads true", () => {
       const health = yield* getJson(url)
       expect(health.next_scheduled_at).toMatch(/T06:00:00\.000\+01:00$/)
       expect(health.next_run).toMatch(/ 06:00 \(Africa\/Douala, UTC\+01:00\)$/)
+      // A file dropped meanwhile is told when it will be taken, in the same zone.
+      writeCsv(root, "night.csv", sellers(1, "N"))
+      yield* until("the file told to wait", Effect.sync(() => daemon.stdout().includes("night.csv: waiting for the schedule")))
+      expect(daemon.stdout()).toMatch(/night\.csv: waiting for the schedule, next run \d{4}-\d\d-\d\d 06:00 \(Africa\/Douala, UTC\+01:00\)/)
 
       // --timezone wins over TZ: the same expression read (and shown) in Kolkata.
       const other = yield* payouts(serviceOf(sandbox), ["watch", jobsRoot("payouts-truth-zone2-"), ...FAST, "--schedule", "30 9 * * *", "--timezone", "Asia/Kolkata"], env)

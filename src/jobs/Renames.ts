@@ -1,0 +1,57 @@
+/**
+ * A batch filed under another name than it was dropped under (a folder held an earlier batch of that
+ * name: JobFolder.ts `stemIn`) says so: in the log, and in its summary (`renamed`: `dropped_as`,
+ * `filed_as`, `why`), so that a person looking for `week49.csv` finds both and knows which is which.
+ */
+import { FileSystem } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { existsSync } from "node:fs"
+import { basename, join } from "node:path"
+import { amendSummary } from "../output/SummaryFile.ts"
+import { outputOf, stemOf } from "./JobFolder.ts"
+
+const decodeBatchOf = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ batch_id: Schema.String })))
+
+/**
+ * Why the batch file `name` is now `path`: the folder held an earlier batch file of that name (its
+ * batch named when its summary or approval says it). Undefined when it kept its name.
+ */
+export const renamedWhy = (name: string, path: string) =>
+  Effect.gen(function* () {
+    if (stemOf(name) === stemOf(path)) return undefined
+    const dir = join(path, "..")
+    const earlier = join(dir, `${stemOf(name)}.csv`)
+    const fs = yield* FileSystem.FileSystem
+    const ids = yield* Effect.forEach([".summary.json", ".approval.json"] as const, (suffix) =>
+      fs.readFileString(outputOf(earlier, suffix)).pipe(
+        Effect.map((text) => Option.getOrUndefined(Option.map(decodeBatchOf(text), (found) => found.batch_id))),
+        Effect.orElseSucceed(() => undefined)
+      )
+    )
+    const id = ids.find((i) => i !== undefined)
+    return `${basename(dir)}/ already holds ${stemOf(name)}.csv${id === undefined ? "" : ` of batch ${id.slice(0, 12)}`} from an earlier drop, kept as it is; this one is ${basename(path)}`
+  })
+
+/** What the watcher remembers of the files it claimed under another name, until their job ends. */
+export const makeRenames = () => {
+  const claimedAs = new Map<string, { readonly droppedAs: string; readonly why: string }>()
+  return {
+    /** `path` in processing/ was dropped as `droppedAs` and could not keep that name, for `why`. */
+    claimed: (path: string, droppedAs: string, why: string) => Effect.sync(() => void claimedAs.set(path, { droppedAs, why })),
+    /** The job of `csv` (in processing/) ended with its file at `file`: said if its name changed on the way. */
+    say: (csv: string, file: string) =>
+      Effect.gen(function* () {
+        const claimed = claimedAs.get(csv)
+        claimedAs.delete(csv)
+        const moved = yield* renamedWhy(basename(csv), file)
+        const why = [claimed?.why, moved].filter((w): w is string => w !== undefined)
+        if (why.length === 0) return
+        const droppedAs = claimed?.droppedAs ?? basename(csv)
+        yield* Effect.logWarning(`${droppedAs} is filed as ${basename(file)}: ${why.join("; ")}`).pipe(
+          Effect.annotateLogs({ file, dropped_as: droppedAs })
+        )
+        const summary = outputOf(file, ".summary.json")
+        if (existsSync(summary)) yield* amendSummary(summary, { renamed: { dropped_as: droppedAs, filed_as: basename(file), why } })
+      }).pipe(Effect.catchAll((e) => Effect.logWarning(`the new name of ${basename(file)} could not be noted in its summary: ${String(e)}`)))
+  }
+}
