@@ -3,11 +3,15 @@
  * several `--fix` children but one whole retry; a parent row is paid again by one child only, even
  * when two children ask at the same moment; a child asking again finds its own links.
  */
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { BatchId } from "../../src/domain/Ids.ts"
 import type { RowRetry } from "../../src/store/Model.ts"
-import { ACCOUNT, ADAPTERS, scopedStoreOn } from "./fixtures.ts"
+import { layerClient } from "../../src/store/Sqlite/Open.ts"
+import type { StateStoreShape } from "../../src/store/StateStore.ts"
+import { ACCOUNT, ADAPTERS, openStore, scopedStoreOn, tempDbPath } from "./fixtures.ts"
+import { adminClient, freshSchema, openPostgres, POSTGRES_ADAPTERS } from "./postgres.ts"
 
 const P = BatchId.make("parent00000000aa")
 const F1 = BatchId.make("fixchild000000f1")
@@ -62,6 +66,62 @@ describe.each(ADAPTERS)("retry row links ($name)", (adapter) => {
       expect(answers.filter((a) => a._tag === "Linked")).toHaveLength(1)
       expect(yield* account.rowRetries(P)).toHaveLength(1)
       expect(yield* account.retryLinks()).toHaveLength(1)
+    })
+  )
+})
+
+/** What a store migrated from before row links must do: keep its whole retries, one per parent, and take fixes. */
+const expectMigrated = (store: StateStoreShape) =>
+  Effect.gen(function* () {
+    const account = store.account(ACCOUNT)
+    expect((yield* account.retryLinks()).map((l) => [l.parentBatchId, l.childBatchId, l.fixes])).toEqual([[P, W, false]])
+    expect((yield* account.linkRetry({ parentBatchId: P, childBatchId: BatchId.make("wholechild0000w2"), generation: 1 })).childBatchId).toBe(W)
+    const fix = yield* account.linkRetryRows({ link: { parentBatchId: P, childBatchId: F1, generation: 1 }, fixes: true, rows: [row(F1, 0, 3)] })
+    expect(fix._tag).toBe("Linked")
+    expect(yield* account.rowRetries(P)).toEqual([row(F1, 0, 3)])
+  })
+
+describe("a store written before row links", () => {
+  it.scoped("SQLite: the migration keeps the retry links, one whole retry per parent, and takes fix children", () =>
+    Effect.gen(function* () {
+      const filename = yield* tempDbPath
+      const first = yield* openStore(filename)
+      yield* first.store.account(ACCOUNT).linkRetry({ parentBatchId: P, childBatchId: W, generation: 1 })
+      yield* first.close
+      // Back to the schema before the migration: retries with UNIQUE (parent), no row links.
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`DROP TABLE rows_retried`
+        yield* sql`CREATE TABLE retries_old (account_id TEXT NOT NULL, child_batch_id TEXT NOT NULL, parent_batch_id TEXT NOT NULL,
+          generation INTEGER NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (account_id, child_batch_id), UNIQUE (account_id, parent_batch_id))`
+        yield* sql`INSERT INTO retries_old SELECT account_id, child_batch_id, parent_batch_id, generation, created_at FROM retries`
+        yield* sql`DROP TABLE retries`
+        yield* sql`ALTER TABLE retries_old RENAME TO retries`
+        yield* sql`DELETE FROM store_migrations WHERE name = 'rows_retried'`
+      }).pipe(Effect.provide(layerClient({ filename, busyTimeout: "250 millis" })), Effect.orDie)
+      const second = yield* openStore(filename)
+      yield* Effect.addFinalizer(() => second.close)
+      yield* expectMigrated(second.store)
+    })
+  )
+
+  it.scoped.skipIf(POSTGRES_ADAPTERS.length === 0)("PostgreSQL: the migration keeps the retry links, one whole retry per parent, and takes fix children", () =>
+    Effect.gen(function* () {
+      const schema = yield* freshSchema
+      const first = yield* openPostgres(schema)
+      yield* first.store.account(ACCOUNT).linkRetry({ parentBatchId: P, childBatchId: W, generation: 1 })
+      yield* first.close
+      const sql = yield* adminClient
+      yield* Effect.gen(function* () {
+        yield* sql`DROP TABLE ${sql(schema)}.rows_retried`
+        yield* sql`DROP INDEX ${sql(schema)}.retries_whole_by_parent`
+        yield* sql`ALTER TABLE ${sql(schema)}.retries DROP COLUMN fixes`
+        yield* sql`ALTER TABLE ${sql(schema)}.retries ADD UNIQUE (account_id, parent_batch_id)`
+        yield* sql`DELETE FROM ${sql(schema)}.store_migrations WHERE name = 'rows_retried'`
+      }).pipe(Effect.orDie)
+      const second = yield* openPostgres(schema)
+      yield* Effect.addFinalizer(() => second.close)
+      yield* expectMigrated(second.store)
     })
   )
 })
