@@ -51,7 +51,9 @@ describe("retry --fix: the child batch", () => {
       yield* Stream.runForEach(batch.streamRows(), (row) => Effect.sync(() => columns.add(row)))
       const unpaid = join(dir, "week.unpaid.csv")
       expect(yield* writeUnpaidCsv(unpaid, ACCOUNT, parentId, columns).pipe(Effect.provideService(StateStore, store))).toBe(true)
-      const corrected = readFileSync(unpaid, "utf8").replace(ordinaryPhone(1), ordinaryPhone(11)).replace(ordinaryPhone(3), ordinaryPhone(13))
+      const corrected = readFileSync(unpaid, "utf8")
+        .replace(`F-1,1000,XAF,carrier1_cm,${ordinaryPhone(1)},Ama One`, `F-1,1000,XAF,carrier2_cm,${ordinaryPhone(11)},Ama One-Tabi`)
+        .replace(ordinaryPhone(3), ordinaryPhone(13))
       writeFileSync(unpaid, corrected)
       expect(corrected.trim().split("\n")).toHaveLength(4)
 
@@ -61,10 +63,10 @@ describe("retry --fix: the child batch", () => {
       if (child._tag !== "Loaded") return yield* Effect.die(new Error(`child refused: ${JSON.stringify(child)}`))
       expect(child.batch.batchId).toBe(made.child)
       const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.batch(ACCOUNT, made.child).streamRows()))
-      expect(rows.map((r) => [r.rowId, r.phone, r.amountMinor, r.details.shop, r.details.retry_of])).toEqual([
-        ["F-1", ordinaryPhone(11), 1000, "a", parentId],
-        [null, ordinaryPhone(13), 700, "c", parentId],
-        [null, ordinaryPhone(4), 700, "d", parentId]
+      expect(rows.map((r) => [r.rowId, r.operator, r.phone, r.name, r.amountMinor, r.details.shop, r.details.retry_of])).toEqual([
+        ["F-1", "carrier2_cm", ordinaryPhone(11), "Ama One-Tabi", 1000, "a", parentId],
+        [null, "carrier1_cm", ordinaryPhone(13), "No Id", 700, "c", parentId],
+        [null, "carrier1_cm", ordinaryPhone(4), "No Id Bis", 700, "d", parentId]
       ])
       const links = yield* store.account(ACCOUNT).rowRetries(made.child)
       expect(links.map((l) => [l.childIdx, l.childLine, l.parentBatchId, l.parentLine])).toEqual([
