@@ -1,5 +1,6 @@
 /** The report as one self-contained HTML page: inline CSS and SVG, no script, no external asset. */
 import { visible } from "../domain/Text.ts"
+import { describeAlreadyPaid } from "./AlreadyPaid.ts"
 import type { NotPaidGroup, ReportData } from "./ReportData.ts"
 
 const esc = (value: unknown): string =>
@@ -18,7 +19,8 @@ const COLORS: Readonly<Record<string, string>> = {
   processing: "#5a9be0",
   submitted: "#7fb2ea",
   submitting: "#9cc4ef",
-  validated: "#c9d6e3"
+  validated: "#c9d6e3",
+  already_paid: "#6aa88a"
 }
 
 const bars = (items: ReadonlyArray<{ label: string; value: number; color: string; attrs: string }>, shown: (n: number) => string, unit = "") => {
@@ -118,6 +120,18 @@ const people = (data: ReportData): string => {
   }</p>`
 }
 
+/** Rows paid, but not by this batch (AlreadyPaid.ts): apart, and out of every other figure of the page. */
+const alreadyPaid = (data: ReportData): string => {
+  const a = data.summary.already_paid
+  if (a === undefined) return ""
+  const f = data.format
+  return `<section class="wide"><h2>Already paid, not by this batch (${f.count(a.rows)})</h2><p data-field="already_paid">${esc(describeAlreadyPaid(a, f.decimal))}. They are not in this report's counts, totals or total debited: another batch paid them.</p>${table(
+    ["currency", "rows", "amount", "fees"],
+    Object.entries(a.totals).map(([c, t]) => [c, f.count(t.rows), `${f.decimal(t.amount)} ${c}`, `${f.decimal(t.fees)} ${c}`]),
+    `data-table="already-paid"`
+  )}</section>`
+}
+
 /** The link to the rows not paid as a CSV in the input's columns, to correct and pay again. */
 const unpaidCsvSection = (data: ReportData): string => {
   const csv = data.unpaidCsv
@@ -150,6 +164,7 @@ ${s.parent === undefined ? "" : `<p class="retry" data-field="parent">Retry of b
 ${s.paused === undefined ? "" : `<p class="paused" data-field="paused">Paused: ${esc(s.paused)}</p>`}
 <main>
 <section class="wide"><div class="cards">${cards.join("")}</div></section>
+${alreadyPaid(data)}
 <section><h2>Total debited per currency</h2>${table(
     ["currency", "paid", "fees", "total debited"],
     data.debited.map((d) => [d.currency, money(d.paidMinor, d.currency), money(d.feesMinor, d.currency), money(d.paidMinor + d.feesMinor, d.currency)]),

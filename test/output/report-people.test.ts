@@ -2,13 +2,15 @@
  * Issue 31 item 6, through the binary and the job folder: the report of an approved batch names its
  * submitter and approver, counts failed and cancelled apart with the recipients' names, gives the
  * total debited per currency, and links the ready-to-fix CSV of the rows not paid, which moves with
- * the batch into done/. The HTML is read as text: every figure has a data- attribute to find it by.
+ * the batch into done/; a copy of a paid file shows the rows its first run paid apart. The HTML is
+ * read as text: every figure has a data- attribute to find it by.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { formatFor } from "../../src/output/Format.ts"
+import { cli, FAST as CLI_FAST } from "../cli/binarySupport.ts"
 import { FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
 import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 
@@ -92,5 +94,28 @@ describe("the report of an approved batch (issue 31 item 6)", () => {
         ])
       }),
     180_000
+  )
+
+  it.scopedLive("a copy of a paid file: the rows its first run paid are shown apart, outside the total debited", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const dir = tempDir("payouts-report-copy-")
+      const state = join(dir, "state.db")
+      const rows = [
+        { id: "K1", amount: "1234567", phone: ordinaryPhone(31) },
+        { id: "K2", amount: "2500", phone: ordinaryPhone(32) }
+      ]
+      const env = { LC_ALL: "", LC_NUMERIC: "", LANG: "en_US.UTF-8" }
+      const first = yield* cli(sandbox, state, ["run", writeCsv(dir, "week49.csv", rows), ...CLI_FAST], env)
+      expect(first.code, first.stderr).toBe(0)
+      const again = yield* cli(sandbox, state, ["run", writeCsv(dir, "week49-copy.csv", rows), ...CLI_FAST], env)
+      expect(again.code, again.stderr).toBe(0)
+      const html = readFileSync(join(dir, "week49-copy.report.html"), "utf8")
+      expect(html).toContain("<h2>Already paid, not by this batch (2)</h2>")
+      expect(/data-field="already_paid">(.*?)<\/p>/.exec(html)?.[1]).toMatch(/^2 row\(s\) \(1,237,067 XAF\) already paid by batch \w+ \(week49\.csv\)/)
+      expect(rowsOf(html, "already-paid")).toEqual([["XAF", "2", "1,237,067 XAF", "12,396 XAF"]])
+      expect(rowsOf(html, "debited")).toEqual([["XAF", "0 XAF", "0 XAF", "0 XAF"]])
+    }),
+    120_000
   )
 })
