@@ -41,9 +41,11 @@ export const whyNotFixable = (row: Row): string | undefined => {
     case "abandoned":
       return "abandoned by a person: it may have been paid; pay it in a new file once you know it was not"
     case "rejected":
+      return "rejected at intake, never sent: pay it, corrected, in a new file (its id is free)"
     case "skipped":
+      return "skipped, never sent (the balance did not cover it): a retry pays only what the service failed"
     case "validated":
-      return `never sent (${row.state}): it is paid by running its batch's file, or in a new file`
+      return "not sent yet (validated): run its batch to its end first"
     case "failed":
     case "cancelled":
     case "expired":
