@@ -9,8 +9,8 @@
  *  - the batch was already done when this run started: the same content run again (a copy under
  *    another name dropped into `watch`, `run` of a copy), whose rows its earlier run paid.
  */
-import { DateTime, Effect } from "effect"
-import type { AccountId } from "../domain/Ids.ts"
+import { DateTime, Effect, Stream } from "effect"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { estimateFee, type FeeEstimate } from "../domain/FeeEstimate.ts"
 import { formatAmount, minorDigits } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
@@ -159,3 +159,11 @@ export const describeAlreadyPaid = (a: AlreadyPaid, decimal: (text: string) => s
   }
   return `${rows} already paid outside this state store (their payouts are in the service's listing${when === "" ? "" : `, made ${when}`}): adopted, not paid again`
 }
+
+/** The figures from a pass of their own over the batch's paid rows (when no ledger pass gathers them). */
+export const alreadyPaidOf = (accountId: AccountId, batchId: BatchId, earlier: EarlierRun | undefined, feeRule: FeeEstimate) =>
+  Effect.gen(function* () {
+    const tally = makeAlreadyPaidTally(earlier, feeRule)
+    yield* Stream.runForEach((yield* StateStore).batch(accountId, batchId).streamRowsInStates(PAID_OUT_STATES), (row) => Effect.sync(() => tally.add(row)))
+    return yield* tally.result(accountId)
+  })

@@ -3,14 +3,13 @@
  * outputs (ledger, summary, report) written, retried while they cannot be, else exit 4.
  */
 import { SystemError } from "@effect/platform/Error"
-import { Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
+import { Duration, Effect, Option, Ref, Schedule } from "effect"
 import type { Semaphore } from "effect/Effect"
 import { describeWriteError, type OutputPaths } from "../output/AtomicFile.ts"
 import { retryLineage } from "../intake/RetryLineage.ts"
 import { type PhoneFindings, sharedPhoneFields } from "../intake/SharedPhones.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../output/Outputs.ts"
-import { type EarlierRun, makeAlreadyPaidTally, withAlreadyPaid } from "../output/AlreadyPaid.ts"
-import { PAID_OUT_STATES } from "../store/RowState.ts"
+import { alreadyPaidOf, type EarlierRun, makeAlreadyPaidTally, withAlreadyPaid } from "../output/AlreadyPaid.ts"
 import { makeReportTally, reportPath, writeReportOf } from "../output/Report.ts"
 import { userFormat } from "../output/Format.ts"
 import type { Summary } from "../output/SummaryFile.ts"
@@ -147,10 +146,6 @@ export const makeConclusion = (input: ConclusionInput) =>
       })
     /** The summary without the rows another batch paid, from a pass of its own (when the outputs could not be written). */
     const alreadyPaidApart = (summary: Summary) =>
-      Effect.gen(function* () {
-        const paid = makeAlreadyPaidTally(earlier, feeRule)
-        yield* Stream.runForEach(batchStore.streamRowsInStates(PAID_OUT_STATES), (row) => Effect.sync(() => paid.add(row)))
-        return withAlreadyPaid(summary, yield* paid.result(accountId))
-      }).pipe(Effect.orElseSucceed(() => summary))
+      Effect.map(alreadyPaidOf(accountId, batchId, earlier, feeRule), (figures) => withAlreadyPaid(summary, figures)).pipe(Effect.orElseSucceed(() => summary))
     return { finish, writeOutputs }
   })

@@ -75,6 +75,14 @@ describe("already paid by another batch (the binary)", () => {
         expect(adopted.already_paid).toMatchObject({ rows: 3, listed: 3, totals: { XAF: { rows: 3, amount: "15000" } } })
         expect(adopted.already_paid.earlier_run).toBeUndefined()
         expect((yield* admin(sandbox).payouts).length).toBe(3)
+        // Written again from that store (payouts ledger): still not this batch's payments.
+        const out = join(dir, "again")
+        const ledger = yield* cli(sandbox, join(dir, "other.db"), ["ledger", adopted.batch_id, "--out", out])
+        expect(ledger.code, ledger.stderr).toBe(0)
+        const rewritten = JSON.parse(readFileSync(join(out, "week49-copy.summary.json"), "utf8"))
+        expect(rewritten.counts).toEqual({ already_paid: 3 })
+        expect(rewritten.totals.XAF.completed_amount).toBe("0")
+        expect(rewritten.already_paid).toMatchObject({ rows: 3, listed: 3 })
       }),
     120_000
   )

@@ -11,6 +11,8 @@ import { exitCodeFor } from "../../run/ExitCode.ts"
 import { outputPaths } from "../../output/AtomicFile.ts"
 import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile } from "../../output/Outputs.ts"
 import { reportPath, writeReport } from "../../output/Report.ts"
+import { alreadyPaidOf, withAlreadyPaid } from "../../output/AlreadyPaid.ts"
+import { DEFAULT_FEE_ESTIMATE } from "../../domain/FeeEstimate.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { ledgerCommand } from "../commands/Ledger.ts"
 import { accountOf, findBatch } from "../Jobs.ts"
@@ -30,7 +32,7 @@ export const ledger = ({ batch, connection, jobs, json, out, state }: Parsed<typ
     const flagged = yield* store.batch(account, found.batchId).flaggedRows()
     const alarms = flagged.filter((r) => r.alarm !== null).map((r) => ({ line: r.line, reason: r.alarm ?? "", references: r.candidates ?? [] }))
     const { parent } = yield* retryLineage(account, found.batchId)
-    const summary = yield* makeSummary({
+    const written = yield* makeSummary({
       batchId: found.batchId,
       file: found.fileName,
       startedAt: DateTime.toEpochMillis(found.createdAt),
@@ -42,6 +44,8 @@ export const ledger = ({ batch, connection, jobs, json, out, state }: Parsed<typ
       // A retry's link to its parent is in the store (not in the rows): kept, as the run's summary has it.
       extra: { ledger: paths.ledger, report: reportPath(paths), batch_state: found.state, ...(parent === undefined ? {} : { parent }) }
     })
+    // Payouts adopted from the listing were made outside this store: never counted as this batch's.
+    const summary = withAlreadyPaid(written, yield* alreadyPaidOf(account, found.batchId, undefined, DEFAULT_FEE_ESTIMATE))
     yield* writeLedgerFromStore(paths, account, found.batchId)
     yield* writeSummaryFile(paths, summary)
     yield* writeReport(reportPath(paths), account, found.batchId, summary)
