@@ -32,8 +32,8 @@ const TICK = Duration.millis(100)
 /** What a stop did with the rows it had claimed and not sent: said at every stop, 0 included. */
 export const describeRelease = (released: number) =>
   released === 0
-    ? "Released 0 rows: no claimed row was left unsent. Run the same command again to continue."
-    : `Released ${released} row(s) claimed but never sent: validated again, not in doubt. Run the same command again to pay them.`
+    ? "Released 0 rows: none was claimed and left unsent. The next run of this file continues the batch."
+    : `Released ${released} row(s) claimed but never sent: validated again, not in doubt; the next run of this file pays them at once.`
 
 export interface RunStepsInput {
   readonly request: RunRequest

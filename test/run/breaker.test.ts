@@ -1,0 +1,100 @@
+/**
+ * The breaker does what it says (issue 31, item 2): after N consecutive failures of one operator, in
+ * the order its payouts were sent, nothing new goes to that operator (requests already sent finish);
+ * its rows are held, the batch ends paused naming the operator and the next command, and the other
+ * operators' rows are paid. Through the real binary against the sandbox (test number +237670000002
+ * fails every payout to it).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { makeBreakerCount } from "../../src/run/Breaker.ts"
+import { start, until } from "../cli/binarySupport.ts"
+import { admin, countByToken, ordinaryPhone, readLedger, type Sandbox, type Seller, startSandbox, tempDir, writeCsv } from "./support.ts"
+
+const FAILS = "+237670000002"
+
+const failing = (i: number): Seller => ({ id: `KO${i}`, amount: String(1000 + i), operator: "carrier1_cm", phone: FAILS, name: "Failing Number" })
+const paying = (i: number): Seller => ({ id: `OK${i}`, amount: String(2000 + i), operator: "carrier2_cm", phone: ordinaryPhone(i) })
+
+const sentTo = (sandbox: Sandbox, operator: string) =>
+  Effect.map(admin(sandbox).payouts, (payouts) => payouts.filter((p) => (p as { operator?: string }).operator === operator).length)
+
+/**
+ * Runs FILE at a slow rate; counts the operator's payouts when the breaker's notice is seen and at the
+ * end: only requests already under way when it tripped may be added (at 2 a second, at most a few).
+ */
+const runUntilTripped = (sandbox: Sandbox, dir: string, file: string) =>
+  Effect.gen(function* () {
+    const state = join(dir, "state.db")
+    const run = yield* Effect.acquireRelease(
+      Effect.sync(() => start(sandbox, state, ["run", file, "--yes", "--rate", "2", "--concurrency", "8", "--poll-interval", "100ms", "--poll-max", "200ms"])),
+      (p) => Effect.sync(() => p.child.exitCode === null && p.child.kill("SIGKILL"))
+    )
+    yield* until("the breaker to trip", Effect.sync(() => run.output().includes("Breaker tripped for carrier1_cm")), 120_000)
+    const atTrip = yield* sentTo(sandbox, "carrier1_cm")
+    const ended = yield* run.exit
+    return { ended, atTrip, atEnd: yield* sentTo(sandbox, "carrier1_cm") }
+  })
+
+const expectPausedByBreaker = (dir: string, name: string, output: string) => {
+  const summary = JSON.parse(readFileSync(join(dir, `${name}.summary.json`), "utf8"))
+  expect(summary.paused).toMatch(/^breaker tripped for carrier1_cm \(5 consecutive failures\)/)
+  expect(output).toContain(`payouts resume ${summary.batch_id}`)
+  return summary
+}
+
+describe("the circuit breaker", () => {
+  it("counts consecutive failures in the order payouts were sent, whatever order their outcomes come in", () => {
+    const count = makeBreakerCount()
+    for (let idx = 1; idx <= 8; idx++) count.sending(idx, "op")
+    // Rows 2-6 fail while row 1 is still open: five in a row, row 1's late success changes nothing.
+    expect([3, 5, 2, 6].map((idx) => count.settled(idx, true)?.run)).toEqual([1, 1, 2, 2])
+    expect(count.settled(4, true)?.run).toBe(5)
+    expect(count.settled(1, false)?.run).toBe(0)
+    // Another operator's row in between does not break a run; it is counted apart.
+    const mixed = makeBreakerCount()
+    for (let idx = 1; idx <= 6; idx++) mixed.sending(idx, idx === 3 ? "other" : "op")
+    expect([1, 2, 4, 5].map((idx) => mixed.settled(idx, true)?.run)).toEqual([1, 2, 3, 4])
+    expect(mixed.settled(3, true)).toEqual({ operator: "other", run: 1 })
+    // A success does, wherever its outcome comes in the order of answers.
+    const broken = makeBreakerCount()
+    for (let idx = 1; idx <= 4; idx++) broken.sending(idx, "op")
+    expect([1, 3, 4, 2].map((idx) => broken.settled(idx, idx !== 2)?.run)).toEqual([1, 1, 2, 0])
+    // A row an earlier run sent: its operator read back, placed before this run's rows.
+    expect(broken.settled(0, true, "op")?.run).toBe(2)
+    expect(count.settled(99, true)).toBeUndefined()
+  })
+
+  it.scopedLive("an operator whose payouts all fail: held after 5 consecutive failures, nothing new sent to it, paused (exit 3)", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const dir = tempDir("payouts-breaker-")
+      const file = writeCsv(dir, "failing.csv", Array.from({ length: 40 }, (_, i) => failing(i)))
+      const { ended, atTrip, atEnd } = yield* runUntilTripped(sandbox, dir, file)
+      expect(ended.code, ended.stderr).toBe(3)
+      expect(atEnd - atTrip, ended.stderr).toBeLessThanOrEqual(3)
+      expectPausedByBreaker(dir, "failing", ended.stderr)
+      const statuses = readLedger(join(dir, "failing.ledger.csv")).map((r) => r.status)
+      expect(statuses.filter((s) => s === "failed")).toHaveLength(atEnd)
+      expect(statuses.filter((s) => s === "validated")).toHaveLength(40 - atEnd)
+      expect(40 - atEnd).toBeGreaterThan(20)
+    }), 180_000)
+
+  it.scopedLive("a mixed file: the failing operator held after 5, the other operator paid whole", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const dir = tempDir("payouts-breaker-")
+      const file = writeCsv(dir, "mixed.csv", Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? failing(i) : paying(i))))
+      const { ended, atTrip, atEnd } = yield* runUntilTripped(sandbox, dir, file)
+      expect(ended.code, ended.stderr).toBe(3)
+      expect(atEnd - atTrip, ended.stderr).toBeLessThanOrEqual(3)
+      expectPausedByBreaker(dir, "mixed", ended.stderr)
+      const ledger = readLedger(join(dir, "mixed.ledger.csv"))
+      const of = (operator: string) => ledger.filter((r) => r.operator === operator).map((r) => r.status)
+      expect(of("carrier2_cm")).toEqual(Array(20).fill("completed"))
+      expect(of("carrier1_cm").filter((s) => s === "validated").length).toBeGreaterThan(5)
+      expect([...countByToken(yield* admin(sandbox).payouts).values()].every((n) => n === 1)).toBe(true)
+    }), 180_000)
+})
