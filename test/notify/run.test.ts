@@ -95,7 +95,7 @@ describe("payouts run --notify (real CLI, real receiver)", () => {
         const ended = yield* runNotified(`http://127.0.0.1:${port}/hooks/T0KEN-in-path`, newSecret())
         expect(ended.code, ended.stderr).toBe(0)
         expect(existsSync(join(ended.dir, "settlements.ledger.csv"))).toBe(true)
-        expect(ended.stderr).toMatch(/Done \(exit 0\)/)
+        expect(ended.stderr).toMatch(/Finished \(exit 0\)/)
         expect(ended.stderr).toMatch(/notification\(s\) to http:\/\/127\.0\.0\.1:\d+ not delivered within 5s of the end: given up/)
         // The receiver's path (often a token) is never printed.
         expect(ended.stderr).not.toContain("T0KEN")
