@@ -40,7 +40,8 @@ const textValue = (value: unknown): string => {
  */
 export const textLogger = Logger.make(({ annotations, cause, date, logLevel, message }) => {
   const head = `${date.toISOString()} ${logLevel.label.padEnd(5)}`
-  const facts = HashMap.toEntries(annotations).map(([key, value]) => ` ${key}=${textValue(value)}`).join("")
+  // In name order: the same facts read in the same place on every line.
+  const facts = HashMap.toEntries(annotations).sort(([a], [b]) => a.localeCompare(b)).map(([key, value]) => ` ${key}=${textValue(value)}`).join("")
   const lines = messageText(message).split("\n")
   if (!Cause.isEmpty(cause)) lines.push(...Cause.pretty(cause).split("\n"))
   return lines.map((line, i) => `${head} ${line}${i === 0 ? facts : ""}`).join("\n")

@@ -6,7 +6,7 @@
  * at start: the same zone computes the times and shows them (`2026-11-28 06:00 (Africa/Douala,
  * UTC+01:00)`), so what the log says is when the files are taken.
  */
-import { Clock, Cron, Data, DateTime, Effect, Either, Ref } from "effect"
+import { Clock, Cron, Data, DateTime, Effect, Either, Option, Ref } from "effect"
 
 export class ScheduleError extends Data.TaggedError("ScheduleError")<{ readonly message: string }> {}
 
@@ -41,6 +41,9 @@ export const shownIn = (at: Date, timeZone: string): string => {
 export const makeCronGate = (expression: string, timeZone?: string) =>
   Effect.gen(function* () {
     const zone = timeZone ?? systemTimeZone()
+    if (Option.isNone(DateTime.zoneFromString(zone))) {
+      return yield* new ScheduleError({ message: `--timezone "${zone}" is not a time zone: give an IANA name such as Africa/Douala or UTC` })
+    }
     const cron = yield* parseSchedule(expression, zone)
     const next = yield* Ref.make(Cron.next(cron, new Date(yield* Clock.currentTimeMillis)))
     const due = Effect.gen(function* () {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { RunResult } from "../../src/run/Runner.ts"
 import { approve, reject } from "../../src/jobs/Approval.ts"
-import { makeCronGate } from "../../src/jobs/CronGate.ts"
+import { makeCronGate, shownIn } from "../../src/jobs/CronGate.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { makeWatcher } from "../../src/jobs/Watcher.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
@@ -75,6 +75,19 @@ describe("--schedule", () => {
     Effect.gen(function* () {
       const error = yield* Effect.flip(makeCronGate("every night"))
       expect(error.message).toMatch(/--schedule "every night"/)
+      const zone = yield* Effect.flip(makeCronGate("0 6 * * *", "Mars/Base"))
+      expect(zone.message).toBe('--timezone "Mars/Base" is not a time zone: give an IANA name such as Africa/Douala or UTC')
+    })
+  )
+
+  it.effect("reads the expression in its zone: 06:00 in Douala is 05:00 UTC, shown with its zone and offset", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 27, 21, 0))
+      const gate = yield* makeCronGate("0 6 * * *", "Africa/Douala")
+      const next = yield* gate.nextAt
+      expect(next.toISOString()).toBe("2026-11-28T05:00:00.000Z")
+      expect(shownIn(next, gate.timeZone)).toBe("2026-11-28 06:00 (Africa/Douala, UTC+01:00)")
+      expect(shownIn(next, "Asia/Kolkata")).toBe("2026-11-28 10:30 (Asia/Kolkata, UTC+05:30)")
     })
   )
 })
