@@ -55,6 +55,8 @@ describe("the report of an approved batch (issue 31 item 6)", () => {
         expect(hint, waiting.output).not.toBeNull()
         const approved = yield* payoutsDone(service, ["approve", hint![1], "--jobs", root, "--by", "bob"], env)
         expect(approved.code, approved.output).toBe(0)
+        // The approver reads what they approve with separators and the total debited (estimated fees: 2%, at least 50).
+        expect(approved.stderr).toContain("XAF: 5 rows, 4,739,567 XAF + est. fees 94,802 XAF = total debited 4,834,369 XAF) by bob at ")
         const paid = yield* payoutsDone(service, ["watch", root, "--once", "--submitted-by", "alice", ...FAST], env)
         expect(paid.code, paid.output).toBe(0)
 

@@ -4,17 +4,20 @@ import { jobFolder } from "../../jobs/JobFolder.ts"
 import type { approveCommand, rejectCommand } from "../commands/Approve.ts"
 import { UsageError } from "../Errors.ts"
 import type { Parsed } from "../Lazy.ts"
+import { userFormat } from "../../output/Format.ts"
 
 const asUsage = Effect.mapError((e: unknown) => (e instanceof ApprovalError ? new UsageError({ reason: e.message }) : e))
 
 export const approve = ({ batch, by, jobs }: Parsed<typeof approveCommand>) =>
   Effect.gen(function* () {
     const { approval, file } = yield* approveBatch(jobFolder(jobs), batch, by)
-    const totals = Object.entries(approval.approved_what?.currencies ?? {})
-      .map(([currency, t]) => `${currency} ${t.amount} in ${t.rows} rows`)
-      .join(", ")
+    const f = yield* userFormat
+    // What was approved, as the request showed it: amounts with separators and the total debited (issue 31 item 6).
+    const totals = Object.entries(approval.currencies)
+      .map(([c, t]) => `${c}: ${f.count(t.rows)} rows, ${f.decimal(t.amount)} ${c} + est. fees ${f.decimal(t.fee_estimate)} ${c} = total debited ${f.decimal(t.total)} ${c}`)
+      .join("; ")
     yield* Console.error(
-      `Approved batch ${approval.batch_id} (${approval.file}: ${totals}) by ${approval.approved_by} at ${approval.approved_at}; moved to ${file}: the watcher pays it on its next pass, only if the file is still exactly this batch.`
+      `Approved batch ${approval.batch_id} (${approval.file}: ${totals}) by ${approval.approved_by} at ${f.time(approval.approved_at ?? "")}; moved to ${file}: the watcher pays it on its next pass, only if the file is still exactly this batch.`
     )
   }).pipe(asUsage)
 
