@@ -8,6 +8,7 @@ import { describeAlreadyPaid } from "../output/AlreadyPaid.ts"
 import type { Format } from "../output/Format.ts"
 import { AlreadyPaid, CurrencyTotals, HaltNote } from "../output/SummaryFile.ts"
 import type { RunResult } from "../run/RunRequest.ts"
+import { FINAL_UNPAID_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 
 /** What the closing reads of a summary: every field optional (a run refused early has few). */
 const Closing = Schema.Struct({
@@ -30,8 +31,6 @@ const Closing = Schema.Struct({
 /** A path or word as a shell reads it back: quoted when it holds anything but plain characters. */
 export const shellWord = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`)
 
-const NOT_PAID_FINAL = ["failed", "cancelled", "expired", "refunded", "abandoned", "rejected", "skipped"] as const
-
 /** The closing lines of a run of `file` (as the user wrote it) that ended with `result`. */
 export const closingLines = (result: RunResult, file: string, format: Format): ReadonlyArray<string> => {
   const s = Option.getOrElse(Schema.decodeUnknownOption(Closing)(result.summary), () => Closing.make({}))
@@ -46,7 +45,7 @@ export const closingLines = (result: RunResult, file: string, format: Format): R
     .filter(([, t]) => Number(t.completed_amount) > 0)
     .map(([currency, t]) => `${format.decimal(t.completed_amount)} ${currency}`)
   const paid = `paid ${format.count(n("completed"))}${paidAmounts.length === 0 ? "" : ` (${paidAmounts.join(", ")})`}`
-  const notPaid = NOT_PAID_FINAL.filter((state) => n(state) > 0).map((state) => `${state} ${format.count(n(state))}`)
+  const notPaid = FINAL_UNPAID_STATES.filter((state) => n(state) > 0).map((state) => `${state} ${format.count(n(state))}`)
   const already = s.already_paid === undefined ? [] : [`${describeAlreadyPaid(s.already_paid, format.decimal)}.`]
   const left = n("validated")
   const inFlight = n("submitting") + n("submitted") + n("pending") + n("processing")
@@ -59,7 +58,7 @@ export const closingLines = (result: RunResult, file: string, format: Format): R
     switch (result.outcome._tag) {
       case "Finished": {
         // What `payouts retry` pays again: the rows the service settled unpaid.
-        const ended = (["failed", "cancelled", "expired"] as const).filter((state) => n(state) > 0)
+        const ended = SETTLED_FAILURE_STATES.filter((state) => n(state) > 0)
         const failedRows = ended.reduce((sum, state) => sum + n(state), 0)
         const how = ended.length < 2 ? ended.join("") : `${ended.slice(0, -1).join(", ")} or ${ended[ended.length - 1]}`
         return [
