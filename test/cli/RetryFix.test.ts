@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
 import { admin, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../run/support.ts"
@@ -132,12 +132,14 @@ describe("payouts retry --fix (the binary)", () => {
         expect(first.code, first.stderr).toBe(1)
         const parent = JSON.parse(first.stdout)
         const good = fixFile(dir, "race.unpaid.csv", [`R-2,2000,XAF,carrier1_cm,${ordinaryPhone(32)},Seller 2,s2@example.com`])
-        const args = ["retry", parent.batch_id, "--fix", good, "--out", join(dir, "out"), ...FAST]
+        // No --out: the child goes beside the fix file, as outputs go beside their input.
+        const args = ["retry", parent.batch_id, "--fix", good, ...FAST]
         const [a, b] = [start(sandbox, state, args), start(sandbox, state, args)]
         const ends = yield* Effect.all([a.exit, b.exit], { concurrency: 2 })
         expect(ends.some((end) => end.code === 0), ends.map((end) => end.stderr).join("\n---\n")).toBe(true)
         // Whatever the other one did (waited, resumed, found it done), one payout went out.
-        const after = yield* cli(sandbox, state, ["retry", parent.batch_id, "--fix", good, "--out", join(dir, "out"), ...FAST])
+        expect(readdirSync(dir).filter((name) => /^race\.retry1-[0-9a-f]{8}\.(csv|ledger\.csv)$/.test(name))).toHaveLength(2)
+        const after = yield* cli(sandbox, state, args)
         expect(after.code, after.stderr).toBe(0)
         expect(after.stderr).toContain("nothing is paid again")
         expect(payoutsTo(yield* admin(sandbox).payouts, ordinaryPhone(32))).toHaveLength(1)

@@ -5,6 +5,7 @@
  * command runs.
  */
 import { Console, Effect, Option } from "effect"
+import { dirname } from "node:path"
 import { maskPhone } from "../../domain/Phone.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { formatRowErrors } from "../../output/ErrorsFile.ts"
@@ -50,7 +51,8 @@ const describeFix = (fix: Fix, parent: string, childLine: number): string => {
 
 export const retry = ({ args, batch, fix, jobs }: Parsed<typeof retryCommand>) =>
   Effect.gen(function* () {
-    const dir = Option.getOrElse(jobs, () => Option.getOrElse(args.out, () => "."))
+    // Outputs go beside the input (DESIGN 9): a fix's beside its FILE (a report's unpaid.csv: beside the report).
+    const dir = Option.getOrElse(jobs, () => Option.getOrElse(args.out, () => Option.match(fix, { onNone: () => ".", onSome: dirname })))
     // The store of the folder the child goes to (a watched folder's own), as run and watch would find it.
     const store = yield* storeFor(args.state, dir)
     const account = yield* accountOf(args.connection)
