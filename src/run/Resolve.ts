@@ -8,10 +8,7 @@
  */
 import { Chunk, Clock, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
-import { maskPhone } from "../domain/Phone.ts"
-import { carriesToken } from "../domain/Token.ts"
-import type { MirroredPayout } from "../store/MirrorModel.ts"
-import type { Fence, Row, RowEvent } from "../store/Model.ts"
+import type { Fence, Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
@@ -26,8 +23,10 @@ import {
   type RowDecision,
   unfitFor
 } from "./ResolveDecision.ts"
+import { evidenceOf, needsPerson, type RowEvidence } from "./ResolveEvidence.ts"
 
 export { type Applied, type Decision, ResolveError } from "./ResolveDecision.ts"
+export { type RowEvidence } from "./ResolveEvidence.ts"
 
 /** Which rows a command names: those needing a person (a look), one line, several, or every unknown row. */
 export type Selection =
@@ -48,30 +47,6 @@ export interface ResolveRequest {
   readonly urls: RedirectUrls
   /** Asked once before a decision over the rows given (already checked); false leaves everything as it was. */
   readonly confirm: ((rows: ReadonlyArray<RowEvidence>) => Effect.Effect<boolean>) | undefined
-}
-
-export interface RowEvidence {
-  readonly line: number
-  readonly id: string | null
-  readonly token: string
-  readonly amountMinor: number | null
-  readonly currency: string
-  /** Masked. */
-  readonly phone: string
-  readonly state: string
-  readonly alarm: string | null
-  readonly reference: string | null
-  /** Unknown or under alarm: only a person settles it. */
-  readonly needsPerson: boolean
-  /** Why it waits for a person, in a line. */
-  readonly why: string
-  /** Since when (epoch ms): its request ended without a proof, or its last change. */
-  readonly since: number
-  /** Listed payouts whose description starts with the row's token (any amount). */
-  readonly carrying: ReadonlyArray<MirroredPayout>
-  /** Listed payouts of the same amount and currency without a readable token, around the intent. */
-  readonly possible: ReadonlyArray<MirroredPayout>
-  readonly events: ReadonlyArray<RowEvent>
 }
 
 /** A row of the batch that still needs a person once the command is done. */
@@ -103,48 +78,6 @@ export interface ResolveOutcome {
 const LEASE_TTL = Duration.minutes(5)
 
 const fail = (message: string) => Effect.fail(new ResolveError({ message }))
-
-export const needsPerson = (row: Row): boolean => row.state === "unknown" || row.alarm !== null
-
-const whyOf = (row: Row): string => {
-  if (row.alarm !== null) return row.alarm
-  if (row.state === "unknown") return `outcome unknown${row.error === null ? "" : ` (${row.error})`}: nothing proves it paid or not`
-  return row.error ?? "-"
-}
-
-const evidenceOf = Effect.fn("Resolve.evidence")(function* (accountId: AccountId, batchId: BatchId, row: Row) {
-  const store = yield* StateStore
-  const carrying = (yield* store.account(accountId).mirrorByTokens([row.token])).filter((p) => carriesToken(p.description, row.token))
-  const intent = row.intentAt === null ? Date.now() : DateTime.toEpochMillis(row.intentAt)
-  const days = daysBetween(intent - DAY_MS, intent + 2 * DAY_MS)
-  const possible = Chunk.toReadonlyArray(
-    yield* store.account(accountId).mirrorOfDays(days[0], days[days.length - 1]).pipe(
-      Stream.filter((p) => p.token === null && p.currency === row.currency && p.amountMinor === row.amountMinor),
-      Stream.take(20),
-      Stream.runCollect
-    )
-  )
-  const events = yield* store.batch(accountId, batchId).events(row.idx)
-  return {
-    line: row.line,
-    id: row.rowId,
-    token: row.token,
-    amountMinor: row.amountMinor,
-    currency: row.currency,
-    phone: maskPhone(row.phone),
-    state: row.state,
-    alarm: row.alarm,
-    reference: row.reference,
-    needsPerson: needsPerson(row),
-    why: row.alarm === null && row.state === "unknown" && carrying.length > 0
-      ? `outcome unknown; ${carrying.map((p) => p.reference).join(", ")} carries its token: adopt it (--adopt REFERENCE) after checking`
-      : whyOf(row),
-    since: DateTime.toEpochMillis(row.endedAt ?? row.updatedAt),
-    carrying,
-    possible,
-    events
-  } satisfies RowEvidence
-})
 
 const readRows = (accountId: AccountId, batchId: BatchId) =>
   Effect.flatMap(StateStore, (store) => Effect.map(Stream.runCollect(store.batch(accountId, batchId).streamRows()), Chunk.toReadonlyArray))
@@ -206,7 +139,8 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
     })
     const all = yield* readRows(accountId, batchId)
     const targets = yield* selectRows(request, all)
-    let synced = yield* sync(all.filter((r) => needsPerson(r) || r.state === "submitting" || targets.includes(r)))
+    const named = new Set(targets.map((r) => r.idx))
+    let synced = yield* sync(all.filter((r) => needsPerson(r) || r.state === "submitting" || named.has(r.idx)))
 
     let listingCleared = 0
     if (request.listingOk) listingCleared = yield* store.account(accountId).clearAccountAlarm(request.by ?? "", request.reason, yield* Clock.currentTimeMillis)
