@@ -68,6 +68,9 @@ describe("retry --fix: the child batch", () => {
         [null, "carrier1_cm", ordinaryPhone(13), "No Id", 700, "c", parentId],
         [null, "carrier1_cm", ordinaryPhone(4), "No Id Bis", 700, "d", parentId]
       ])
+      // Tokens of the next generation: never those of the payouts that failed.
+      const parentTokens = new Set(Chunk.toReadonlyArray(yield* Stream.runCollect(batch.streamRows())).map((r) => r.token))
+      for (const r of rows) expect(parentTokens.has(r.token)).toBe(false)
       const links = yield* store.account(ACCOUNT).rowRetries(made.child)
       expect(links.map((l) => [l.childIdx, l.childLine, l.parentBatchId, l.parentLine])).toEqual([
         [0, 2, parentId, 2],
