@@ -1,6 +1,6 @@
 /**
  * Tables for people through the real binary (issue 16, item 4): `batches` counts failed and cancelled
- * apart with a readable creation time, `status` and `wallet` show amounts with the user's thousands
+ * apart with a readable creation time, `status`, `wallet` and `reconcile` show amounts with the user's thousands
  * separators (LC_ALL, else LANG; en-US by default) and times as `YYYY-MM-DD HH:MM:SS UTC`; `--json`
  * keeps raw integers and ISO times.
  */
@@ -53,6 +53,13 @@ describe("tables for people (the binary)", () => {
       expect(german.stdout).toMatch(/^Amount:\s+1\.234\.567 XAF$/m)
       const raw = yield* cli(sandbox, state, ["status", reference, "--json"], { LC_ALL: "", LANG: "de_DE.UTF-8" })
       expect(JSON.parse(raw.stdout).amount).toBe(1234567)
+
+      // reconcile's totals: major units with separators, each with its currency (issue 31 item 6); --json raw.
+      const reconciled = yield* cli(sandbox, state, ["reconcile", batch.batch_id, "--ledger", join(dir, "tables.ledger.csv")], EN)
+      expect(reconciled.code, reconciled.stderr).toBe(0)
+      expect(reconciled.stdout).toMatch(/XAF: ours 2 completed, 1,239,567 XAF \+ fees [\d,]+ XAF; service 2 completed, 1,239,567 XAF \+ fees [\d,]+ XAF: agree/)
+      const reconciledJson = yield* cli(sandbox, state, ["reconcile", batch.batch_id, "--json"], EN)
+      expect(JSON.parse(reconciledJson.stdout).totals.XAF.ours.completed_amount).toBe("1239567")
 
       const wallet = yield* cli(sandbox, state, ["wallet"], EN)
       expect(wallet.code, wallet.stderr).toBe(0)
