@@ -60,6 +60,14 @@ describe("payouts resolve and reconcile --account (the binary)", () => {
         const truth = yield* admin(sandbox).payouts
         let adopted = 0
         let abandoned = 0
+        // A payout that exists but whose token the listing strips: a resend would pay it twice, so it
+        // is refused while the account alarm says the listing cannot prove absence.
+        const paid = unknown.find((row: { token: string }) => truth.some((p) => p.description.startsWith(`[${row.token}]`)))
+        if (paid !== undefined) {
+          const resend = yield* cli(sandbox, state, ["resolve", batch, "--line", String(paid.line), "--by", "ops-ana", "--reason", "looks unpaid", "--resend"])
+          expect(resend.code, resend.stdout).toBe(2)
+          expect(resend.stderr).toContain("account alarm")
+        }
         for (const row of unknown) {
           const real = truth.find((p) => p.description.startsWith(`[${row.token}]`))
           const args = real === undefined ? ["--abandon"] : ["--adopt", real.reference]
