@@ -106,8 +106,10 @@ const make = Effect.gen(function* () {
     // Days are the service's: with a skewed clock (rule 7 then forbids any resend) the tokens are
     // still looked for on the days the service would have written them.
     const skew = yield* client.serverSkew
-    // A sandbox's declared clock (src/api/ServiceClock.ts) places our instants on its days.
-    const declared = Option.getOrUndefined(client.serviceTimes === undefined ? Option.none() : yield* client.serviceTimes)
+    // A sandbox's declared clock (src/api/ServiceClock.ts) places our instants on its days, when its
+    // Date is more than rule 7's minute from ours (a time scale, an advance); within it, as before.
+    const agrees = Option.exists(skew, (ms) => Math.abs(ms) <= MAX_SKEW_MS)
+    const declared = agrees || client.serviceTimes === undefined ? undefined : Option.getOrUndefined(yield* client.serviceTimes)
     const shift = Option.getOrElse(skew, () => 0)
     const syncFrom = Math.min(earliest, earliest + shift, declared?.earliest(earliest) ?? earliest) - DAY_MS
     const syncTo = Math.max(now, now + shift, declared?.latest(now) ?? now) + MAX_SKEW_MS
