@@ -16,7 +16,7 @@ const PER_CURRENCY = "CUR:AMOUNT,..."
 export const stopRuleOptions = Options.all({
   stopMinSettled: withDefault(Options.integer("stop-min-settled"), DEFAULT_SAFEGUARDS.stopMinSettled, "Stop rule: judge the failure ratio once this many rows are settled."),
   stopFailureRatio: withDefault(Options.text("stop-failure-ratio"), "50%", "Stop rule: pause the batch when more than this share of settled rows failed."),
-  breakerFailures: withDefault(Options.integer("breaker-failures"), DEFAULT_SAFEGUARDS.breakerFailures, "Hold an operator's rows after this many consecutive failures (0: off)."),
+  breakerFailures: withDefault(Options.integer("breaker-failures"), DEFAULT_SAFEGUARDS.breakerFailures, "Circuit breaker: after this many consecutive failures of one operator (in the order sent), send it nothing new; its rows are held and the batch paused (0: off)."),
   stuckAfter: withDefault(durationOption("stuck-after"), Duration.millis(DEFAULT_SAFEGUARDS.stuckAfterMs), "List sent rows without a final status after this long as stuck.")
 })
 
