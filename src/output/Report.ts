@@ -18,7 +18,8 @@ import { writeTextAtomic } from "./AtomicFile.ts"
 import type { OutputPaths } from "./AtomicFile.ts"
 import { amountAsWritten } from "./Outputs.ts"
 import { renderReport } from "./ReportHtml.ts"
-import { Summary } from "./SummaryFile.ts"
+import { isAlreadyPaid } from "./AlreadyPaid.ts"
+import { type AlreadyPaid, Summary } from "./SummaryFile.ts"
 import { makeUnpaidColumns, unpaidCsvPath, writeUnpaidCsv } from "./UnpaidCsv.ts"
 
 export const reportPath = (paths: OutputPaths): string =>
@@ -41,14 +42,29 @@ const amountOf = (row: Row, format: Format): string => {
 /** Sent and not paid, each status counted and listed apart (a cancelled payout is not a failed one). */
 const NOT_PAID: ReadonlyArray<NotPaidStatus> = ["failed", "cancelled", "expired", "refunded", "unknown"]
 
+type OperatorCounts = { -readonly [K in Exclude<keyof OperatorStats, "operator">]: number }
+const noCounts = (): OperatorCounts => ({ sent: 0, completed: 0, failed: 0, cancelled: 0, expired: 0 })
+const sumCounts = (all: ReadonlyArray<OperatorCounts>): OperatorCounts =>
+  all.reduce((a, b) => ({ sent: a.sent + b.sent, completed: a.completed + b.completed, failed: a.failed + b.failed, cancelled: a.cancelled + b.cancelled, expired: a.expired + b.expired }), noCounts())
+
+/**
+ * What AlreadyPaid.ts may count apart: `listed`, a paid row this batch never sent (adopted from the
+ * listing); `paid`, any other paid row (another batch's when the batch was done before this run).
+ */
+type Kind = "own" | "listed" | "paid"
+const KINDS: ReadonlyArray<Kind> = ["own", "listed", "paid"]
+const BEFORE_THIS_RUN = { batchId: "", file: "" }
+const kindOf = (row: Row): Kind => (isAlreadyPaid(row, undefined) ? "listed" : isAlreadyPaid(row, BEFORE_THIS_RUN) ? "paid" : "own")
+
 /**
  * The report's figures, gathered one row at a time: fed by the ledger's own pass over the rows at the
  * end of a run (one read of the batch for both files, not two), or by a pass of its own.
  */
 export const makeReportTally = (format: Format) => {
-  const operators = new Map<string, { sent: number; completed: number; failed: number; cancelled: number; expired: number }>()
+  // Per operator and per kind of row: the rows another batch paid are left out at the end (below).
+  const operators = new Map<string, Record<Kind, OperatorCounts>>()
   const repay: Record<string, { rows: number; minor: number }> = {}
-  const times: Array<number> = []
+  const times: Array<readonly [number, Kind]> = []
   const notPaid = new Map<string, { total: number; rows: Array<FailedRow> }>(NOT_PAID.map((s) => [s, { total: 0, rows: [] }]))
   const unpaid: Array<UnpaidRow> = []
   let unpaidTotal = 0
@@ -58,16 +74,18 @@ export const makeReportTally = (format: Format) => {
     batch ??= { accountId: row.accountId, batchId: row.batchId }
     unpaidColumns.add(row)
     const sent = row.attempts > 0 || row.reference !== null
+    const kind = kindOf(row)
     if (sent) {
-      const op = operators.get(row.operator) ?? { sent: 0, completed: 0, failed: 0, cancelled: 0, expired: 0 }
+      const byKind = operators.get(row.operator) ?? { own: noCounts(), listed: noCounts(), paid: noCounts() }
+      const op = byKind[kind]
       op.sent += 1
       if (PAID_OUT_STATES.includes(row.state)) op.completed += 1
       if (row.state === "failed" || row.state === "cancelled" || row.state === "expired") op[row.state] += 1
-      operators.set(row.operator, op)
+      operators.set(row.operator, byKind)
     }
     const from = row.submittedAt ?? row.intentAt
     if (row.finalAt !== null && from !== null && sent) {
-      times.push(Math.max(0, (DateTime.toEpochMillis(row.finalAt) - DateTime.toEpochMillis(from)) / 1000))
+      times.push([Math.max(0, (DateTime.toEpochMillis(row.finalAt) - DateTime.toEpochMillis(from)) / 1000), kind])
     }
     if (SETTLED_FAILURE_STATES.includes(row.state) && row.amountMinor !== null) {
       const due = repay[row.currency] ?? { rows: 0, minor: 0 }
@@ -97,14 +115,21 @@ export const makeReportTally = (format: Format) => {
       }
     }
   }
-  const result = (): RowFigures => ({
-    operators: [...operators.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([operator, s]) => ({ operator, ...s })),
-    timesToFinal: times,
-    notPaid: NOT_PAID.map((status) => ({ status, ...(notPaid.get(status) ?? { total: 0, rows: [] }) })),
-    unpaid,
-    unpaidTotal,
-    repay
-  })
+  /** The figures, without the rows the summary says another batch paid (its `already_paid`). */
+  const result = (already?: AlreadyPaid): RowFigures => {
+    const counted = (kind: Kind) => already === undefined || kind === "own" || (kind === "paid" && already.earlier_run === undefined)
+    return {
+      operators: [...operators.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([operator, byKind]) => ({ operator, ...sumCounts(KINDS.filter(counted).map((k) => byKind[k])) }))
+        .filter((o) => o.sent > 0),
+      timesToFinal: times.filter(([, kind]) => counted(kind)).map(([t]) => t),
+      notPaid: NOT_PAID.map((status) => ({ status, ...(notPaid.get(status) ?? { total: 0, rows: [] }) })),
+      unpaid,
+      unpaidTotal,
+      repay
+    }
+  }
   return { add, result, format, unpaidColumns, batch: () => batch } as const
 }
 
@@ -168,7 +193,8 @@ export const writeReportOf = (path: string, summary: object, tally: ReportTally)
     const written = batch === undefined ? false : yield* writeUnpaidCsv(csvPath, batch.accountId, batch.batchId, tally.unpaidColumns)
     const unpaidCsv = written ? { file: basename(csvPath), rows: tally.unpaidColumns.rows() } : undefined
     const people = yield* peopleOf(batch, decoded.file)
-    yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, format: tally.format, people, debited: debitedOf(decoded), ...(unpaidCsv === undefined ? {} : { unpaidCsv }), ...tally.result() }))
+    const figures = tally.result(decoded.already_paid)
+    yield* writeTextAtomic(path, renderReport({ summary: decoded, feesEstimated, format: tally.format, people, debited: debitedOf(decoded), ...(unpaidCsv === undefined ? {} : { unpaidCsv }), ...figures }))
   }).pipe(Effect.withSpan("Report.write"))
 
 /** Writes the report of a batch beside its ledger, atomically, with a pass of its own over the rows. */

@@ -117,6 +117,10 @@ describe("the report of an approved batch (issue 31 item 6)", () => {
       expect(/data-field="already_paid">(.*?)<\/p>/.exec(html)?.[1]).toMatch(/^2 row\(s\) \(1,237,067 XAF\) already paid by batch \w+ \(week49\.csv\)/)
       expect(rowsOf(html, "already-paid")).toEqual([["XAF", "2", "1,237,067 XAF", "12,396 XAF"]])
       expect(rowsOf(html, "debited")).toEqual([["XAF", "0 XAF", "0 XAF", "0 XAF"]])
+      // Nor in the operators' figures or the times to final status: this batch sent none of them.
+      expect(rowsOf(html, "operators")).toEqual([["none"]])
+      expect(html).toMatch(/<b data-field="median">0\.0 s<\/b>.*?&middot; 0 rows/s)
+      expect(rowsOf(readFileSync(join(dir, "week49.report.html"), "utf8"), "operators")).toEqual([["carrier1_cm", "2", "2", "0", "0", "0"]])
     }),
     120_000
   )
