@@ -63,6 +63,8 @@ describe("the report of an approved batch (issue 31 item 6)", () => {
         const done = join(root, "done")
         expect(readdirSync(done).sort()).toContain("week.unpaid.csv")
         const html = readFileSync(join(done, "week.report.html"), "utf8")
+        // It names the people paid: owner-only, as every output.
+        expect(statSync(join(done, "week.report.html")).mode & 0o777).toBe(0o600)
         expect(field(html, "approved_by")).toBe("bob")
         expect(field(html, "approved_at")).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
         expect(field(html, "submitted_by")).toBe("alice")
