@@ -63,9 +63,10 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   const ledgerLock = yield* Effect.makeSemaphore(1)
   const prescanAdopted = yield* Ref.make(0)
   const { finish } = yield* makeConclusion({ request, paths, startedAt, resumed: loaded.resumed, ledgerLock, prescanAdopted, phones: loaded.phones })
-  // Phones other batches paid to other names: said before anything is sent, never silently.
+  // Phones other batches paid to other names: said before anything is sent, never silently; once:
+  // when a question is asked before paying, in it (confirmationOverview), not here as well.
   const history = describeHistory(loaded.phones)
-  if (history.length > 0) yield* say(history.join("\n"))
+  if (history.length > 0 && request.confirm === undefined) yield* say(history.join("\n"))
   if (!request.dryRun) {
     yield* loadAlarms()
     yield* keepLease(leaseTtl, leaseStart)
@@ -108,7 +109,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
 
   if (request.confirm !== undefined) {
     const toPay = (yield* batchStore.countByState()).validated
-    const overview = confirmationOverview(toPay, checked, format, describeHistory(loaded.phones))
+    const overview = confirmationOverview(toPay, checked, format, history)
     if (toPay === 0 && asking && checked.checks.length > 0) yield* say(figures)
     if (toPay > 0 && !(yield* request.confirm(overview))) {
       // The closing line says it (cli/Closing.ts): "Not paid: you did not confirm; nothing was sent".

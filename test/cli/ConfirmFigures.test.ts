@@ -103,10 +103,13 @@ describe("the question before paying (issue 31 item 6)", () => {
         mkdirSync(join(home, "config", "payouts"), { recursive: true })
         const config = { profiles: { prod: { live: true, base_url: sandbox.baseUrl, api_key: sandbox.key, api_secret: sandbox.secret } } }
         writeFileSync(join(home, "config", "payouts", "config.json"), JSON.stringify(config), { mode: 0o600 })
-        const live = yield* onTerminal(home, envOf(home, undefined), ["run", writeCsv(home, "live.csv", sellers("L")), "--profile", "prod", ...FAST], "no")
+        // Its first phone was paid to another name by the rehearsal: said once, in the question.
+        const renamed = sellers("L").map((r, i) => (i === 0 ? { ...r, name: "Someone Else" } : r))
+        const live = yield* onTerminal(home, envOf(home, undefined), ["run", writeCsv(home, "live.csv", renamed), "--profile", "prod", ...FAST], "no")
         expect(live.code, live.output).toBe(2)
         expect(times(live.output, "About to pay real money")).toBe(1)
         expect(live.output).toContain("profile prod (live)")
+        expect(times(live.output, `to "Someone Else" was paid to "Seller 1" in rehearsal.csv line 2`), live.output).toBe(1)
         expect((yield* admin(sandbox).payouts).length).toBe(3)
       }),
     120_000
