@@ -32,7 +32,7 @@ const Closing = Schema.Struct({
 export const shellWord = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`)
 
 /** The closing lines of a run of `file` (as the user wrote it) that ended with `result`. */
-export const closingLines = (result: RunResult, file: string, format: Format): ReadonlyArray<string> => {
+export const closingLines = (result: Pick<RunResult, "exitCode" | "outcome" | "summary">, file: string, format: Format): ReadonlyArray<string> => {
   const s = Option.getOrElse(Schema.decodeUnknownOption(Closing)(result.summary), () => Closing.make({}))
   const counts = s.counts ?? {}
   const n = (state: string) => counts[state] ?? 0

@@ -34,6 +34,9 @@ export const liveNotices = (tty: boolean = process.stderr.isTTY === true, format
           process.stderr.write(`${erase()}${lines.join("\n")}`)
           live = lines.length
         })
+      case "Ended":
+        // `payouts run` renders the end itself (handlers/Run.ts); elsewhere (watch) the log says it.
+        return Effect.void
       case "ProgressEnd":
         // The last figures stay on screen, on their own line.
         return Effect.sync(() => {

@@ -14,7 +14,7 @@ import { makeReportTally, reportPath, writeReportOf } from "../output/Report.ts"
 import { userFormat } from "../output/Format.ts"
 import type { Summary } from "../output/SummaryFile.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
-import { say } from "./Notices.ts"
+import { ended, say } from "./Notices.ts"
 import { type IncompleteReason, outcomeFor, type RefusalCause } from "./Outcome.ts"
 import { RunContext } from "./RunContext.ts"
 import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
@@ -142,6 +142,7 @@ export const makeConclusion = (input: ConclusionInput) =>
           : outcome.startsWith("stopped:") ? "stopped"
           : "waiting"
         const result: RunResult = { outcome: outcomeFor(exitCode, String(final.outcome), cause, reason), exitCode, summary: final }
+        yield* ended(result)
         return result
       })
     /** The summary without the rows another batch paid, from a pass of its own (when the outputs could not be written). */

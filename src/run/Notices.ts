@@ -5,6 +5,7 @@
  * bench, a library caller) they are dropped.
  */
 import { Context, Effect } from "effect"
+import type { Outcome } from "./Outcome.ts"
 
 /** Where a run stands: the figures only; src/cli/Notices.ts draws them (a bar, or a plain line). */
 export interface ProgressFigures {
@@ -35,6 +36,11 @@ export type Notice =
   | { readonly _tag: "Progress"; readonly figures: ProgressFigures }
   /** The run stopped reporting: a live line ends there. */
   | { readonly _tag: "ProgressEnd" }
+  /**
+   * How the run ended, told as it ends (Ctrl-C included, when no result reaches the caller): `payouts
+   * run` closes with it (cli/Closing.ts); other renderers let it pass.
+   */
+  | { readonly _tag: "Ended"; readonly exitCode: number; readonly outcome: Outcome; readonly summary: Readonly<Record<string, unknown>> }
 
 export interface NoticeSink {
   readonly emit: (notice: Notice) => Effect.Effect<void>
@@ -51,3 +57,7 @@ export const progress = (figures: ProgressFigures): Effect.Effect<void> =>
   Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Progress", figures }))
 
 export const progressEnd: Effect.Effect<void> = Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "ProgressEnd" }))
+
+/** Tells how the run ended (see the `Ended` notice). */
+export const ended = (result: { readonly exitCode: number; readonly outcome: Outcome; readonly summary: Readonly<Record<string, unknown>> }): Effect.Effect<void> =>
+  Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Ended", exitCode: result.exitCode, outcome: result.outcome, summary: result.summary }))

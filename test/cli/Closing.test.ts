@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
-import { cli, FAST } from "./binarySupport.ts"
+import { cli, FAST, start, until } from "./binarySupport.ts"
 import { onTerminal } from "./terminalSupport.ts"
 
 /** The lines from the first that starts with `head` on. */
@@ -76,6 +76,28 @@ describe("closing lines of payouts run (the binary)", () => {
         const block = closing(paused.stderr, "Paused (exit 3)")
         expect(block[0], paused.stderr).toMatch(/^Paused \(exit 3\): .+; \d+ rows? waits?; payouts resume [0-9a-f]+, then payouts run /)
         expect(block.join("\n")).toMatch(/So far: paid 0, failed \d+/)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "Ctrl-C: the rows that wait, what was paid so far, and the command that resumes",
+    () =>
+      Effect.gen(function* () {
+        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+        const dir = tempDir("payouts-closing-")
+        const state = join(dir, "state.db")
+        const file = writeCsv(dir, "slow.csv", Array.from({ length: 20 }, (_, i) => ({ id: `S-${i}`, amount: String(1000 + i), phone: ordinaryPhone(950 + i) })))
+        const running = start(sandbox, state, ["run", file, ...FAST, "--rate", "1", "--concurrency", "1"])
+        yield* Effect.addFinalizer(() => Effect.sync(() => running.child.exitCode === null && running.child.kill("SIGKILL")))
+        yield* until("the first payouts", Effect.map(admin(sandbox).payouts, (p) => p.length >= 2))
+        running.child.kill("SIGINT")
+        const ended = yield* running.exit
+        expect(ended.code, ended.stderr).toBe(3)
+        const block = closing(ended.stderr, "Interrupted (exit 3)")
+        expect(block[0], ended.stderr).toMatch(new RegExp(`^Interrupted \\(exit 3\\): \\d+ rows wait; resume with payouts run ${file.replaceAll(".", "\\.")}$`))
+        expect(block[1]).toMatch(/^So far: paid \d+/)
+        expect(block[2]).toBe(`Ledger:  ${join(dir, "slow.ledger.csv")}`)
       }),
     120_000
   )

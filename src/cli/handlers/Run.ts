@@ -2,10 +2,11 @@
  * `payouts run FILE`: wiring only; the work is in src/run (Runner) over the state store and the
  * client. Loaded when it (or `payouts watch`) runs; `payouts validate` has its own (./Validate.ts).
  */
-import { Console, Context, Duration, Effect, Layer, Option } from "effect"
+import { Console, Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
-import { type RunRequest, runBatch } from "../../run/Runner.ts"
+import { type RunRequest, type RunResult, runBatch } from "../../run/Runner.ts"
+import { type NoticeSink, Notices } from "../../run/Notices.ts"
 import { startNotifier } from "../../notify/Notifier.ts"
 import type { checkOptions, runCommand, watchBatchOptions } from "../commands/Run.ts"
 import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
@@ -110,13 +111,27 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
       ...(confirm === undefined ? {} : { confirm })
     }
     yield* announceStore(store)
+    // One closing block: how the run ended, with the counts, and the command that comes next; said
+    // once runBatch answers, or, on Ctrl-C (no answer comes), as the interrupted run ends.
+    const format = yield* userFormat
+    const closed = yield* Ref.make(false)
+    const closing = (result: Pick<RunResult, "exitCode" | "outcome" | "summary">) => closingLines(result, file, format).join("\n")
+    const notices = yield* Notices
+    const sink: NoticeSink = {
+      emit: (notice) =>
+        notice._tag !== "Ended"
+          ? notices.emit(notice)
+          : notice.outcome._tag === "Incomplete" && notice.outcome.reason === "interrupted" && !args.json
+            ? Effect.zipRight(Ref.set(closed, true), notices.emit({ _tag: "Message", text: closing(notice) }))
+            : Effect.void
+    }
     const result = yield* Effect.zipRight(shareRequestBudget(account.accountId, store), runBatch(request)).pipe(
       Effect.provide(Layer.merge(client, openStore(store))),
-      Effect.provide(notifier)
+      Effect.provide(notifier),
+      Effect.provideService(Notices, sink)
     )
     if (args.json) yield* printJson(result.summary)
-    // One closing block: how the run ended, with the counts, and the command that comes next.
-    else if (!dryRun) yield* Console.error(closingLines(result, file, yield* userFormat).join("\n"))
+    else if (!dryRun && !(yield* Ref.get(closed))) yield* Console.error(closing(result))
     if (result.exitCode !== EXIT_OK) return yield* new Exiting({ code: result.exitCode })
   }).pipe(Effect.scoped)
 
