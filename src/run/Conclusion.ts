@@ -134,7 +134,7 @@ export const makeConclusion = (input: ConclusionInput) =>
           return resultOf(EXIT_INTERNAL, { ...unwritten, exit_code: EXIT_INTERNAL, outputs_error: why }, why)
         }
         const final = written.right
-        const reason: IncompleteReason | undefined =
+        const reason: IncompleteReason =
           "halted" in guarded.extra ? "halted"
           : guarded.paused !== undefined ? "paused"
           : cause === "declined" ? "declined"
