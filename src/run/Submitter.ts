@@ -131,9 +131,15 @@ const make = Effect.gen(function* () {
       if (Option.isSome(halt)) return yield* notSent(row, { _tag: "Halt", why: describeHalt(halt.value) })
       const body = payoutRequest(row, ctx.settings)
       const blocked: { current?: Blocked } = {}
-      yield* retryLazily(client.payout(body, mayStillSend(row, resend, blocked)), { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
+      // A try that never reached the service (or was refused by rate) leaves the row unsent while it
+      // waits to try again: a stop meanwhile releases it at once instead of waiting for the backoff.
+      const attempt = client.payout(body, mayStillSend(row, resend, blocked)).pipe(
+        Effect.tapError((e) => (resendable(e) && !fenced(e) ? unsent.retry(row.idx) : Effect.void))
+      )
+      yield* retryLazily(attempt, { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
         Effect.matchEffect({
-          onFailure: (e) => (fenced(e) && blocked.current !== undefined ? notSent(row, blocked.current) : refused(row, e)),
+          // A row left unsent by its last try is put back by `refused`: no longer this run's to release.
+          onFailure: (e) => (fenced(e) && blocked.current !== undefined ? notSent(row, blocked.current) : Effect.zipRight(unsent.take(row.idx), refused(row, e))),
           onSuccess: (r) => accepted(row, r)
         })
       )
