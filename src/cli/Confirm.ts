@@ -16,8 +16,8 @@ import type { Connection } from "./Settings.ts"
 export const keyFingerprint = (key: Redacted.Redacted): string =>
   `sha256:${createHash("sha256").update(Redacted.value(key)).digest("hex").slice(0, 12)}`
 
-/** The answer typed; "" when the terminal closes first (Ctrl-D), which is no. */
-const ask = (question: string) =>
+/** The answer typed on stderr's terminal; "" when the terminal closes first (Ctrl-D), which is no. */
+export const ask = (question: string) =>
   Effect.acquireUseRelease(
     Effect.sync(() => createInterface({ input: process.stdin, output: process.stderr })),
     (rl) =>
