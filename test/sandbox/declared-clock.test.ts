@@ -70,7 +70,9 @@ const skewingProxy = (sandbox: Sandbox, shiftMs: number, keepDeclaration: boolea
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
     }),
-    (server) => Effect.sync(() => server.closeAllConnections()).pipe(Effect.zipRight(Effect.async<void>((resume) => server.close(() => resume(Effect.void)))))
+    (server) => Effect.sync(() => server.closeAllConnections()).pipe(Effect.zipRight(Effect.async<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })))
   ).pipe(Effect.map((server) => ({ ...sandbox, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` })))
 
 describe("a sandbox's declared clock (issue 31 item 10)", () => {
