@@ -47,7 +47,7 @@ const make = Effect.gen(function* () {
   const store = yield* StateStore
   const client = yield* PaymentClient
   const writer = yield* TransitionWriter
-  const { resend } = yield* Submitter
+  const { claimResend, resend } = yield* Submitter
   const parts = yield* Effect.context<TransitionWriter | Tracker>()
   const { accountId, batchId, batchStore, settings } = ctx
   const misses = new Map<number, Array<number>>()
@@ -218,7 +218,7 @@ const make = Effect.gen(function* () {
       for (let i = 0; i < toResend.length; i += group) {
         const claimed: Array<Row> = []
         for (const idx of toResend.slice(i, i + group)) {
-          const rows = yield* batchStore.claimForResend([idx], `resend: ${resendEvidence.get(idx)}`, ctx.fence).pipe(Effect.orDie)
+          const rows = yield* claimResend(idx, `resend: ${resendEvidence.get(idx)}`)
           claimed.push(...rows)
         }
         for (const r of claimed) {

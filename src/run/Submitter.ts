@@ -239,7 +239,17 @@ const make = Effect.gen(function* () {
     )
   })
 
-  /** Sends rows the reconciler cleared for a resend (unknown -> submitting, a new intent). */
+  /**
+   * Claims a row the reconciler cleared for a resend (unknown -> submitting, a new intent) and counts
+   * it unsent in the same uninterruptible step: a stop right after the claim puts it back to unknown
+   * with its one resend not spent, never leaves it claimed.
+   */
+  const claimResend = (idx: number, detail: string) =>
+    Effect.uninterruptible(
+      Effect.tap(batchStore.claimForResend([idx], detail, ctx.fence).pipe(Effect.orDie), (rows) => unsent.claimed(rows.map((r) => r.idx)))
+    )
+
+  /** Sends rows claimed with claimResend. */
   const resend = (rows: ReadonlyArray<Row>) =>
     Effect.zipRight(
       unsent.claimed(rows.map((r) => r.idx)),
@@ -266,7 +276,7 @@ const make = Effect.gen(function* () {
   })
 
   yield* Effect.addFinalizer(() => stopSending.pipe(Effect.ignore))
-  return { submitAll, resend, awaitInFlight, stopSending, stopped: unsent.closed } as const
+  return { submitAll, claimResend, resend, awaitInFlight, stopSending, stopped: unsent.closed } as const
 })
 
 /** Sends the run's rows, each payout once; rows it claimed and never sent are released when the run ends. */
