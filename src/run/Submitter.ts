@@ -170,8 +170,12 @@ const make = Effect.gen(function* () {
     const excludeOperators = [...(yield* safeguards.openCircuits).keys()]
     // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
     if (!(yield* leaseValid(ctx))) return Option.none()
-    const rows = yield* batchStore.claimRows({ limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie)
-    yield* unsent.claimed(rows.map((r) => r.idx))
+    // The claim and its count as unsent in one uninterruptible step: a stop never finds rows claimed
+    // that it does not know to release.
+    const rows = yield* Effect.uninterruptible(
+      Effect.tap(batchStore.claimRows({ limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie), (claimed) =>
+        unsent.claimed(claimed.map((r) => r.idx)))
+    )
     yield* book.claimed(rows)
     return rows.length === 0 ? Option.none() : Option.some(rows)
   })
