@@ -179,9 +179,10 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     Effect.onInterrupt(() =>
       Effect.gen(function* () {
         yield* say("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume.")
-        const released = yield* submitter.stopSending
+        // A store that fails here leaves the rows claimed: the next run finds them in doubt (safe, slower).
+        const released = yield* submitter.stopSending.pipe(Effect.either)
         yield* submitter.awaitInFlight
-        yield* say(describeRelease(released))
+        yield* say(released._tag === "Right" ? describeRelease(released.right) : `Claimed rows not released (${released.left.message}): the next run reconciles them.`)
         yield* finish("interrupted", EXIT_INCOMPLETE)
       }).pipe(Effect.ignore)
     )
