@@ -140,7 +140,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
           )
           settings = { ...settings, callbackUrl, webhooks: true }
         }
-        const run = runSteps({ request, loaded, paths, startedAt, leaseTtl, leaseStart }).pipe(Effect.onInterrupt(() => interruptedEarly))
+        const run = runSteps({ request, loaded, paths, startedAt, leaseTtl, leaseStart }).pipe(Effect.onInterrupt(() => (request.dryRun ? Effect.void : interruptedEarly)))
         return yield* run.pipe(Effect.provide(runLayer({ accountId, batchId, settings, fence, wakeups })))
       })
     )
