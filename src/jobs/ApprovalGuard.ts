@@ -8,7 +8,7 @@
 import { Effect, Option, Predicate, Ref, Stream } from "effect"
 import { type NewBatch, type RowInput, StoreError } from "../store/Model.ts"
 import { StateStore, type StateStoreShape } from "../store/StateStore.ts"
-import type { ApprovedWhat } from "./Approval.ts"
+import type { ApprovedWhat } from "../output/ApprovalFile.ts"
 import { controlDifference, controlTally } from "./Scan.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 

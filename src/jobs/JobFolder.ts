@@ -7,7 +7,7 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
 import { basename, join } from "node:path"
-import { shortStem } from "../output/AtomicFile.ts"
+import { OUTPUT_SUFFIXES, stemOf } from "../output/AtomicFile.ts"
 import { forgetTaken } from "./TakenFile.ts"
 
 /** The job folder every command takes when none is named (`watch`'s DIR, the others' `--jobs`). */
@@ -43,11 +43,6 @@ export const ensureFolders = (folder: JobFolder) =>
 
 /** A batch file: `*.csv`, not hidden. `*.part` (still being written) and anything else never match. */
 export const isBatchFile = (name: string) => !name.startsWith(".") && name.toLowerCase().endsWith(".csv")
-
-/** The stem a batch file's outputs are named after (a long name shortened: AtomicFile.ts `shortStem`). */
-export const stemOf = (name: string) => shortStem(basename(name).replace(/\.csv$/i, ""))
-
-export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json", ".attention.txt", ".unpaid.csv"] as const
 
 /** The batch files (not outputs) directly in `dir`, in name order. */
 export const batchFilesIn = (dir: string) =>
@@ -116,7 +111,3 @@ export const moveBatch = (csvPath: string, fromDir: string, toDir: string) =>
     yield* forgetTaken(csv)
     return join(toDir, `${target}.csv`)
   })
-
-/** The path of one output of the batch file `csvPath`. */
-export const outputOf = (csvPath: string, suffix: (typeof OUTPUT_SUFFIXES)[number], dir?: string) =>
-  join(dir ?? join(csvPath, ".."), stemOf(csvPath) + suffix)

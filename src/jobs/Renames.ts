@@ -8,7 +8,7 @@ import { Effect, Option, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { basename, join } from "node:path"
 import { amendSummary } from "../output/SummaryFile.ts"
-import { outputOf, stemOf } from "./JobFolder.ts"
+import { outputOf, stemOf } from "../output/AtomicFile.ts"
 
 const decodeBatchOf = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ batch_id: Schema.String })))
 

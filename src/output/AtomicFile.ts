@@ -109,3 +109,12 @@ export const outputPaths = (input: string, outDir?: string): OutputPaths => {
     summary: join(dir, `${name}.summary.json`)
   }
 }
+
+/** The stem a batch file's outputs are named after (a long name shortened: `shortStem`). */
+export const stemOf = (name: string) => shortStem(basename(name).replace(/\.csv$/i, ""))
+
+export const OUTPUT_SUFFIXES = [".ledger.csv", ".summary.json", ".report.html", ".errors.csv", ".approval.json", ".attention.txt", ".unpaid.csv"] as const
+
+/** The path of one output of the batch file `csvPath`. */
+export const outputOf = (csvPath: string, suffix: (typeof OUTPUT_SUFFIXES)[number], dir?: string) =>
+  join(dir ?? join(csvPath, ".."), stemOf(csvPath) + suffix)

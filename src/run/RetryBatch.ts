@@ -20,7 +20,7 @@ import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
 import { quoteCsv } from "../output/CsvCells.ts"
 import { writeTextAtomic } from "../output/AtomicFile.ts"
 import type { RowError } from "../intake/RowError.ts"
-import type { Batch, BatchState, Row, RowRetry } from "../store/Model.ts"
+import { type Batch, type BatchState, isRetryable, type Row, type RowRetry } from "../store/Model.ts"
 import { type RowState, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 
@@ -64,13 +64,6 @@ export interface RetryPlacement {
   /** Folders where a copy of the child counts as already placed (awaiting approval, processing). */
   readonly elsewhere?: ReadonlyArray<string>
 }
-
-/**
- * The parent's rows proven unpaid: a final failure the service reported, no alarm on them, and never
- * resent automatically (the first request of a resent row was only proven absent by the listing, and
- * once the batch is done nobody watches for it any more: a person decides, not a retry).
- */
-export const isRetryable = (row: Row): boolean => SETTLED_FAILURE_STATES.includes(row.state) && row.alarm === null && row.resends === 0
 
 /** The parent's rows a retry leaves out, for a person (payouts resolve, or a new file). */
 export interface LeftOut {

@@ -17,7 +17,8 @@ import type { RowError } from "../intake/RowError.ts"
 import { type CheckedRow, validateCsvFile, type ValidRow } from "../intake/Validate.ts"
 import type { Batch, Row, RowRetry } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { isRetryable, placeChild, type RetryPlacement, RetryRefused } from "./RetryBatch.ts"
+import { isRetryable } from "../store/Model.ts"
+import { placeChild, type RetryPlacement, RetryRefused } from "./RetryBatch.ts"
 
 /** One corrected row: the parent row it pays again, and what changes. */
 export interface Fix {

@@ -1,7 +1,7 @@
 /** What the state store keeps, declared once: the SQLite adapter decodes its rows with these. */
 import { type DateTime, Schema } from "effect"
 import { Token } from "../domain/Token.ts"
-import { RowState } from "./RowState.ts"
+import { RowState, SETTLED_FAILURE_STATES } from "./RowState.ts"
 import { AccountId, BatchId, MinorUnits, Reference } from "../domain/Ids.ts"
 
 export const BatchState = Schema.Literal("loading", "open", "running", "paused", "done")
@@ -232,3 +232,10 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   message: Schema.String,
   cause: Schema.optional(Schema.Defect)
 }) {}
+
+/**
+ * The parent's rows proven unpaid: a final failure the service reported, no alarm on them, and never
+ * resent automatically (the first request of a resent row was only proven absent by the listing, and
+ * once the batch is done nobody watches for it any more: a person decides, not a retry).
+ */
+export const isRetryable = (row: Row): boolean => SETTLED_FAILURE_STATES.includes(row.state) && row.alarm === null && row.resends === 0
