@@ -171,8 +171,8 @@ const needsPerson = (csv: string, folder: JobFolder, batchId: BatchId, result: R
       `Batch ${batchId} (${basename(csv)}) needs a person: its remaining rows cannot be settled automatically.`,
       ...reasons.map((r) => `  ${r}`),
       "",
-      `See the evidence:   payouts resolve ${batchId} --by NAME`,
-      `Then decide a row:  payouts resolve ${batchId} --line N --by NAME (--adopt REFERENCE | --resend | --abandon) --reason TEXT`,
+      `See the evidence:   payouts resolve ${batchId}`,
+      `Then decide a row:  payouts resolve ${batchId} --line N --by NAME (--adopt REFERENCE | --resend | --abandon) --reason TEXT (--lines 3,7-9 or --all-unknown: several at once)`,
       `After checking the listing by hand: payouts resolve ${batchId} --listing-ok --by NAME --reason TEXT`,
       "Move the file back into the jobs folder's processing/ (or run it with payouts run) to finish the batch."
     ].join("\n")

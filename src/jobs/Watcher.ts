@@ -121,7 +121,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           case "Attention":
             attentionHere += 1
             return yield* Effect.logError(
-              `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId}${jobsFlag} --by NAME`
+              `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId}${jobsFlag}`
             ).pipe(Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file, exit_code: 5 }))
           case "Incomplete":
             retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))

@@ -84,7 +84,7 @@ export const makeConclusion = (input: ConclusionInput) =>
         const exitCode = forced ?? (needsPerson ? EXIT_ATTENTION : exitCodeFor(counts, false))
         if (needsPerson && !request.dryRun) {
           yield* say(
-            `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId} --by NAME`
+            `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId}`
           )
         }
         const guarded = yield* concludeSafeguards(counts, !request.dryRun)
