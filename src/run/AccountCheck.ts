@@ -5,6 +5,7 @@
  * row, mismatches and days that could not be read completely are listed.
  */
 import { Clock, Effect, Stream } from "effect"
+import { DEFAULT_LOCALE, type Format, formatFor } from "../output/Format.ts"
 import { TOKEN_PATTERN } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
@@ -28,6 +29,9 @@ export interface AccountReport {
   readonly findings: ReadonlyArray<AccountFinding>
   readonly ok: boolean
 }
+
+/** Amounts in a finding are read by people and kept in --json alike: major units, en-US separators. */
+const PLAIN = formatFor(DEFAULT_LOCALE)
 
 export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: AccountId) {
     const store = yield* StateStore
@@ -68,7 +72,7 @@ export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: 
       if (listed.length > 1) findings.push({ kind: "duplicate", ...where, detail: `${listed.length} payouts carry this row's token`, references: refs })
       for (const p of listed) {
         if (p.amountMinor !== row.amountMinor || p.currency !== row.currency) {
-          findings.push({ kind: "mismatch", ...where, detail: `${p.reference} is ${p.amountMinor} ${p.currency} (minor units); the row is ${row.amountMinor} ${row.currency}`, references: [p.reference] })
+          findings.push({ kind: "mismatch", ...where, detail: `${p.reference} is ${PLAIN.minor(p.amountMinor, p.currency)} ${p.currency}; the row is ${row.amountMinor === null ? "without an amount" : `${PLAIN.minor(row.amountMinor, row.currency)} ${row.currency}`}`, references: [p.reference] })
         }
       }
       if (listed.length === 1 && row.reference !== listed[0].reference) {
@@ -85,8 +89,8 @@ export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: 
     } satisfies AccountReport
   })
 
-export const describeAccountReport = (r: AccountReport): string => {
-  const lines = [`Account check ${r.from} to ${r.to}: ${r.payouts} payouts listed, ${r.tokened} carrying a token of ours.`]
+export const describeAccountReport = (r: AccountReport, format: Format = PLAIN): string => {
+  const lines = [`Account check ${r.from} to ${r.to}: ${format.count(r.payouts)} payouts listed, ${format.count(r.tokened)} carrying a token of ours.`]
   for (const f of r.findings) {
     const where = f.batchId === null ? "" : ` batch ${f.batchId} line ${f.line}`
     lines.push(`  ${f.kind}${f.token === "" ? "" : ` [${f.token}]`}${where}: ${f.detail}${f.references.length > 0 ? ` (${f.references.join(", ")})` : ""}`)

@@ -47,7 +47,7 @@ export const reconcile = ({ account: wholeAccount, batch: batchOption, connectio
     const account = yield* accountOf(connection)
     if (wholeAccount) {
       const report = yield* checkAccount(account)
-      yield* json ? printJson(report) : Console.log(describeAccountReport(report))
+      yield* json ? printJson(report) : Console.log(describeAccountReport(report, yield* userFormat))
       if (!report.ok) return yield* new Exiting({ code: EXIT_ATTENTION })
       return
     }
