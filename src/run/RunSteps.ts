@@ -143,6 +143,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   const turn: Effect.Effect<"now" | "later" | "done", StoreError> = Effect.gen(function* () {
     if ((yield* Ref.get(ctx.stop)) !== undefined) return "done"
     yield* submitter.submitAll
+    const probeHeld = yield* submitter.probeHeld
     yield* writer.flush
     const t = yield* Clock.currentTimeMillis
     // Whether more rows are unknown than under alarm, without counting a big batch every tick.
@@ -162,6 +163,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
       if (!request.dryRun && !(yield* leaseValid(ctx)) && t < (yield* Ref.get(ctx.leaseUntil)) + Math.max(30_000, 5 * Duration.toMillis(leaseTtl))) {
         if ((yield* batchStore.rowsInStates(["validated"], { limit: 1 })).length > 0) return "later"
       }
+      // Rows an operator's probe window kept back: its payouts have settled since, claim them now.
+      if (probeHeld) return "later"
       // A last look for a second payout of any row resent in this run before the run ends.
       if (lastReconcile > 0 && !blocked) yield* reconciler.round()
       return "done"

@@ -8,6 +8,11 @@ export interface SafeguardSettings {
   readonly stopFailureRatio: number
   /** Hold an operator's rows after this many consecutive failures (0 = off). */
   readonly breakerFailures: number
+  /**
+   * Until one of an operator's payouts completes, at most `breakerFailures` of them are in flight at
+   * once (ProbeWindow.ts); after this long full with no final status, its window opens anyway.
+   */
+  readonly breakerProbeMs: number
   /** A sent row still without a final status after this long is listed as stuck. */
   readonly stuckAfterMs: number
   /** Ceilings on a mistake, checked at intake and before each POST (Guards.ts); off by default. */
@@ -18,6 +23,7 @@ export const DEFAULT_SAFEGUARDS: SafeguardSettings = {
   stopMinSettled: 20,
   stopFailureRatio: 0.5,
   breakerFailures: 5,
+  breakerProbeMs: 120_000,
   stuckAfterMs: 3_600_000,
   guards: NO_GUARDS
 }

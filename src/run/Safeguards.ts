@@ -14,6 +14,7 @@ import { say } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
 import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
 import { makeBreakerCount } from "./Breaker.ts"
+import { makeProbeWindow } from "./ProbeWindow.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
@@ -27,6 +28,15 @@ export interface SafeguardsShape {
    * failures in that order), and its operator known without reading the row back.
    */
   readonly sending: (idx: number, operator: string) => void
+  /**
+   * Asked right before a row's POST begins: false while its operator, not yet proven by a completed
+   * payout, already has `breakerFailures` payouts without a final status (ProbeWindow.ts). True
+   * counts the row in that window until its outcome; `unadmit` frees its place if it never left.
+   */
+  readonly admit: (idx: number, operator: string) => Effect.Effect<boolean>
+  readonly unadmit: (idx: number) => Effect.Effect<void>
+  /** Operators whose probe window is full now (none of their rows is claimed); opens the windows that waited too long. */
+  readonly probing: Effect.Effect<ReadonlyArray<string>>
   /** Pauses the whole batch (no new payouts); the first reason wins. */
   readonly pause: (reason: string) => Effect.Effect<void>
   readonly paused: Effect.Effect<string | undefined>
@@ -58,6 +68,9 @@ const make = Effect.gen(function* () {
   const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
   const seen = new Set<number>()
   const breaker = makeBreakerCount()
+  const probeWindow = makeProbeWindow(settings.breakerFailures, settings.breakerProbeMs)
+  // Operators already looked for among the batch's completed rows (an earlier run paid one of them).
+  const lookedUp = new Set<string>()
   let settled = 0
   let failures = 0
 
@@ -89,6 +102,8 @@ const make = Effect.gen(function* () {
   const observe = (t: Transition) =>
     Effect.gen(function* () {
       const failed = SETTLED_FAILURE_STATES.includes(t.to)
+      // Skipped right before its POST (a guard, the balance): never sent, its place is free again.
+      if (t.to === "skipped") probeWindow.cancel(t.idx, yield* Clock.currentTimeMillis)
       if ((!failed && t.to !== "completed") || seen.has(t.idx)) return
       seen.add(t.idx)
       settled += 1
@@ -100,6 +115,7 @@ const make = Effect.gen(function* () {
       }
       if (settings.breakerFailures <= 0) return
       const counted = breaker.settled(t.idx, failed, yield* operatorOfEarlier(t.idx))
+      probeWindow.settled(t.idx, counted?.operator, !failed, yield* Clock.currentTimeMillis)
       if (counted === undefined || counted.run < settings.breakerFailures) return
       const { operator, run } = counted
       const opened = yield* Ref.modify(circuits, (open) =>
@@ -111,6 +127,32 @@ const make = Effect.gen(function* () {
         )
       }
     })
+
+  /** A resumed batch: a row of the operator completed by an earlier run opens its window (looked up once, when it fills). */
+  const completedBefore = (operator: string) =>
+    batchStore.streamRowsInStates(["completed"]).pipe(
+      Stream.filter((row) => row.operator === operator),
+      Stream.take(1),
+      Stream.runCount,
+      Effect.map((n) => n > 0),
+      Effect.orElseSucceed(() => false)
+    )
+
+  const probing = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    for (const operator of probeWindow.expire(now)) {
+      yield* say(
+        `Breaker probe: no final status from ${operator} within ${Math.round(settings.breakerProbeMs / 1000)} s of its first ${settings.breakerFailures} payouts; its other rows are sent without waiting.`
+      )
+    }
+    const full = probeWindow.full()
+    for (const operator of full) {
+      if (lookedUp.has(operator)) continue
+      lookedUp.add(operator)
+      if (yield* completedBefore(operator)) probeWindow.open(operator)
+    }
+    return probeWindow.full()
+  })
 
   // The breaker first: it names the operator whose rows are held, whatever paused the rest.
   const reason = Effect.gen(function* () {
@@ -124,6 +166,10 @@ const make = Effect.gen(function* () {
     settings,
     observe,
     sending: (idx, operator) => breaker.sending(idx, operator),
+    admit: (idx, operator) =>
+      probeWindow.isOpen(operator) ? Effect.succeed(true) : Effect.map(Clock.currentTimeMillis, (now) => probeWindow.admit(idx, operator, now)),
+    unadmit: (idx) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => probeWindow.cancel(idx, now))),
+    probing,
     pause,
     paused: pausedNow,
     openCircuits: Ref.get(circuits),

@@ -19,6 +19,9 @@ import { TransitionWriter } from "./TransitionWriter.ts"
 import { sendInSlots } from "./SendSlots.ts"
 import { makeUnsentRows } from "./UnsentRows.ts"
 
+/** Refusals after which `refused` puts the row back (Answers.ts): no payout was made. */
+const releasedWhenRefused = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited" || e._tag === "AuthError"
+
 /** Safe to send again: the request never reached the service, or it was refused by rate (429). */
 const resendable = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited"
 
@@ -42,6 +45,10 @@ const make = Effect.gen(function* () {
   // releases them (DESIGN 7, rule 5), so only rows that may really have reached the service are left
   // for reconciliation; a request already on its way finishes.
   const unsent = yield* makeUnsentRows
+
+  // Whether the last submitAll left rows for a probe window: the run turns again rather than ending
+  // (a window may open between the last claim and the run's check that nothing is in flight).
+  let probeHeld = false
 
   /** Why a claimed row was stopped right before its POST, so it is put back (or skipped) for that reason. */
   type Blocked =
@@ -91,13 +98,21 @@ const make = Effect.gen(function* () {
 
   /** The moment the POST begins: from here on the row may reach the service and is never released. */
   const begins = (row: Row, blocked: { current?: Blocked }) =>
-    Effect.flatMap(unsent.begin(row.idx), (go) => {
-      if (go) {
-        safeguards.sending(row.idx, row.operator)
-        return Effect.as(Ref.set(ctx.sentAny, true), true)
+    Effect.gen(function* () {
+      // The operator's probe window (not proven yet, its first payouts unsettled): the row waits, released.
+      if (!(yield* safeguards.admit(row.idx, row.operator))) {
+        probeHeld = true
+        blocked.current = { _tag: "Halt", why: "its operator's first payouts have no final status yet" }
+        return false
       }
+      if (yield* unsent.begin(row.idx)) {
+        safeguards.sending(row.idx, row.operator)
+        yield* Ref.set(ctx.sentAny, true)
+        return true
+      }
+      yield* safeguards.unadmit(row.idx)
       blocked.current = { _tag: "Halt", why: "the run was stopped" }
-      return Effect.succeed(false)
+      return false
     })
 
   /** Puts back one row never sent, unless a stop already took it (and releases it with the others). */
@@ -140,7 +155,13 @@ const make = Effect.gen(function* () {
       yield* retryLazily(attempt, { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
         Effect.matchEffect({
           // A row left unsent by its last try is put back by `refused`: no longer this run's to release.
-          onFailure: (e) => (fenced(e) && blocked.current !== undefined ? notSent(row, blocked.current) : Effect.zipRight(unsent.take(row.idx), refused(row, e))),
+          onFailure: (e) =>
+            fenced(e) && blocked.current !== undefined
+              ? notSent(row, blocked.current)
+              : Effect.zipRight(unsent.take(row.idx), refused(row, e)).pipe(
+                  // Released by `refused` (never reached the service): its place in the probe window is free.
+                  Effect.zipLeft(releasedWhenRefused(e) ? safeguards.unadmit(row.idx) : Effect.void)
+                ),
           onSuccess: (r) => accepted(row, r)
         })
       )
@@ -168,7 +189,12 @@ const make = Effect.gen(function* () {
     if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* safeguards.paused) !== undefined || (yield* unsent.closed)) return Option.none()
     // An account halt claims nothing: the rows stay validated for the first run after it is lifted.
     if (Option.isSome(yield* safeguards.halt)) return Option.none()
-    const excludeOperators = [...(yield* safeguards.openCircuits).keys()]
+    // Operators whose probe window is full are not claimed until one of their payouts settles.
+    // (An operator whose breaker tripped is held for good: nothing to wait for.)
+    const circuits = yield* safeguards.openCircuits
+    const probing = (yield* safeguards.probing).filter((operator) => !circuits.has(operator))
+    if (probing.length > 0) probeHeld = true
+    const excludeOperators = [...circuits.keys(), ...probing]
     // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
     if (!(yield* leaseValid(ctx))) return Option.none()
     // The claim and its count as unsent in one uninterruptible step: a stop never finds rows claimed
@@ -182,7 +208,12 @@ const make = Effect.gen(function* () {
   })
 
   /** Sends every validated row (SendSlots.ts); returns when none is left or the run must stop. */
-  const submitAll = sendInSlots(ctx.settings.concurrency, claimGroup, (row: Row) => submitOne(row))
+  const submitAll = Effect.zipRight(
+    Effect.sync(() => {
+      probeHeld = false
+    }),
+    sendInSlots(ctx.settings.concurrency, claimGroup, (row: Row) => submitOne(row))
+  )
 
   /**
    * Claims a row the reconciler cleared for a resend (unknown -> submitting, a new intent) and counts
@@ -221,7 +252,7 @@ const make = Effect.gen(function* () {
   })
 
   yield* Effect.addFinalizer(() => stopSending.pipe(Effect.ignore))
-  return { submitAll, claimResend, resend, awaitInFlight, stopSending, stopped: unsent.closed } as const
+  return { submitAll, claimResend, resend, awaitInFlight, stopSending, stopped: unsent.closed, probeHeld: Effect.sync(() => probeHeld) } as const
 })
 
 /** Sends the run's rows, each payout once; rows it claimed and never sent are released when the run ends. */

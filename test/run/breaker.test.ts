@@ -10,12 +10,16 @@ import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeBreakerCount } from "../../src/run/Breaker.ts"
-import { start, until } from "../cli/binarySupport.ts"
+import { makeProbeWindow } from "../../src/run/ProbeWindow.ts"
+import { FAST, start, until } from "../cli/binarySupport.ts"
 import { admin, countByToken, ordinaryPhone, readLedger, type Sandbox, type Seller, startSandbox, tempDir, writeCsv } from "./support.ts"
 
 const FAILS = "+237670000002"
+/** Succeeds 30 minutes (sandbox time) after it is sent: no final status within a test. */
+const DELAYED = "+237670000003"
 
 const failing = (i: number): Seller => ({ id: `KO${i}`, amount: String(1000 + i), operator: "carrier1_cm", phone: FAILS, name: "Failing Number" })
+const slow = (i: number): Seller => ({ id: `SL${i}`, amount: String(3000 + i), operator: "carrier1_cm", phone: DELAYED, name: "Slow Number" })
 const paying = (i: number): Seller => ({ id: `OK${i}`, amount: String(2000 + i), operator: "carrier2_cm", phone: ordinaryPhone(i) })
 
 const sentTo = (sandbox: Sandbox, operator: string) =>
@@ -96,5 +100,87 @@ describe("the circuit breaker", () => {
       expect(of("carrier2_cm")).toEqual(Array(20).fill("completed"))
       expect(of("carrier1_cm").filter((s) => s === "validated").length).toBeGreaterThan(5)
       expect([...countByToken(yield* admin(sandbox).payouts).values()].every((n) => n === 1)).toBe(true)
+    }), 180_000)
+
+  it("the probe window: at most N unsettled per operator until one completes, or until it waited too long", () => {
+    const w = makeProbeWindow(2, 1000)
+    expect([1, 2, 3].map((idx) => w.admit(idx, "op", 0))).toEqual([true, true, false])
+    expect(w.full()).toEqual(["op"])
+    // A try again of a row already counted goes; another operator is counted apart.
+    expect(w.admit(2, "op", 0)).toBe(true)
+    expect(w.admit(10, "other", 0)).toBe(true)
+    // A failure keeps its place (no success yet: the breaker decides); a row that never left frees it.
+    w.settled(1, "op", false, 10)
+    expect(w.admit(3, "op", 10)).toBe(false)
+    w.cancel(2, 20)
+    expect(w.full()).toEqual([])
+    expect(w.admit(4, "op", 20)).toBe(true)
+    // Full since 20, a failure at 30, then no final status: open 1000 ms after it, not before.
+    w.settled(4, "op", false, 30)
+    expect(w.expire(1029)).toEqual([])
+    expect(w.expire(1030)).toEqual(["op"])
+    expect(w.admit(5, "op", 1020) && w.admit(6, "op", 1020) && w.isOpen("op")).toBe(true)
+    // A completion opens the operator's window for good.
+    w.settled(10, "other", true, 30)
+    expect(w.isOpen("other") && w.full().length === 0).toBe(true)
+    // 0: the breaker and its window are off.
+    expect(makeProbeWindow(0, 1000).admit(1, "op", 0)).toBe(true)
+  })
+
+  /** Runs FILE to its end at the default (unlimited) rate. */
+  const runWhole = (sandbox: Sandbox, dir: string, file: string, extra: ReadonlyArray<string> = []) =>
+    Effect.gen(function* () {
+      const run = yield* Effect.acquireRelease(
+        Effect.sync(() => start(sandbox, join(dir, "state.db"), ["run", file, "--yes", "--breaker-failures", "5", ...FAST, ...extra])),
+        (p) => Effect.sync(() => p.child.exitCode === null && p.child.kill("SIGKILL"))
+      )
+      return yield* run.exit
+    })
+
+  it.scopedLive("unlimited rate, an operator whose payouts all fail: exactly 5 sent to it, the rest held, paused (exit 3)", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const dir = tempDir("payouts-breaker-")
+      const file = writeCsv(dir, "allfail.csv", Array.from({ length: 25 }, (_, i) => failing(i)))
+      const ended = yield* runWhole(sandbox, dir, file)
+      expect(ended.code, ended.stderr).toBe(3)
+      expect(yield* sentTo(sandbox, "carrier1_cm")).toBe(5)
+      expectPausedByBreaker(dir, "allfail", ended.stderr)
+      expect(ended.stderr).toContain("Breaker tripped for carrier1_cm")
+      const statuses = readLedger(join(dir, "allfail.ledger.csv")).map((r) => r.status)
+      expect(statuses.filter((s) => s === "failed")).toHaveLength(5)
+      expect(statuses.filter((s) => s === "validated")).toHaveLength(20)
+    }), 180_000)
+
+  it.scopedLive("unlimited rate, a mixed file: the failing operator held after 5 sent, the succeeding one paid whole", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const dir = tempDir("payouts-breaker-")
+      const file = writeCsv(dir, "mixedfast.csv", Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? failing(i) : paying(i))))
+      const ended = yield* runWhole(sandbox, dir, file)
+      expect(ended.code, ended.stderr).toBe(3)
+      expect(yield* sentTo(sandbox, "carrier1_cm")).toBe(5)
+      expectPausedByBreaker(dir, "mixedfast", ended.stderr)
+      const ledger = readLedger(join(dir, "mixedfast.ledger.csv"))
+      const of = (operator: string) => ledger.filter((r) => r.operator === operator).map((r) => r.status)
+      expect(of("carrier2_cm")).toEqual(Array(20).fill("completed"))
+      expect(of("carrier1_cm").filter((s) => s === "validated")).toHaveLength(5)
+      expect([...countByToken(yield* admin(sandbox).payouts).values()].every((n) => n === 1)).toBe(true)
+    }), 180_000)
+
+  it.scopedLive("an operator settling slowly: after --breaker-probe with no final status, its other rows are sent", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox()
+      const dir = tempDir("payouts-breaker-")
+      const file = writeCsv(dir, "slow.csv", Array.from({ length: 12 }, (_, i) => slow(i)))
+      const run = yield* Effect.acquireRelease(
+        Effect.sync(() => start(sandbox, join(dir, "state.db"), ["run", file, "--yes", "--breaker-probe", "3s", ...FAST])),
+        (p) => Effect.sync(() => p.child.exitCode === null && p.child.kill("SIGKILL"))
+      )
+      yield* until("the first 5 to be sent", Effect.map(sentTo(sandbox, "carrier1_cm"), (n) => n >= 5), 60_000)
+      expect(yield* sentTo(sandbox, "carrier1_cm")).toBe(5)
+      expect(run.output()).not.toContain("Breaker probe:")
+      yield* until("the probe to give up waiting", Effect.sync(() => run.output().includes("Breaker probe: no final status from carrier1_cm")), 60_000)
+      yield* until("every row to be sent", Effect.map(sentTo(sandbox, "carrier1_cm"), (n) => n === 12), 60_000)
     }), 180_000)
 })
