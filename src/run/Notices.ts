@@ -31,7 +31,11 @@ export interface ProgressFigures {
 }
 
 export type Notice =
-  | { readonly _tag: "Message"; readonly text: string }
+  /**
+   * `outcome`: how the run ends, which `payouts run` tells again in its closing line (cli/Closing.ts):
+   * it drops this message when it prints that line; `watch` and `--json` runs keep it.
+   */
+  | { readonly _tag: "Message"; readonly text: string; readonly outcome?: true }
   /** A periodic figure of the run. */
   | { readonly _tag: "Progress"; readonly figures: ProgressFigures }
   /** The run stopped reporting: a live line ends there. */
@@ -52,6 +56,10 @@ export class Notices extends Context.Reference<Notices>()("run/Notices", {
 
 /** A message for the person running the batch (one line, or a few). */
 export const say = (text: string): Effect.Effect<void> => Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Message", text }))
+
+/** A message that says how the run ends (see `outcome` above): not said twice where a closing line follows. */
+export const sayOutcome = (text: string): Effect.Effect<void> =>
+  Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Message", text, outcome: true }))
 
 export const progress = (figures: ProgressFigures): Effect.Effect<void> =>
   Effect.flatMap(Notices, (sink) => sink.emit({ _tag: "Progress", figures }))

@@ -15,7 +15,7 @@ import { userFormat } from "../output/Format.ts"
 import { makeConclusion } from "./Conclusion.ts"
 import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
 import { keepLease } from "./LeaseKeeper.ts"
-import { say } from "./Notices.ts"
+import { say, sayOutcome } from "./Notices.ts"
 import { preScan } from "./PreScan.ts"
 import { Progress } from "./Progress.ts"
 import { Reconciler } from "./Reconciler.ts"
@@ -95,7 +95,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   // validate ends with its verdict, whichever way it goes.
   if (request.dryRun) yield* say(verdict(checked, loaded.errors.length, format))
   if (!checked.ok && request.settings.onInsufficient === "abort") {
-    if (!request.dryRun) yield* say("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
+    if (!request.dryRun) yield* sayOutcome("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
     return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "balance")
   }
   if (request.dryRun) {

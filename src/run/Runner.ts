@@ -17,7 +17,7 @@ import type { EventType } from "../notify/Payload.ts"
 import { dryRunOutcome } from "./BalanceCheck.ts"
 import { EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_REFUSED } from "./ExitCode.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
-import { say } from "./Notices.ts"
+import { say, sayOutcome } from "./Notices.ts"
 import { Progress } from "./Progress.ts"
 import { Reconciler } from "./Reconciler.ts"
 import { DEFAULT_LEASE_TTL_MS, RunContext, type RunContextInput } from "./RunContext.ts"
@@ -62,7 +62,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
       yield* Effect.annotateLogs(
         Effect.zipRight(
           say(formatRowErrors(loaded.errors, { file: request.file, ...(errorsAt === undefined ? {} : { errorsFile: errorsAt }) })),
-          say(request.dryRun ? `NOT OK: the file would be refused, nothing paid.${where}` : `Refused: nothing was paid.${where}`)
+          request.dryRun ? say(`NOT OK: the file would be refused, nothing paid.${where}`) : sayOutcome(`Refused: nothing was paid.${where}`)
         ),
         { exit_code: EXIT_REFUSED, counts: { rejected: loaded.rows } }
       )

@@ -10,7 +10,7 @@ import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { makeHaltWatch } from "./HaltWatch.ts"
-import { say } from "./Notices.ts"
+import { say, sayOutcome } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
 import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
 import { makeBreakerCount } from "./Breaker.ts"
@@ -231,7 +231,7 @@ export const concludeSafeguards = (counts: Readonly<Record<string, number>>, per
     const ownPause = waiting > 0 ? yield* safeguards.reason : undefined
     if (persist && ownPause !== undefined) {
       yield* ctx.batchStore.setBatchState("paused", ownPause)
-      yield* say(
+      yield* sayOutcome(
         `Paused: ${ownPause}. ${waiting} row(s) held, not sent. Once the cause is dealt with, continue with: payouts resume ${ctx.batchId} (then run the same file again)`
       )
     }

@@ -147,6 +147,9 @@ describe("the circuit breaker", () => {
       expect(yield* sentTo(sandbox, "carrier1_cm")).toBe(5)
       expectPausedByBreaker(dir, "allfail", ended.stderr)
       expect(ended.stderr).toContain("Breaker tripped for carrier1_cm")
+      // The pause is told once, by the closing line.
+      expect(ended.stderr.match(/^Paused/gm), ended.stderr).toEqual(["Paused"])
+      expect(ended.stderr).toMatch(/^Paused \(exit 3\): breaker tripped for carrier1_cm/m)
       const statuses = readLedger(join(dir, "allfail.ledger.csv")).map((r) => r.status)
       expect(statuses.filter((s) => s === "failed")).toHaveLength(5)
       expect(statuses.filter((s) => s === "validated")).toHaveLength(20)

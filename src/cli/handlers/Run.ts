@@ -119,7 +119,10 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
     const notices = yield* Notices
     const sink: NoticeSink = {
       emit: (notice) =>
-        notice._tag !== "Ended"
+        // The closing line (printed unless --json) tells the outcome: its message is not said twice.
+        notice._tag === "Message" && notice.outcome === true && !args.json
+          ? Effect.void
+          : notice._tag !== "Ended"
           ? notices.emit(notice)
           : notice.outcome._tag === "Incomplete" && notice.outcome.reason === "interrupted" && !args.json
             ? Effect.zipRight(Ref.set(closed, true), notices.emit({ _tag: "Message", text: closing(notice) }))
