@@ -9,8 +9,8 @@ export interface SafeguardSettings {
   /** Hold an operator's rows after this many consecutive failures (0 = off). */
   readonly breakerFailures: number
   /**
-   * Until one of an operator's payouts completes, at most `breakerFailures` of them are in flight at
-   * once (ProbeWindow.ts); after this long full with no final status, its window opens anyway.
+   * Until one of an operator's payouts completes, at most `breakerFailures` of them are sent
+   * (ProbeWindow.ts); after this long with no final status, its other rows are sent anyway.
    */
   readonly breakerProbeMs: number
   /** A sent row still without a final status after this long is listed as stuck. */

@@ -30,8 +30,8 @@ export interface SafeguardsShape {
   readonly sending: (idx: number, operator: string) => void
   /**
    * Asked right before a row's POST begins: false while its operator, not yet proven by a completed
-   * payout, already has `breakerFailures` payouts without a final status (ProbeWindow.ts). True
-   * counts the row in that window until its outcome; `unadmit` frees its place if it never left.
+   * payout, already had `breakerFailures` payouts sent (ProbeWindow.ts). True counts the row in that
+   * window; `unadmit` frees its place if it never left.
    */
   readonly admit: (idx: number, operator: string) => Effect.Effect<boolean>
   readonly unadmit: (idx: number) => Effect.Effect<void>
