@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { PgClient } from "@effect/sql-pg"
 import { Cause, DateTime, Effect, Fiber, Layer, Option, Schema, TestClock } from "effect"
 import { BatchId, MinorUnits, Reference } from "../../src/domain/Ids.ts"
-import { MIGRATION_LOCK } from "../../src/store/Postgres/Migrations.ts"
+import { MIGRATION_LOCK, MIGRATIONS } from "../../src/store/Postgres/Migrations.ts"
 import * as PostgresStateStore from "../../src/store/PostgresStateStore.ts"
 import { ACCOUNT, newBatch, rowInput, rowInputs } from "./fixtures.ts"
 import { adminClient, freshSchema, openPostgres, POSTGRES_ADAPTERS } from "./postgres.ts"
@@ -100,7 +100,7 @@ describe.skipIf(POSTGRES_ADAPTERS.length === 0)("PostgreSQL only", () => {
         Effect.flatMap(Schema.decodeUnknown(Pids)),
         Effect.orDie
       )
-      expect(applied.map((row) => row.pid)).toEqual([1, 2, 3, 4, 5, 6, 7])
+      expect(applied.map((row) => row.pid)).toEqual(MIGRATIONS.map(([id]) => id))
       yield* opened[0].store.createBatch(newBatch("b1"), rowInputs(3))
       expect((yield* opened[3].store.batch(ACCOUNT, B1).countByState()).validated).toBe(3)
       yield* Effect.all(opened.map((o) => o.close))
