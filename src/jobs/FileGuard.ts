@@ -28,7 +28,12 @@ export const guardFile = (csv: string, taken: Fingerprint) =>
     const refuse = (change: string) =>
       Effect.zipRight(note(change), Effect.fail(new StoreError({ reason: "Conflict", message: `the file changed while it was read: ${change}` })))
     const createBatch: StateStoreShape["createBatch"] = <E, R>(batch: NewBatch, rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>) => {
-      if (batch.batchId !== taken.batchId) return refuse(`the run read batch ${batch.batchId}, not the file taken (batch ${taken.batchId})`)
+      // The run read other bytes than were taken: the file changed between the claim and the read, so
+      // the change is said as the file shows it now (grew, shrank, replaced), the batch ids as a last resort.
+      if (batch.batchId !== taken.batchId) {
+        return Effect.flatMap(look, (change) =>
+          refuse(Option.getOrElse(change, () => `the run read batch ${batch.batchId}, not the file taken (batch ${taken.batchId})`)))
+      }
       const source: Stream.Stream<RowInput, E, R> = isStream(rows) ? rows : Stream.fromIterable(rows)
       // After the last row, before the store's write completes: the file is still the one taken.
       const after = Stream.drain(Stream.fromEffect(Effect.flatMap(look, Option.match({ onNone: () => Effect.void, onSome: refuse }))))
