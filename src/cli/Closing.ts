@@ -86,7 +86,7 @@ export const closingLines = (result: Pick<RunResult, "exitCode" | "outcome" | "s
       case "Incomplete": {
         switch (result.outcome.reason) {
           case "halted":
-            return [`Halted (${exit}): ${wait(left)}; payouts halt --lift --by NAME, then ${again}`, ...soFar, ...already]
+            return [`Halted (${exit}): ${s.paused === undefined ? "" : `${s.paused}; `}${wait(left)}; payouts halt --lift --by NAME, then ${again}`, ...soFar, ...already]
           case "paused":
             return [`Paused (${exit}): ${s.paused ?? "paused"}; ${wait(left)}; payouts resume ${batch}, then ${again}`, ...soFar, ...already]
           case "declined":

@@ -237,7 +237,7 @@ export const concludeSafeguards = (counts: Readonly<Record<string, number>>, per
     }
     const halt = waiting > 0 ? Option.getOrUndefined(yield* safeguards.halt) : undefined
     if (persist && halt !== undefined) {
-      yield* say(
+      yield* sayOutcome(
         `Halted: ${describeHalt(halt)}. ${waiting} row(s) were not sent and wait; once the halt is lifted (payouts halt --lift --by NAME), run the file again to pay them.`
       )
     }

@@ -55,7 +55,7 @@ describe("payouts halt (the binary)", () => {
 
         const first = yield* running.exit
         expect(first.code, first.stderr).toBe(3)
-        expect(first.stderr).toContain("Halted: account halted by ops-ana")
+        expect(first.stderr).toContain("Halted (exit 3): account halted by ops-ana")
         expect(first.stderr).toContain("wrong file loaded")
         // The runner reads the halt at most about a second old, and checks it right before each POST.
         const late = (yield* createdTimes(sandbox)).filter((at) => at > haltedAt + 1_500)
