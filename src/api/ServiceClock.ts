@@ -45,8 +45,14 @@ export const parseClockLine = (header: string | undefined): ClockLine | undefine
 
 const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|::1)$/i
 
-/** Whether a service at this host runs on this machine (and so reads the same real clock as we do). */
+/**
+ * Whether a service at this host (127.0.0.0/8, ::1 or localhost) runs on this machine and so reads
+ * the same real clock as we do. A tunnel to the real service may listen there too.
+ */
 export const isLoopbackHost = (hostname: string): boolean => LOOPBACK.test(hostname)
+
+/** The same, of a base URL; a URL that does not parse is not on loopback. */
+export const isLoopbackUrl = (baseUrl: string): boolean => URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)
 
 const at = (line: ClockLine, ms: number) => line.origin + (ms - line.since) * line.scale
 

@@ -10,6 +10,7 @@
 import { Console, Effect, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { createInterface } from "node:readline/promises"
+import { isLoopbackUrl } from "../api/ServiceClock.ts"
 import type { Connection } from "./Settings.ts"
 
 /** A short, stable, one-way name for a key: enough to tell two keys apart, nothing to reuse. */
@@ -43,13 +44,6 @@ const refusedUnasked = (profile: string) => () =>
   Console.error(
     `payouts: profile "${profile}" is marked live: paying needs a "yes" typed on a terminal, and there is none here; pass --yes to pay without asking`
   ).pipe(Effect.as(false))
-
-/** 127.0.0.0/8, ::1 or localhost: this machine, where a tunnel to the real service may also listen. */
-export const isLoopbackUrl = (baseUrl: string): boolean => {
-  if (!URL.canParse(baseUrl)) return false
-  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").toLowerCase()
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-}
 
 /** Our sandbox on loopback (asked of it, Confirm's LocalSandbox.ts): never a tunnel to a real service. */
 const localSandbox = (connection: Connection) =>

@@ -20,6 +20,9 @@ import { TransitionWriter } from "./TransitionWriter.ts"
 /** The runner lost its lease before the request left: it must not be sent by anyone but the new owner. */
 export const fenced = (e: ClientError) => e._tag === "NotSent" && e.reason === FENCED
 
+/** The refusals after which `refused` puts the row back to validated: no payout was made. */
+export const releasedByRefusal = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited" || e._tag === "AuthError"
+
 const fieldMessages = (errors: Readonly<Record<string, ReadonlyArray<string>>>) =>
   Object.entries(errors)
     .map(([field, messages]) => `${field}: ${messages.join("; ")}`)

@@ -10,7 +10,7 @@ import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
 import type { StateStore } from "../store/StateStore.ts"
 import { type Breach, makeGuardBook } from "../intake/Guards.ts"
-import { fenced, makeAnswers } from "./Answers.ts"
+import { fenced, makeAnswers, releasedByRefusal } from "./Answers.ts"
 import { payoutRequest } from "./PayoutBody.ts"
 import { leaseValid, RunContext } from "./RunContext.ts"
 import { describeHalt, Safeguards } from "./Safeguards.ts"
@@ -18,9 +18,6 @@ import type { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { sendInSlots } from "./SendSlots.ts"
 import { makeUnsentRows } from "./UnsentRows.ts"
-
-/** Refusals after which `refused` puts the row back (Answers.ts): no payout was made. */
-const releasedWhenRefused = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited" || e._tag === "AuthError"
 
 /** Safe to send again: the request never reached the service, or it was refused by rate (429). */
 const resendable = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited"
@@ -160,7 +157,7 @@ const make = Effect.gen(function* () {
               ? notSent(row, blocked.current)
               : Effect.zipRight(unsent.take(row.idx), refused(row, e)).pipe(
                   // Released by `refused` (never reached the service): its place in the probe window is free.
-                  Effect.zipLeft(releasedWhenRefused(e) ? safeguards.unadmit(row.idx) : Effect.void)
+                  Effect.zipLeft(releasedByRefusal(e) ? safeguards.unadmit(row.idx) : Effect.void)
                 ),
           onSuccess: (r) => accepted(row, r)
         })

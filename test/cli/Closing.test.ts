@@ -19,15 +19,20 @@ const closing = (stderr: string, head: string | RegExp) => {
   return at < 0 ? [] : lines.slice(at).filter((l) => l.trim() !== "")
 }
 
+/** A real-time sandbox, its failing test number, and a folder with a state store. */
+const setup = Effect.gen(function* () {
+  const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
+  const failure = (yield* admin(sandbox).testData).payout.CM.failure as string
+  const dir = tempDir("payouts-closing-")
+  return { sandbox, failure, dir, state: join(dir, "state.db") }
+})
+
 describe("closing lines of payouts run (the binary)", () => {
   it.scopedLive(
     "finished with the paid and failed counts, the retry command and the ledger; refused with where the errors are",
     () =>
       Effect.gen(function* () {
-        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
-        const failure = (yield* admin(sandbox).testData).payout.CM.failure as string
-        const dir = tempDir("payouts-closing-")
-        const state = join(dir, "state.db")
+        const { sandbox, failure, dir, state } = yield* setup
         const file = writeCsv(dir, "mixed.csv", [
           { id: "M-1", amount: "5000", phone: ordinaryPhone(901) },
           { id: "M-2", amount: "6000", phone: ordinaryPhone(902) },
@@ -58,10 +63,7 @@ describe("closing lines of payouts run (the binary)", () => {
     "halted: the rows that wait and the command that lifts the halt; a stop-rule pause: the reason and payouts resume",
     () =>
       Effect.gen(function* () {
-        const sandbox = yield* startSandbox({ timeScale: 1, payoutDelaySeconds: 1 })
-        const failure = (yield* admin(sandbox).testData).payout.CM.failure as string
-        const dir = tempDir("payouts-closing-")
-        const state = join(dir, "state.db")
+        const { sandbox, failure, dir, state } = yield* setup
         const halt = yield* cli(sandbox, state, ["halt", "--by", "ops-ana", "--reason", "wrong file"])
         expect(halt.code, halt.stderr).toBe(0)
         const file = writeCsv(dir, "halted.csv", Array.from({ length: 5 }, (_, i) => ({ id: `H-${i}`, amount: String(1000 + i), phone: ordinaryPhone(920 + i) })))
