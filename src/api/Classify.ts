@@ -15,6 +15,7 @@ import {
   ValidationError
 } from "./Errors.ts"
 import { makeRedact } from "../domain/Secrets.ts"
+import { blankControl } from "../domain/Text.ts"
 import { parseRetryAfter } from "./RetryAfter.ts"
 import { EnvelopeA, EnvelopeB } from "./Schemas.ts"
 
@@ -45,8 +46,8 @@ export const makeScrub = (secrets: ReadonlyArray<string>) => {
   const redact = makeRedact(secrets)
   return (text: string, max: number = EXCERPT_LENGTH): string => {
     let out = redact(text)
-    // eslint-disable-next-line no-control-regex -- control characters in a body must not reach logs or the terminal
-    out = out.replace(/[\u0000-\u001f\u007f]+/g, " ")
+    // Control characters in a body must not reach logs or the terminal.
+    out = blankControl(out)
     return out.length > max ? `${out.slice(0, max)}...` : out
   }
 }

@@ -3,6 +3,7 @@
  */
 import { fromWire } from "../domain/Money.ts"
 import { DEFAULT_LOCALE, type Format, formatFor } from "../output/Format.ts"
+import { blankControl } from "../domain/Text.ts"
 
 export interface Column<A> {
   readonly header: string
@@ -42,5 +43,4 @@ export const column = <A>(header: string, value: (row: A) => string, align: "lef
 export const orDash = (value: string | null | undefined): string => (value === null || value === undefined || value === "" ? "-" : value)
 
 // Control characters from the service must not reach the terminal.
-// eslint-disable-next-line no-control-regex
-const clean = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")
+const clean = blankControl

@@ -3,10 +3,36 @@
  * U+200B or U+FEFF (Cf), and every separator other than a plain space (Zs, Zl, Zp). A value that holds
  * one is shown with it written as `<U+XXXX>`, in messages, errors files and logs alike, so nothing
  * outside can hide a character from a person or send an escape sequence to a terminal.
+ * The e-mail rule lives here too: one rule for the intake and the sandbox.
  */
 
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u
 const INVISIBLE_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|(?! )\p{Zs}/gu
+// Control characters (Cc: C0, DEL and C1): what a terminal obeys instead of showing.
+const CONTROL = /\p{Cc}/u
+const CONTROL_ALL = /\p{Cc}/gu
+const CONTROL_RUNS = /\p{Cc}+/gu
+// A cell may hold tabs and line breaks (its one-line form makes them spaces), no other control character.
+const STRAY_CONTROL = /(?![\t\n])\p{Cc}/u
+
+/** Whether the text holds a control character (Cc). */
+export const hasControl = (text: string): boolean => CONTROL.test(text)
+
+/** Whether the text holds a control character other than a tab or a line feed. */
+export const hasStrayControl = (text: string): boolean => STRAY_CONTROL.test(text)
+
+/** The text with each run of control characters made one space: for a terminal or a log line. */
+export const blankControl = (text: string): string => (CONTROL.test(text) ? text.replace(CONTROL_RUNS, " ") : text)
+
+/** The text with each control character written `\\u001b`, as JSON writes it: shown, not obeyed. */
+export const escapeControl = (text: string): string =>
+  CONTROL.test(text) ? text.replace(CONTROL_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) : text
+
+const EMAIL =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z][A-Za-z0-9-]{0,61}[A-Za-z0-9]$/
+
+/** An e-mail address as a mail server takes it (ASCII, at most 254 characters, a local part of at most 64). */
+export const isEmail = (text: string): boolean => text.length <= 254 && text.lastIndexOf("@") <= 64 && EMAIL.test(text)
 
 /** `U+200B` for a code point, four hex digits at least. */
 export const codePointName = (codePoint: number): string => `U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}`
@@ -95,7 +121,6 @@ const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}]`, "gu")
 const FOLDED_LOOK_ALIKES: Readonly<Record<string, string>> = { в: "b", к: "k", м: "m", н: "h", т: "t", η: "h", ζ: "z", β: "b", ε: "e", μ: "m", τ: "t" }
 const FOLDED_LOOK_ALIKE = new RegExp(`[${Object.keys(FOLDED_LOOK_ALIKES).join("")}]`, "gu")
 const DASH = /[\p{Pd}\u2212]/gu
-const INVISIBLE_OR_SPACE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|(?! )\p{Zs}/gu
 const PLAIN_ASCII_ID = /^[\x21-\x7e]*$/
 
 /**
@@ -110,7 +135,7 @@ export const canonicalId = (raw: string): string => {
   if (PLAIN_ASCII_ID.test(raw)) return raw.toUpperCase().toLowerCase()
   const folded = raw
     .normalize("NFKC")
-    .replace(INVISIBLE_OR_SPACE, "")
+    .replace(INVISIBLE_ALL, "")
     .replace(DASH, "-")
     .replace(LOOK_ALIKE, (c) => LOOK_ALIKES[c] ?? c)
     .toUpperCase()

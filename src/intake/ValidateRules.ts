@@ -12,15 +12,13 @@ import {
   type PayoutCurrency,
   WALLET_CURRENCIES
 } from "../domain/Operators.ts"
-import { codePointName, firstInvisible, invisibleKind, mixedScript, visible } from "../domain/Text.ts"
+import { codePointName, firstInvisible, hasStrayControl, invisibleKind, isEmail, mixedScript, visible } from "../domain/Text.ts"
 
 type Check<A> = Either.Either<A, string>
 
 /** A cell quoted in a reason, cut short (the errors file has the value itself), invisible characters as `<U+XXXX>`. */
 export const shown = (value: string): string => `"${visible(value.length > 40 ? `${value.slice(0, 39)}…` : value)}"`
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/
 const WHITESPACE = /\s+/g
 
 /** Trimmed, with every run of white space (line breaks included) made one space. */
@@ -34,7 +32,7 @@ export const oneLine = (text: string): string => {
 
 /** One-line text; undefined when empty. */
 const text = (what: string, raw: string): Check<string | undefined> => {
-  if (CONTROL.test(raw)) return Either.left(`${what} contains control characters`)
+  if (hasStrayControl(raw)) return Either.left(`${what} contains control characters`)
   const value = oneLine(raw)
   return Either.right(value === "" ? undefined : value)
 }
@@ -87,14 +85,10 @@ export const checkName = (raw: string): Check<string> =>
 
 export const checkDescription = (raw: string): Check<string | undefined> => text("description", raw)
 
-const EMAIL =
-  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z][A-Za-z0-9-]{0,61}[A-Za-z0-9]$/
-
 export const checkEmail = (raw: string): Check<string> => {
   const value = raw.trim()
   if (value === "") return Either.left("email is empty")
-  const at = value.lastIndexOf("@")
-  if (value.length > 254 || at > 64 || !EMAIL.test(value)) return Either.left(`${shown(value)} is not a valid e-mail address`)
+  if (!isEmail(value)) return Either.left(`${shown(value)} is not a valid e-mail address`)
   return Either.right(value)
 }
 

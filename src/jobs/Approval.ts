@@ -9,6 +9,7 @@
  */
 import { Clock, Data, DateTime, Effect, Option } from "effect"
 import { join } from "node:path"
+import { hasControl } from "../domain/Text.ts"
 import { fileBatchId } from "../intake/Intake.ts"
 import { type ApprovalFile, type ApprovedWhat, approvalOf, writeApproval } from "../output/ApprovalFile.ts"
 import { outputOf } from "../output/AtomicFile.ts"
@@ -48,8 +49,7 @@ const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().t
 export const personName = (flag: string, text: string) => {
   const name = text.trim()
   // A name is written into the approval file, the store and logs: no control characters in it.
-  // eslint-disable-next-line no-control-regex
-  return name === "" || name.length > 100 || /[\u0000-\u001f\u007f,]/.test(name)
+  return name === "" || name.length > 100 || hasControl(name) || name.includes(",")
     ? Effect.fail(new ApprovalError({ message: `${flag}: "${text.slice(0, 100)}" is not a name (1 to 100 printable characters, no comma)` }))
     : Effect.succeed(name)
 }

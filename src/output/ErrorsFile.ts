@@ -8,7 +8,7 @@ import { type Effect, Stream } from "effect"
 import { csvLine, cutText } from "./CsvCells.ts"
 import { writeFileAtomic } from "./AtomicFile.ts"
 import type { RowError } from "../intake/RowError.ts"
-import { visible } from "../domain/Text.ts"
+import { escapeControl, visible } from "../domain/Text.ts"
 
 export type { RowError }
 
@@ -33,19 +33,12 @@ export const writeErrorsFile = <E, R>(
 
 const printable = (value: string): string => JSON.stringify(cutText(value, MAX_VALUE_CHARS))
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
-
-/** Control characters of a cell (a terminal escape sequence, a line break) shown, not obeyed. */
-const harmless = (text: string): string =>
-  text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-
 /** `orders.csv line 4, column "amount": reason (value "1,000")`: the value only when the reason lacks it. */
 export const formatRowError = (error: RowError, file: string): string => {
   const where = error.line === undefined ? file : `${file} line ${error.line}`
   const column = error.column === "" ? "" : `, column ${JSON.stringify(error.column)}`
   const value = error.value === "" || error.reason.includes(error.value) || error.reason.includes(visible(error.value)) ? "" : ` (value ${printable(error.value)})`
-  return harmless(`${where}${column}: ${error.reason}${value}`)
+  return escapeControl(`${where}${column}: ${error.reason}${value}`)
 }
 
 export interface FormatErrorsOptions {

@@ -3,13 +3,12 @@ import { Either } from "effect"
 import { isKnownCurrency, minorDigits } from "../domain/Money.ts"
 import { mobileOperator } from "../domain/Operators.ts"
 import { normaliseMobile } from "../domain/Phone.ts"
+import { isEmail } from "../domain/Text.ts"
 import { type FieldErrors, isObject, type JsonObject } from "./Http.ts"
 import type { PayoutInput } from "./Payouts.ts"
 import type { CustomerData } from "./State.ts"
 
 export type ValidPayout = Omit<PayoutInput, "fee">
-
-export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export const isUrl = (text: string) => {
   const parsed = Either.try(() => new URL(text))
@@ -55,8 +54,8 @@ export const customerOf = (errors: FieldErrors, value: unknown): CustomerData | 
   const name = text(errors, value, "name", "customer.name")
   const phone = text(errors, value, "phone", "customer.phone")
   const email = text(errors, value, "email", "customer.email")
-  if (email !== undefined && !EMAIL.test(email)) errors["customer.email"] = ["The customer.email must be a valid email address."]
-  return name !== undefined && phone !== undefined && email !== undefined && EMAIL.test(email) ? { name, phone, email } : undefined
+  if (email !== undefined && !isEmail(email)) errors["customer.email"] = ["The customer.email must be a valid email address."]
+  return name !== undefined && phone !== undefined && email !== undefined && isEmail(email) ? { name, phone, email } : undefined
 }
 
 /** operator, currency, amount and phoneNumber: the fields a payout and a mobile-money pay-in share. */
