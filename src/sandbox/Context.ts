@@ -48,7 +48,7 @@ export interface SandboxContext {
   readonly clock: VirtualClock
   readonly settings: Settings
   readonly faults: FaultState
-  /** Seeded draws in [0, 1) deciding outcomes (the failure ratio); plain, so the fast path can draw too. */
+  /** Seeded draws in [0, 1) deciding outcomes (the failure ratio), apart from the faults' draws so a seed replays both. */
   readonly outcomes: () => number
   /** Sends the outcome webhook of each transaction, in the background. */
   readonly notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>

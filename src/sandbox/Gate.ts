@@ -7,7 +7,7 @@ import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Clock, Effect, Option } from "effect"
 import { count, type FaultState, type SandboxContext, type Settings } from "./Context.ts"
-import { type FaultEndpoint, faultOf, type FaultSettings, type ProbabilityKind } from "./Faults.ts"
+import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./Faults.ts"
 import { type Answer, answerA, envelopeA, toResponse } from "./Http.ts"
 import { echoRefusal, echoText, withEcho } from "./EchoSecret.ts"
 import { hugeBody, hugeBodyOf } from "./AnswerFaults.ts"
@@ -41,7 +41,7 @@ const header = (headers: RequestHeaders, name: string): string | undefined => {
 }
 
 /** Credentials (401), Accept (406), Content-Type of bodies (415): the refusal, else undefined. */
-export const headerRefusal = (settings: Settings, method: string, headers: RequestHeaders): Answer | undefined => {
+const headerRefusal = (settings: Settings, method: string, headers: RequestHeaders): Answer | undefined => {
   const key = headers["x-api-key"]
   const secret = headers["x-api-secret"]
   const known = settings.key === key && settings.secret === secret
@@ -57,32 +57,15 @@ export const headerRefusal = (settings: Settings, method: string, headers: Reque
   return undefined
 }
 
-/** The fault kinds the gate itself acts on (the listing's and webhooks' are applied elsewhere). */
-const GATE_KINDS = ["latency", "error_before", "error_after", "reset_after", "hold_after", "burst", "commit_delay", "echo_secret", "huge_body"] as const
-
-/**
- * Whether this endpoint's requests must pass the gate's fault machinery now: a rate limit, or a fault
- * of a kind the gate (or the payout's commit hold) applies, set for the endpoint or for every endpoint.
- * When not, the plain handlers of the fast path answer exactly as the gate would.
- */
-export const faultsApply = (settings: FaultSettings, endpoint: FaultEndpoint): boolean =>
-  settings.rate !== undefined || GATE_KINDS.some((kind) => faultOf(settings, endpoint, kind) !== undefined)
-
-/** Whether latency is the only gate fault of the endpoint (the fast path can wait it out itself). */
-export const onlyLatencyApplies = (settings: FaultSettings, endpoint: FaultEndpoint): boolean =>
-  settings.rate === undefined &&
-  faultOf(settings, endpoint, "latency") !== undefined &&
-  GATE_KINDS.every((kind) => kind === "latency" || faultOf(settings, endpoint, kind) === undefined)
-
 /** The latency drawn for one request (ms), as the gate draws it: one draw of the sandbox's seeded random. */
-export const latencyMillis = (faults: FaultState, endpoint: FaultEndpoint): Effect.Effect<number> => {
+const latencyMillis = (faults: FaultState, endpoint: FaultEndpoint): Effect.Effect<number> => {
   const range = faultOf(faults.settings, endpoint, "latency")
   if (range === undefined) return Effect.succeed(0)
   return Effect.map(faults.random.next, (x) => Math.round(range.min + x * (range.max - range.min)))
 }
 
 /** The counters every /v1 request moves. */
-export const countRequest = (faults: FaultState, endpoint: FaultEndpoint | undefined): void => {
+const countRequest = (faults: FaultState, endpoint: FaultEndpoint | undefined): void => {
   count(faults.counters, "requests")
   if (endpoint !== undefined) count(faults.counters, `${endpoint}.requests`)
 }

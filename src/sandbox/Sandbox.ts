@@ -12,7 +12,6 @@ import { CLOCK_HEADER, makeVirtualClock } from "./Clock.ts"
 import { makeFaultState, type SandboxContext, seededDraws } from "./Context.ts"
 import { type FaultSettings, parseFaults } from "./Faults.ts"
 import { DEFAULT_FEES, type FeeSchedule } from "./Fees.ts"
-import { makeFastPath } from "./FastPath.ts"
 import { gate } from "./Gate.ts"
 import { adminRoutes } from "./Admin.ts"
 import { envelopeA } from "./Http.ts"
@@ -193,18 +192,13 @@ export const launchSandbox = (
       // The Date header tells the service's own (virtual) time, as a real server's clock would, and
       // X-Sandbox-Clock how that time runs (a client on this machine translates its instants with it).
       Effect.flatMap((response) =>
-        Effect.map(ctx.clock.now, (now) =>
-          HttpServerResponse.setHeaders(response, { date: new Date(now).toUTCString(), [CLOCK_HEADER]: ctx.clock.declaration() })
+        Effect.zipWith(ctx.clock.now, ctx.clock.declaration, (now, declared) =>
+          HttpServerResponse.setHeaders(response, { date: new Date(now).toUTCString(), [CLOCK_HEADER]: declared })
         )
       )
     )
     // Spans of sandbox requests go nowhere (no tracer is installed), and cost as much as the work.
-    const handleInApp = yield* HttpMiddleware.withTracerDisabledWhenEffect(NodeHttpServer.makeHandler(app), () => true)
-    // Without a data file a save is only forgetting what changed; with one, every request takes the app.
-    const fast = store === undefined ? makeFastPath(ctx, () => state.touched.clear()) : () => false
-    const nodeServer = Http.createServer((request, response) => {
-      if (!fast(request, response)) handleInApp(request, response)
-    })
+    const nodeServer = Http.createServer(yield* HttpMiddleware.withTracerDisabledWhenEffect(NodeHttpServer.makeHandler(app), () => true))
     const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" }).pipe(
       Effect.mapError((cause) => new SandboxStartError({ message: `cannot listen: ${String(cause.cause)}`, cause }))
     )

@@ -10,7 +10,6 @@ import { Effect, Either, Layer } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
-import * as UndiciExchange from "../../src/api/UndiciExchange.ts"
 import { parseFaults } from "../../src/sandbox/Sandbox.ts"
 import { type Api, assertInvariants, counters, payout, sandbox, status } from "./support/Harness.ts"
 
@@ -90,7 +89,6 @@ describe("the hostile answers, seen from a plain HTTP client", () => {
 })
 
 const TRANSPORTS = [
-  ["UndiciExchange", UndiciExchange.layer],
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
   ["FetchHttpClient", FetchHttpClient.layer]
 ] as const
