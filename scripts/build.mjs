@@ -4,7 +4,7 @@
 // the phone metadata, the run engine) in chunks loaded when that command runs. Each chunk is written as
 // a function body with a V8 code cache (scripts/bundle/), so a start does not compile it again.
 import { build } from "esbuild"
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -16,10 +16,6 @@ const outdir = join(root, "dist")
 const require = createRequire(import.meta.url)
 
 const entryPoints = { main: join(root, "src/cli/main.ts") }
-// Resolved at run time as new URL("./ValidateWorker.js", import.meta.url) from a chunk of dist/, so it
-// is an entry of its own, directly in dist/ (as every chunk is: chunkNames has no folder).
-const worker = join(root, "src/intake/ValidateWorker.ts")
-if (existsSync(worker)) entryPoints.ValidateWorker = worker
 
 /** A class whose instances are made by the package, loaded on the first `new`. */
 const lazyClass = (name, of) => `export ${name === "default" ? "default class" : `class ${name}`} { constructor(...args) { return new (${of})(...args) } }`
@@ -122,8 +118,7 @@ const lean = {
     // Chunks are cut by which entries reach a module; main reaches effect, @effect/cli, the command
     // tree and the rest of what every start needs, and each handler reaches part of that in its own
     // combination, so without the wrapper those modules would be cut into a dozen chunks, each one
-    // more file every start waits for. With it they are one. Only the CLI's dynamic imports: the
-    // validation worker must never run the CLI.
+    // more file every start waits for. With it they are one. Only the CLI's dynamic imports.
     build.onResolve({ filter: /^\./ }, (args) =>
       args.kind === "dynamic-import" && args.importer.startsWith(cliDir) ? { path: resolve(args.resolveDir, args.path), namespace: "lazy-entry" } : undefined
     )
@@ -171,7 +166,7 @@ const result = await build({
   metafile: true,
   logLevel: "warning",
   chunkNames: "[name]-[hash]",
-  // dist/main.js and dist/ValidateWorker.js start these (scripts/bundle/codeCache.mjs).
+  // dist/main.js starts this (scripts/bundle/codeCache.mjs).
   entryNames: `[name]${BODY}`,
   plugins: [lean],
   // A native addon cannot be bundled (pg-native is pg's optional one); the lazy packages stay outside.

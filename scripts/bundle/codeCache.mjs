@@ -1,6 +1,6 @@
 // What scripts/build.mjs writes into dist/ for esbuild's output: each chunk as a function body with its
 // V8 code cache (load.cjs runs them), each entry as a small CommonJS module that starts its body (bin/
-// payouts.js requires main.js; a validation worker is started from ValidateWorker.js), load.cjs, and
+// payouts.js requires main.js), load.cjs, and
 // a package.json that makes dist/'s .js files CommonJS (the project's own says "module").
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"

@@ -73,7 +73,7 @@ const need = (url) => {
   }
 }
 
-/** Runs the entry body at `url` (main-body.js, ValidateWorker-body.js). */
+/** Runs the entry body at `url` (main-body.js). */
 const start = (url) => {
   need(url)
 }

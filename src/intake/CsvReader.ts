@@ -41,20 +41,6 @@ export class CsvRecordReader {
   private sawHeader = false
   private index = 0
 
-  /** A reader of the rows after a header already read (a chunk of a file read on a worker thread). */
-  static after(header: CsvHeader): CsvRecordReader {
-    const reader = new CsvRecordReader()
-    reader.header = header
-    reader.headers = headerNames(header)
-    reader.sawHeader = true
-    return reader
-  }
-
-  /** The header, once read. */
-  get resolvedHeader(): CsvHeader | undefined {
-    return this.header
-  }
-
   rows(rows: ReadonlyArray<CsvRow>, delimiter: string): RecordsOrError {
     const records: Array<CsvRecord> = []
     for (const row of rows) {
@@ -67,12 +53,6 @@ export class CsvRecordReader {
       records.push(this.toRecord(row, this.header))
     }
     return Either.right(records)
-  }
-
-  /** One row after the header (see `after`): its record, or undefined for a blank row or before a header. */
-  record(row: CsvRow): CsvRecord | undefined {
-    if (this.header === undefined || (row.quoteProblem === undefined && isBlank(row.cells))) return undefined
-    return this.toRecord(row, this.header)
   }
 
   end(): Either.Either<void, CsvFileError> {

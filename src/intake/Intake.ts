@@ -1,23 +1,23 @@
 /**
- * From a CSV file to a batch in the state store, in one streamed pass: parse, validate, compare ids
- * and repeats with the account's other batches, insert in chunks. A refused file leaves nothing in
- * the store, so running it again is refused again rather than resumed.
+ * From a CSV file to a batch in the state store, in one streamed pass: the rows of the one intake
+ * (IntakeRows.ts) inserted as they come. A refused file leaves nothing in the store, so running it
+ * again is refused again rather than resumed.
  */
-import { Chunk, DateTime, type Duration, Effect, Either, Option, Stream } from "effect"
+import { DateTime, type Duration, Effect, Either, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { basename } from "node:path"
 import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
 import type { RowInput } from "../store/Model.ts"
 import type { RowError } from "./RowError.ts"
+import { intakeRows } from "./IntakeRows.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows } from "./Csv.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
 import { retryLineage } from "./RetryLineage.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
-import { type CheckedRow, validateCsvFile } from "./Validate.ts"
-import { makeHistoryList, SharedPhones } from "./SharedPhones.ts"
+import type { CheckedRow } from "./Validate.ts"
 import type { AccountId } from "../domain/Ids.ts"
 import { withLock } from "../store/RegisterLock.ts"
 
@@ -40,8 +40,6 @@ export interface IntakeOptions {
   readonly dryRun?: boolean
   /** Ceilings on a mistake (issue 12, item 13); default: none. */
   readonly guards?: GuardSettings
-  /** A dry run's checks on worker threads or not; default: by the file's size (see DryRun.ts). */
-  readonly parallel?: boolean
 }
 
 export { PendingColumns } from "./PendingColumns.ts"
@@ -53,8 +51,6 @@ export { Intake }
 import { fileBatchId } from "./FileBatchId.ts"
 
 export { fileBatchId }
-
-const GROUP = 500
 
 /** The account register that serializes intakes (and so the cross-batch checks) across processes. */
 export const INTAKE_LOCK = "intake-lock"
@@ -119,12 +115,9 @@ export const intake = (options: IntakeOptions) =>
         guards: options.guards ?? NO_GUARDS,
         file: options.file,
         fileName,
-        skipInvalid: options.skipInvalid,
-        ...(options.parallel === undefined ? {} : { parallel: options.parallel })
+        skipInvalid: options.skipInvalid
       })
     }
-    const errors: Array<RowError> = []
-    let rows = 0
 
     // Occurrences of each content among the file's rows without ids, in file order (the token's index).
     const seenContent = new Map<string, number>()
@@ -141,26 +134,14 @@ export const intake = (options: IntakeOptions) =>
     }
 
     const crossBatch = yield* makeCrossBatch({ accountId, batchId, allowRepeats: options.allowRepeats, since, guards: options.guards ?? NO_GUARDS })
-    const phones = new SharedPhones(options.allowSharedPhone === true)
-    const history = makeHistoryList()
-    const toInputs = (group: ReadonlyArray<CheckedRow>) =>
-      Effect.flatMap(crossBatch(group), (extras) =>
-        Effect.as(Effect.map(crossBatch.historyOf(group, extras), history.add), extras)
-      ).pipe(Effect.map((extras) =>
-        group.map((row, i) => {
-          const extra = extras[i]
-          const rowErrors = row._tag === "RejectedRow" ? [...row.errors, ...extra] : extra
-          errors.push(...rowErrors)
-          rows++
-          return toInput(row, extra, tokenOf(row, rowErrors.length === 0))
-        })
-      ))
-
     // The rows stored are those of the bytes the batch id names: a file changed since fails the load.
-    const inputs = validateCsvFile(options.file, { fileName, allowRepeats: options.allowRepeats, sharedPhones: phones, expect: batchId }).pipe(
-      Stream.grouped(GROUP),
-      Stream.mapEffect((group) => toInputs(Chunk.toReadonlyArray(group))),
-      Stream.flattenIterables
+    const { rows, tally } = yield* intakeRows(
+      { batchId, file: options.file, fileName, allowRepeats: options.allowRepeats, allowSharedPhone: options.allowSharedPhone, skipInvalid: options.skipInvalid },
+      { open: Effect.succeed(crossBatch), ownFirst: false }
+    )
+    const inputs = rows.pipe(
+      Stream.flattenIterables,
+      Stream.map(({ errors, extra, row }) => toInput(row, extra, tokenOf(row, errors.length === 0)))
     )
     // One intake per account at a time across every process sharing the store: the other batches' ids
     // and repeats checked above are then all committed, so two machines loading the same id at the
@@ -175,11 +156,11 @@ export const intake = (options: IntakeOptions) =>
       yield* store.batch(accountId, batchId).deleteBatch()
       const error = created.left
       if (error._tag === "StoreError" || error._tag === "FileChanged") return yield* Effect.fail(error)
-      return Intake.Refused({ batchId, errors: csvFileErrorRows(error), rows })
+      return Intake.Refused({ batchId, errors: csvFileErrorRows(error), rows: tally.rows })
     }
-    if (errors.length > 0 && !options.skipInvalid) {
+    if (tally.errors.length > 0 && !options.skipInvalid) {
       yield* store.batch(accountId, batchId).deleteBatch()
-      return Intake.Refused({ batchId, errors, rows })
+      return Intake.Refused({ batchId, errors: tally.errors, rows: tally.rows })
     }
-    return Intake.Loaded({ batch: created.right, resumed: false, errors, phones: history.findings(phones) })
+    return Intake.Loaded({ batch: created.right, resumed: false, errors: tally.errors, phones: tally.phones() })
   })

@@ -65,20 +65,8 @@ export interface ValidateOptions {
 export const defaultDescription = (id: string | undefined, fileName: string, line: number): string =>
   id === undefined ? `Payout ${fileName} line ${line}` : `Payout ${id}`
 
-/** A row checked alone, before its repeat key (a sha256) is taken: what the worker threads compute. */
-export type CheckedFields = Omit<ValidRow, "repeatKey"> | RejectedRow
-
 /** Checks one record alone: everything but duplicates. */
 export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => {
-  const row = checkFields(record, fileName)
-  return row._tag === "RejectedRow" ? row : { ...row, repeatKey: repeatKeyOf(row.phone, row.amountMinor, row.operator) }
-}
-
-/** What a worker does not send back (ValidateChunk.ts): neither is computed for it. */
-const NO_DETAILS: Record<string, string> = Object.freeze({}) as Record<string, string>
-
-/** `checksOnly`: a worker's check, which sends back columns only: no details, no default description. */
-export const checkFields = (record: CsvRecord, fileName: string, checksOnly = false): CheckedFields => {
   const { line, index, fields, headers } = record
   const errors: Array<RowError> = [...record.errors]
   const cell = (column: CsvColumn): string => fields[column] ?? ""
@@ -115,7 +103,7 @@ export const checkFields = (record: CsvRecord, fileName: string, checksOnly = fa
   const name = present("name") ? get("name", Rules.checkName(cell("name"))) : undefined
   const email = present("email") ? get("email", Rules.checkEmail(cell("email"))) : undefined
   const description = present("description") ? get("description", Rules.checkDescription(cell("description"))) : undefined
-  const details = checksOnly ? NO_DETAILS : Rules.cleanDetails(record.meta)
+  const details = Rules.cleanDetails(record.meta)
 
   if (
     errors.length === 0 &&
@@ -138,8 +126,9 @@ export const checkFields = (record: CsvRecord, fileName: string, checksOnly = fa
       phone,
       name,
       email,
-      description: description ?? (checksOnly ? "" : defaultDescription(id, fileName, line)),
-      details
+      description: description ?? defaultDescription(id, fileName, line),
+      details,
+      repeatKey: repeatKeyOf(phone, amountMinor, operator.code)
     }
   }
   const [first, ...rest] = errors.length > 0 ? errors : [{ line, column: "", value: "", reason: "row is incomplete" }]

@@ -1,7 +1,7 @@
 /**
  * `payouts validate`'s order of checks (DryRun.checkFile with ownFirst): a file with a row invalid on
  * its own is refused on its own errors without asking the store (so without the account lookup
- * either), on this thread and on worker threads alike; one that passes them, or --skip-invalid,
+ * either); one that passes them, or --skip-invalid,
  * asks the store once, and gets the other batches' errors too.
  */
 import { NodeContext } from "@effect/platform-node"
@@ -25,7 +25,7 @@ const row = (id: string, i: number, amount = "1000") => `${id},${amount},XAF,car
 const fileOf = (n: number, badAt?: number) =>
   [HEADER, ...Array.from({ length: n }, (_, i) => (i === 2 ? row("OLD-1", i) : row(`N-${i}`, i, i === badAt ? "10.5" : "1000")))].join("\n") + "\n"
 
-const check = (text: string, options: { skipInvalid: boolean; parallel: boolean }) =>
+const check = (text: string, options: { skipInvalid: boolean }) =>
   Effect.gen(function* () {
     const dir = tempDir()
     const earlier = join(dir, "earlier.csv")
@@ -41,7 +41,7 @@ const check = (text: string, options: { skipInvalid: boolean; parallel: boolean 
         opened++
         return makeCrossBatch({ accountId: ACCOUNT, batchId, allowRepeats: false, since, guards: NO_GUARDS })
       })
-      const input = { batchId, file, fileName: "batch.csv", allowRepeats: false, skipInvalid: options.skipInvalid, parallel: options.parallel, chunkChars: 1_000 }
+      const input = { batchId, file, fileName: "batch.csv", allowRepeats: false, skipInvalid: options.skipInvalid }
       const result = yield* checkFile(input, { open, ownFirst: true })
       return { result, opened, reasons: result.errors.map((e) => `${e.line} ${e.column} ${e.reason}`) }
     }).pipe(Effect.provide(Layer.mergeAll(SqliteStateStore.layer({ filename: join(dir, "state.db") }), NodeContext.layer)))
@@ -50,29 +50,24 @@ const check = (text: string, options: { skipInvalid: boolean; parallel: boolean 
 describe("payouts validate: the file's own checks first", () => {
   it.live("an invalid row refuses the file on its own errors; the store is never asked, even for the rows before it", () =>
     Effect.gen(function* () {
-      for (const parallel of [false, true]) {
-        // Row 150 is far past the first group the worker path merges (chunks of about 15 rows here).
-        for (const badAt of [0, 150]) {
-          const { opened, reasons, result } = yield* check(fileOf(200, badAt), { skipInvalid: false, parallel })
-          expect(result._tag).toBe("Refused")
-          expect(reasons).toEqual([`${badAt + 2} amount amount must be a whole number for XAF`])
-          if (badAt === 0) expect(opened).toBe(0)
-          else expect(opened).toBeLessThanOrEqual(1)
-        }
+      for (const badAt of [0, 150]) {
+        const { opened, reasons, result } = yield* check(fileOf(200, badAt), { skipInvalid: false })
+        expect(result._tag).toBe("Refused")
+        expect(reasons).toEqual([`${badAt + 2} amount amount must be a whole number for XAF`])
+        if (badAt === 0) expect(opened).toBe(0)
+        else expect(opened).toBeLessThanOrEqual(1)
       }
     }), 60_000)
 
   it.live("a file valid on its own, or --skip-invalid, asks the store once and lists the other batches' errors too", () =>
     Effect.gen(function* () {
-      for (const parallel of [false, true]) {
-        const valid = yield* check(fileOf(200), { skipInvalid: false, parallel })
-        expect(valid.result._tag).toBe("Refused")
-        expect(valid.opened).toBe(1)
-        expect(valid.reasons).toEqual([`4 id id "OLD-1" was already used in earlier.csv line 2 (validated)`])
-        const skipping = yield* check(fileOf(200, 150), { skipInvalid: true, parallel })
-        expect(skipping.result._tag).toBe("Checked")
-        expect(skipping.opened).toBe(1)
-        expect(skipping.reasons).toEqual([`4 id id "OLD-1" was already used in earlier.csv line 2 (validated)`, `152 amount amount must be a whole number for XAF`])
-      }
+      const valid = yield* check(fileOf(200), { skipInvalid: false })
+      expect(valid.result._tag).toBe("Refused")
+      expect(valid.opened).toBe(1)
+      expect(valid.reasons).toEqual([`4 id id "OLD-1" was already used in earlier.csv line 2 (validated)`])
+      const skipping = yield* check(fileOf(200, 150), { skipInvalid: true })
+      expect(skipping.result._tag).toBe("Checked")
+      expect(skipping.opened).toBe(1)
+      expect(skipping.reasons).toEqual([`4 id id "OLD-1" was already used in earlier.csv line 2 (validated)`, `152 amount amount must be a whole number for XAF`])
     }), 60_000)
 })

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AccountId } from "../../src/domain/Ids.ts"
 import { hasInvisible } from "../../src/domain/Text.ts"
-import { checkOnThreads, dryRun, type DryRunInput } from "../../src/intake/DryRun.ts"
+import { dryRun, type DryRunInput } from "../../src/intake/DryRun.ts"
 import { NO_GUARDS } from "../../src/intake/Guards.ts"
 import { fileBatchId, intake } from "../../src/intake/Intake.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
@@ -30,12 +30,10 @@ const lineOf = (i: number): string => {
   }
 }
 
-const fileOf = (n: number, eol = "\n") => [HEADER, ...Array.from({ length: n }, (_, i) => lineOf(i))].join(eol) + eol
-
 const StoreLive = (dir: string) => Layer.mergeAll(SqliteStateStore.layer({ filename: join(dir, "state.db") }), NodeContext.layer)
 
-/** The same file checked on this thread and on worker threads (chunks of `chunkChars`), with a store holding an earlier batch. */
-const both = (text: string | Uint8Array, options: { skipInvalid: boolean; allowRepeats?: boolean; chunkChars?: number; withIntake?: boolean }) =>
+/** A file checked by `payouts validate` and loaded by `payouts run`'s intake, with a store holding an earlier batch. */
+const both = (text: string | Uint8Array, options: { skipInvalid: boolean; allowRepeats?: boolean }) =>
   Effect.gen(function* () {
     const dir = tempDir()
     const earlier = join(dir, "earlier.csv")
@@ -53,57 +51,17 @@ const both = (text: string | Uint8Array, options: { skipInvalid: boolean; allowR
         guards: NO_GUARDS,
         file,
         fileName: "batch.csv",
-        skipInvalid: options.skipInvalid,
-        chunkChars: options.chunkChars ?? 2_000
+        skipInvalid: options.skipInvalid
       }
-      const single = yield* dryRun({ ...input, parallel: false })
-      const threads = yield* dryRun({ ...input, parallel: true })
-      // Whether the worker threads really checked the file, or handed it to the streamed reader.
-      const onThreads = yield* checkOnThreads(input).pipe(Effect.as(true), Effect.catchTags({ Fallback: () => Effect.succeed(false) }))
-      // `payouts run`'s intake of the same file (which loads it): its errors, to compare with the dry runs'.
-      const run = options.withIntake === true
-        ? yield* intake({ accountId: ACCOUNT, file, skipInvalid: options.skipInvalid, allowRepeats: input.allowRepeats, repeatWindow: Duration.hours(24) })
-        : undefined
-      return { single, threads, onThreads, run }
+      const single = yield* dryRun(input)
+      // `payouts run`'s intake of the same file (which loads it): its errors, to compare with the dry run's.
+      const run = yield* intake({ accountId: ACCOUNT, file, skipInvalid: options.skipInvalid, allowRepeats: input.allowRepeats, repeatWindow: Duration.hours(24) })
+      return { single, run }
     }).pipe(Effect.provide(StoreLive(dir)))
   })
 
-describe("payouts validate on worker threads", () => {
-  it.live("gives the same errors, lines, rows and pending columns as the streamed check, chunk after chunk", () =>
-    Effect.gen(function* () {
-      for (const skipInvalid of [false, true]) {
-        const { onThreads, single, threads } = yield* both(fileOf(3_000), { skipInvalid })
-        expect(onThreads).toBe(true)
-        expect(threads).toEqual(single)
-        if (single._tag === "Refused") expect(single.errors.length).toBeGreaterThan(500)
-        if (single._tag === "Checked") expect(single.pending.length).toBeGreaterThan(1_000)
-      }
-    }), 120_000)
-
-  it.live("the same with CRLF line breaks, a BOM, and repeats allowed", () =>
-    Effect.gen(function* () {
-      const { onThreads, single, threads } = yield* both(`\uFEFF${fileOf(1_500, "\r\n")}`, { skipInvalid: true, allowRepeats: true, chunkChars: 777 })
-      expect(onThreads).toBe(true)
-      expect(threads).toEqual(single)
-      expect(single._tag).toBe("Checked")
-    }), 120_000)
-
-  it.live("a quote left open, bad UTF-8, no rows: the worker path hands the file to the streamed reader", () =>
-    Effect.gen(function* () {
-      const open = fileOf(400).replace("Seller 200,", "\"Seller 200,")
-      const badUtf8 = Buffer.concat([Buffer.from(fileOf(300)), Buffer.from([0x50, 0xff, 0x0a])])
-      const cases = [open, badUtf8, `${HEADER}\n\n`]
-      for (const text of cases) {
-        const { onThreads, single, threads } = yield* both(text, { skipInvalid: false })
-        expect(onThreads).toBe(false)
-        expect(threads).toEqual(single)
-        expect(single._tag).toBe("Refused")
-      }
-    }), 120_000)
-})
-
 describe("one identity for each id, spreadsheet residue (issue 30)", () => {
-  /** Rows of `fileOf` with, far apart (other chunks), the same ids written otherwise, an invisible character and error values. */
+  /** Rows of `lineOf` with, far apart (other groups), the same ids written otherwise, an invisible character and error values. */
   const N = 1_200
   const tricky = (): string => {
     const rows = Array.from({ length: N }, (_, i) => lineOf(i))
@@ -121,12 +79,10 @@ describe("one identity for each id, spreadsheet residue (issue 30)", () => {
   /** The line of row i: the header, the rows before it, and the second line of each multi-line row (i % 23 === 9) before it. */
   const lineOfRow = (i: number) => 2 + i + Array.from({ length: i }, (_, j) => j).filter((j) => j % 23 === 9).length
 
-  it.live("refuses the same rows for the same reasons on worker threads, on this thread, and in payouts run's intake", () =>
+  it.live("refuses the same rows for the same reasons in payouts validate and in payouts run's intake", () =>
     Effect.gen(function* () {
       const text = tricky()
-      const { onThreads, run, single, threads } = yield* both(text, { skipInvalid: true, withIntake: true })
-      expect(onThreads).toBe(true)
-      expect(threads).toEqual(single)
+      const { run, single } = yield* both(text, { skipInvalid: true })
       expect(single._tag).toBe("Checked")
       const errors = single._tag === "Checked" ? single.errors : []
       expect(run?._tag === "Loaded" ? run.errors : []).toEqual(errors)

@@ -1,4 +1,4 @@
-/** One phone, one recipient (issue 30 item 2): within a file, on worker threads, on this thread and in `payouts run`'s intake. */
+/** One phone, one recipient (issue 30 item 2): within a file, in `payouts validate`'s checks and in `payouts run`'s intake. */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer } from "effect"
@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AccountId } from "../../src/domain/Ids.ts"
 import { normaliseMobile } from "../../src/domain/Phone.ts"
-import { checkOnThreads, dryRun, type DryRunInput } from "../../src/intake/DryRun.ts"
+import { dryRun, type DryRunInput } from "../../src/intake/DryRun.ts"
 import { NO_GUARDS } from "../../src/intake/Guards.ts"
 import { fileBatchId, intake } from "../../src/intake/Intake.ts"
 import { foldName, SharedPhones } from "../../src/intake/SharedPhones.ts"
@@ -45,14 +45,11 @@ const checkAll = (text: string, allowSharedPhone: boolean) =>
         guards: NO_GUARDS,
         file,
         fileName: "batch.csv",
-        skipInvalid: true,
-        chunkChars: 2_000
+        skipInvalid: true
       }
-      const single = yield* dryRun({ ...input, parallel: false })
-      const threads = yield* dryRun({ ...input, parallel: true })
-      const onThreads = yield* checkOnThreads(input).pipe(Effect.as(true), Effect.catchTags({ Fallback: () => Effect.succeed(false) }))
+      const single = yield* dryRun(input)
       const run = yield* intake({ accountId: ACCOUNT, file, skipInvalid: true, allowRepeats: false, allowSharedPhone, repeatWindow: Duration.hours(24) })
-      return { single, threads, onThreads, run }
+      return { single, run }
     }).pipe(Effect.provide(StoreLive(dir)))
   })
 
@@ -69,11 +66,9 @@ describe("one phone, one recipient within a file (issue 30)", () => {
     expect(phones.check("+237677000001", "Other", 4, "phone")?.reason).toContain('is paid on line 2 to "Ʒoë Ŋgö 李"')
   })
 
-  it.live("refuses a second name for one phone from the second row on, the same on worker threads, on this thread and in run's intake", () =>
+  it.live("refuses a second name for one phone from the second row on, the same in validate's checks and in run's intake", () =>
     Effect.gen(function* () {
-      const { onThreads, run, single, threads } = yield* checkAll(fileText(), false)
-      expect(onThreads).toBe(true)
-      expect(threads).toEqual(single)
+      const { run, single } = yield* checkAll(fileText(), false)
       expect(single._tag).toBe("Checked")
       const errors = single._tag === "Checked" ? single.errors : []
       expect(run._tag === "Loaded" ? run.errors : []).toEqual(errors)
@@ -87,8 +82,7 @@ describe("one phone, one recipient within a file (issue 30)", () => {
 
   it.live("--allow-shared-phone accepts them, and says which", () =>
     Effect.gen(function* () {
-      const { run, single, threads } = yield* checkAll(fileText(), true)
-      expect(threads).toEqual(single)
+      const { run, single } = yield* checkAll(fileText(), true)
       expect(single._tag === "Checked" ? single.errors : ["refused"]).toEqual([])
       const phones = single._tag === "Checked" ? single.phones : undefined
       expect(phones?.allowed).toBe(true)
@@ -118,8 +112,7 @@ describe("a phone written in scientific notation (issue 30)", () => {
       const rows = Array.from({ length: 600 }, (_, i) => `P-${i},${500 + i},XAF,carrier1_cm,${phoneOf(i)},Seller ${i},s${i}@example.com`)
       rows[300] = `P-300,1000,XAF,carrier1_cm,2.3767E+11,Sci Notation,x@example.com`
       rows[400] = `P-400,1000,XAF,carrier1_cm,"2,3767E+11",Sci Comma,y@example.com`
-      const { single, threads } = yield* checkAll([HEADER, ...rows].join("\n") + "\n", false)
-      expect(threads).toEqual(single)
+      const { single } = yield* checkAll([HEADER, ...rows].join("\n") + "\n", false)
       const errors = single._tag === "Checked" ? single.errors : []
       expect(errors.map((e) => `${e.line} ${e.column}: ${e.reason}`)).toEqual([
         `302 phone: "2.3767E+11" is in scientific notation: a spreadsheet lost its digits; format the column as text and re-enter the numbers`,
