@@ -1,35 +1,27 @@
 /**
- * `npm run bench`: the figures of docs/PERFORMANCE.md, each against its bound, in one run. The sandbox
- * runs in a separate process; the orchestrator runs in this one, wired as `payouts run` wires it;
- * `payouts validate` and the `payouts watch` workers of the `workers` section run as the real CLI in
- * child processes. Prints a table and writes
- * bench/results/<date>.json (and latest.json).
+ * `npm run bench`: the figures of issue 32 (docs/PERFORMANCE.md), each measured through the built CLI
+ * of HEAD and of the baseline (the code before issue 32) in the same run, alternated (A B, then B A, ...)
+ * so a drift in the machine's load weighs on both alike; each value is the median of its runs. Both
+ * pay the same service: `payouts sandbox` of HEAD's build. Prints a table and writes
+ * bench/results/<date>.json and latest.json (latest-quick.json with --quick).
  *
- *   npm run bench [-- --only startup,sandbox,latency,rate,overhead,tracking,pgtracking,workers,validate,cost] [--validate-rows N] [--quick]
- *                 [--pg-url postgres://...] [--workers-rate R]
+ *   npm run bench [-- --quick] [--only startup,latency,rate,validate,workers] [--pairs N]
+ *                 [--baseline COMMIT] [--validate-rows N] [--pg-url postgres://...] [--rate R]
  *
- * `pgtracking` and `workers` need PostgreSQL: `--pg-url`, else PAYOUTS_TEST_DATABASE_URL, else the local
- * postgres://postgres@127.0.0.1:5432/test. Each measured run gets a fresh schema, dropped after it.
+ * `workers` needs PostgreSQL: `--pg-url`, else PAYOUTS_TEST_DATABASE_URL, else the local
+ * postgres://postgres@127.0.0.1:5432/test. Each workers run gets a fresh schema, dropped after it.
  */
 import { cpus, loadavg, release, totalmem } from "node:os"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { BASELINE_COMMIT, baselineBuild, headBuild } from "./bench/builds.ts"
 import { writeCsv } from "./bench/csv.ts"
-import { httpLoop } from "./bench/load.ts"
-import { counterAt, type Figure, freePort, round, sampleCounters, tempDir } from "./bench/measure.ts"
-import { runOrchestrator, type OrchestratorTimes } from "./bench/orchestrator.ts"
-import { spawnSandbox } from "./bench/sandbox.ts"
+import { barePhones } from "./bench/phones.ts"
+import { type Build, type ChildRun, counterAt, freePort, median, round, runCli, sampleCounters, tempDir } from "./bench/measure.ts"
 import { DEFAULT_PG_URL, rowTimes, type RowTimes, shownUrl, sqliteRowTimes, storeUrl, unreachable, withSchema } from "./bench/postgres.ts"
+import { spawnSandbox, type SandboxOptions } from "./bench/sandbox.ts"
 import { runWorkers, workerArgs } from "./bench/workers.ts"
-import { benchCost } from "./bench/cost.ts"
-import { benchStartup } from "./bench/startup.ts"
-import { benchValidate } from "./bench/validate.ts"
-import { benchSandboxSpeed } from "./bench/sandboxspeed.ts"
-import * as PostgresStateStore from "../src/store/PostgresStateStore.ts"
-import type { StoreError } from "../src/store/Model.ts"
-import type { StateStore } from "../src/store/StateStore.ts"
-import { type Layer, Redacted } from "effect"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const argv = process.argv.slice(2)
@@ -38,361 +30,316 @@ const flag = (name: string) => {
   return at === -1 ? undefined : argv[at + 1]
 }
 const quick = argv.includes("--quick")
-const ALL = "startup,sandbox,latency,rate,overhead,tracking,pgtracking,workers,validate,cost"
+const ALL = "startup,latency,rate,validate,workers"
 const only = new Set((flag("only") ?? ALL).split(","))
+const pairsFlag = flag("pairs")
+const pairs = (full: number) => (pairsFlag !== undefined ? Number(pairsFlag) : quick ? 1 : full)
 const pgUrl = flag("pg-url") ?? process.env.PAYOUTS_TEST_DATABASE_URL ?? DEFAULT_PG_URL
-const scale = (n: number) => (quick ? Math.max(100, Math.round(n / 10)) : n)
-const FUND = { XAF: 100_000_000_000, XOF: 100_000_000_000 }
-
-interface Row extends Figure {
-  readonly section: string
-  readonly ratio: number | undefined
-}
-
-const rows: Array<Row> = []
-const details: Record<string, unknown> = {}
-const row = (r: Omit<Row, "ratio"> & { ratio?: number }) => {
-  const ratio = r.ratio ?? (r.bound === undefined ? undefined : r.value / r.bound)
-  rows.push({ ...r, value: round(r.value), bound: r.bound === undefined ? undefined : round(r.bound), ratio: ratio === undefined ? undefined : round(ratio, 3) })
-  console.error(`  ${r.figure}: ${round(r.value)} ${r.unit}${ratio === undefined ? "" : ` (${round(ratio, 3)} of ${round(r.bound ?? 0)})`}`)
-}
+const RATE = Number(flag("rate") ?? 50)
 
 const log = (text: string) => console.error(`[bench] ${text}`)
-const perSecond = (n: number, fromMs: number, toMs: number) => (n * 1000) / Math.max(1, toMs - fromMs)
-const phases = (t: OrchestratorTimes) => ({
-  ...t,
-  intakeSeconds: round((t.firstIntentAt - t.startedAt) / 1000),
-  submitSeconds: round((t.lastSubmittedAt - t.firstIntentAt) / 1000),
-  finalSeconds: round((t.lastFinalAt - t.firstIntentAt) / 1000),
-  totalSeconds: round((t.endedAt - t.startedAt) / 1000)
-})
 
-/** A batch of `n` payouts through a fresh sandbox process with `sandboxOptions`. */
-const batchRun = async (name: string, n: number, sandboxOptions: { readonly faults?: string; readonly timeScale?: number }, run: { concurrency: number; rate?: number; pollIntervalMs?: number; pollMaxMs?: number; listen?: boolean; store?: Layer.Layer<StateStore, StoreError> }) => {
-  const dir = tempDir(name)
-  const sandbox = await spawnSandbox({ fund: FUND, webhookRetryMillis: 200, ...sandboxOptions })
+interface Row {
+  readonly section: string
+  readonly figure: string
+  readonly unit: string
+  readonly head: number | undefined
+  readonly baseline: number | undefined
+  /** The bound HEAD's value must reach (">=") or stay under ("<="); none: reported only. */
+  readonly bound?: { readonly op: ">=" | "<="; readonly value: number; readonly label: string }
+  /** Why the figure fails whatever its value (e.g. runs that did not finish). */
+  readonly failed?: string
+}
+
+const rows: Array<Row & { readonly ratio?: number; readonly pass?: boolean }> = []
+const details: Record<string, unknown> = {}
+const row = (r: Row) => {
+  const ratio = r.bound === undefined || r.head === undefined ? undefined : round(r.head / r.bound.value, 3)
+  const pass = r.bound === undefined ? undefined : r.failed === undefined && r.head !== undefined && (r.bound.op === ">=" ? r.head >= r.bound.value : r.head <= r.bound.value)
+  const shown = (x: number | undefined) => (x === undefined ? undefined : round(x, 3))
+  rows.push({ ...r, head: shown(r.head), baseline: shown(r.baseline), ...(ratio === undefined ? {} : { ratio }), ...(pass === undefined ? {} : { pass }) })
+  log(`  ${r.figure}: HEAD ${shown(r.head)} ${r.unit}, baseline ${shown(r.baseline)} ${r.unit}${r.bound === undefined ? "" : ` (bound ${r.bound.op} ${round(r.bound.value)}: ${pass ? "pass" : "FAIL"})`}`)
+}
+
+/** `measure(build, i)` for every build, `n` times, the order swapped each time: the runs of each build. */
+const alternate = async <A>(builds: ReadonlyArray<Build>, n: number, measure: (build: Build, i: number) => Promise<A>) => {
+  const runs = new Map<Build, Array<A>>(builds.map((b) => [b, []]))
+  for (let i = 0; i < n; i++) {
+    for (const build of i % 2 === 0 ? builds : [...builds].reverse()) runs.get(build)!.push(await measure(build, i))
+  }
+  return runs
+}
+
+const byLabel = <A>(runs: Map<Build, Array<A>>, f: (xs: Array<A>) => number) => {
+  const out: Record<string, number> = {}
+  for (const [build, xs] of runs) out[build.label] = f(xs)
+  return out as { HEAD?: number; baseline?: number }
+}
+
+const expectExit = (what: string, run: ChildRun, codes: ReadonlyArray<number>) => {
+  if (run.code === null || !codes.includes(run.code)) throw new Error(`${what} exited ${run.code}, expected ${codes.join(" or ")}:\n${run.stderr.slice(-2_000)}\n${run.stdout.slice(-2_000)}`)
+}
+
+/** Ten rows, three of them invalid: validate refuses the file (exit 2) after loading everything a check loads. */
+const REFUSED_CSV = join(root, "scripts/bundle/refused-10.csv")
+
+const startupSection = async (builds: ReadonlyArray<Build>, head: Build) => {
+  log("start: payouts --help and a refused payouts validate (10 rows, exit 2), whole processes")
+  const dir = tempDir("startup")
+  const sandbox = await spawnSandbox(head)
   try {
-    const file = join(dir, `${name}.csv`)
-    await writeCsv(file, { rows: n, market: 0, prefix: `${name}-` })
-    // A fresh process runs cold: warm the sandbox's payout path up (not counted) before measuring.
-    if (run.rate === undefined && !("faults" in sandboxOptions && String(sandboxOptions.faults).includes("rate="))) await httpLoop(sandbox, 8, 1)
-    const baseline = await sandbox.counters()
-    const sampler = sampleCounters(sandbox, 250, baseline)
-    const cpu0 = process.cpuUsage()
-    const wall0 = performance.now()
-    const listen = run.listen ? { host: "127.0.0.1", port: await freePort() } : undefined
-    const times = await runOrchestrator({
-      sandbox,
-      file,
-      state: join(dir, "state.db"),
-      outDir: join(dir, "out"),
-      settings: { concurrency: run.concurrency, ...(run.pollIntervalMs === undefined ? {} : { pollIntervalMs: run.pollIntervalMs }), ...(run.pollMaxMs === undefined ? {} : { pollMaxMs: run.pollMaxMs }) },
-      ...(run.rate === undefined ? {} : { rate: run.rate }),
-      ...(listen === undefined ? {} : { listen }),
-      ...(run.store === undefined ? {} : { store: run.store })
+    const help = ["--help"]
+    const validate = (build: Build) => ["validate", REFUSED_CSV, ...sandbox.connection, "--state", join(dir, `${build.label}.db`), "--out", join(dir, `out-${build.label}`)]
+    // Not counted: each store is created (a user's exists already) and the files reach the page cache.
+    for (const build of builds) expectExit(`${build.label} payouts validate (warm-up)`, await runCli(build, validate(build)), [2])
+    const runs = await alternate(builds, pairs(9), async (build) => {
+      const h = await runCli(build, help)
+      const v = await runCli(build, validate(build))
+      expectExit(`${build.label} payouts --help`, h, [0])
+      expectExit(`${build.label} payouts validate`, v, [2])
+      return { help: h, validate: v }
     })
-    const cpu = process.cpuUsage(cpu0)
-    const cpuShare = (cpu.user + cpu.system) / 1000 / (performance.now() - wall0)
-    log(`${name}: orchestrator process CPU ${Math.round(cpuShare * 100)}% of one core over the run`)
-    const samples = await sampler.stop()
-    if (times.exitCode !== 0) log(`${name}: run ended with exit ${times.exitCode} ${JSON.stringify(times.counts)}`)
-    return { times, samples, sandbox, cpuShare, final: samples[samples.length - 1].counters }
+    for (const command of ["help", "validate"] as const) {
+      const name = command === "help" ? "payouts --help" : "payouts validate, refused (10 rows)"
+      const seconds = byLabel(runs, (xs) => median(xs.map((x) => x[command].seconds)))
+      const rss = byLabel(runs, (xs) => median(xs.map((x) => x[command].maxRssKiB / 1024)))
+      const cpu = byLabel(runs, (xs) => median(xs.map((x) => x[command].cpuSeconds)))
+      row({ section: "startup", figure: `${name}: wall time`, unit: "s", head: seconds.HEAD, baseline: seconds.baseline, bound: { op: "<=", value: 0.3, label: "" } })
+      row({ section: "startup", figure: `${name}: peak RSS`, unit: "MiB", head: rss.HEAD, baseline: rss.baseline, bound: { op: "<=", value: 90, label: "" } })
+      row({ section: "startup", figure: `  ${name}: CPU time`, unit: "s", head: cpu.HEAD, baseline: cpu.baseline })
+    }
+    details.startup = { pairs: pairs(9), runs: Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map((x) => ({ help: strip(x.help), validate: strip(x.validate) }))])) }
   } finally {
     await sandbox.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-const latencySection = async () => {
-  log("latency-bound throughput: sandbox latency 100 ms, concurrency 32, no rate limit")
-  const n = scale(2_000)
-  const concurrency = 32
-  const { times, final } = await batchRun("latency", n, { faults: "*.latency=100ms-100ms", timeScale: 1 }, { concurrency })
-  const bound = concurrency / 0.1
-  log("plain HTTP loop at the same latency and concurrency (what the sandbox process can serve)")
-  const sandbox = await spawnSandbox({ fund: FUND, faults: "*.latency=100ms-100ms" })
-  const loop = await httpLoop(sandbox, 8, 1).then(() => httpLoop(sandbox, concurrency, quick ? 2 : 5)).finally(() => sandbox.stop())
-  details.latency = { payouts: n, concurrency, latencyMs: 100, counters: final, plainLoop: loop, ...phases(times) }
-  row({
-    section: "latency", figure: "payouts submitted/s (latency 100 ms, concurrency 32)", value: perSecond(n, times.firstIntentAt, times.lastSubmittedAt),
-    unit: "/s", bound, boundLabel: "concurrency / latency", target: ">= 0.9", met: perSecond(n, times.firstIntentAt, times.lastSubmittedAt) / bound >= 0.9
-  })
-  row({
-    section: "latency", figure: "  vs plain HTTP loop, same latency and concurrency", value: perSecond(n, times.firstIntentAt, times.lastSubmittedAt),
-    unit: "/s", bound: loop.perSecond, boundLabel: "plain loop req/s", target: "", met: undefined
-  })
+const strip = (r: ChildRun) => ({ code: r.code, seconds: round(r.seconds, 3), cpuSeconds: round(r.cpuSeconds, 3), maxRssMiB: round(r.maxRssKiB / 1024, 1) })
+
+interface PayoutsRun {
+  readonly child: ChildRun
+  readonly times: RowTimes
+  /** Requests the service accepted per second from the first intent to the last submission (all calls). */
+  readonly acceptedPerSecond: number
+  /** Payouts submitted per second over the same window. */
+  readonly submittedPerSecond: number
+  readonly cpuMsPerPayout: number
+  readonly share429: number
+  readonly counters: Record<string, number>
 }
 
-const rateSection = async (given: boolean) => {
-  const label = given ? "given" : "adaptive"
-  log(`rate-bound throughput: sandbox limit 50 requests/s, ${given ? "the limit given to us (--rate 50)" : "unknown to us (adaptive)"}`)
-  const n = scale(1_200)
-  const { times, samples, final } = await batchRun(`rate-${label}`, n, { faults: "rate=50", timeScale: 600 }, {
-    concurrency: 16,
-    ...(given ? { rate: 50 } : {}),
-    pollIntervalMs: 2_000
-  })
-  const from = times.firstIntentAt
-  const to = times.lastSubmittedAt
-  const requests = counterAt(samples, "requests", to) - counterAt(samples, "requests", from)
-  const limited = counterAt(samples, "rate_limited", to) - counterAt(samples, "rate_limited", from)
-  const used = perSecond(requests - limited, from, to)
-  const share429 = (final.rate_limited ?? 0) / Math.max(1, final.requests ?? 0)
-  details[`rate_${label}`] = { payouts: n, limit: 50, counters: final, windowSeconds: round((to - from) / 1000), ...phases(times) }
-  const [target, max429] = given ? [0.9, 0.01] : [0.8, 0.05]
-  row({ section: "rate", figure: `requests used/s, limit 50 ${label}`, value: used, unit: "/s", bound: 50, boundLabel: "sandbox limit", target: `>= ${target}`, met: used / 50 >= target })
-  row({ section: "rate", figure: `429 share, limit ${label}`, value: share429 * 100, unit: "%", bound: undefined, boundLabel: `<= ${max429 * 100}% of requests`, target: `<= ${max429 * 100}%`, met: share429 <= max429 })
-}
-
-const overheadSection = async () => {
-  log("orchestrator overhead: sandbox at zero latency, webhooks on, end to end")
-  const n = scale(5_000)
-  const concurrency = 32
-  const { times, final } = await batchRun("overhead", n, { timeScale: 1_000 }, { concurrency, listen: true })
-  const e2e = perSecond(n, times.startedAt, times.endedAt)
-  const submit = perSecond(n, times.firstIntentAt, times.lastSubmittedAt)
-  log("plain HTTP load loop against the same sandbox endpoint (POST payout)")
-  const sandbox = await spawnSandbox({ fund: FUND, timeScale: 1_000 })
-  const loop = await httpLoop(sandbox, 8, 1).then(() => httpLoop(sandbox, concurrency, quick ? 2 : 5)).finally(() => sandbox.stop())
-  const requestsPerPayout = (final.requests ?? 0) / n
-  details.overhead = { payouts: n, concurrency, counters: final, requestsPerPayout: round(requestsPerPayout, 3), plainLoop: loop, ...phases(times) }
-  row({ section: "overhead", figure: "payouts submitted and tracked to final/s, end to end (intake included)", value: e2e, unit: "/s", bound: 1_000, boundLabel: "goal 1,000/s", target: ">= 1.0", met: e2e >= 1_000 })
-  row({ section: "overhead", figure: "payouts submitted/s (submit phase alone)", value: submit, unit: "/s", bound: undefined, boundLabel: "", target: "", met: undefined })
-  row({ section: "overhead", figure: "orchestrator requests/s vs plain HTTP loop (same endpoint)", value: ((final.requests ?? 0) * 1000) / (times.lastFinalAt - times.firstIntentAt), unit: "req/s", bound: loop.perSecond, boundLabel: "plain HTTP loop req/s", target: "", met: undefined })
-  return requestsPerPayout
-}
-
-const trackingSection = async () => {
-  log("tracking efficiency: default poll schedule (5 s doubling to 5 min), sandbox in real time (payout delay 10 s)")
-  const n = scale(1_000)
-  // Both at once, each with its own sandbox: tracking is mostly waiting for the payouts to finish.
-  const [webhooks, polling] = await Promise.all([
-    batchRun("track-webhooks", n, { timeScale: 1 }, { concurrency: 8, listen: true }),
-    batchRun("track-polling", n, { timeScale: 1 }, { concurrency: 8 })
-  ])
-  const perPayout = (c: Record<string, number>) => (c["status.requests"] ?? 0) / n
-  details.tracking = { payouts: n, webhooks: { counters: webhooks.final, ...phases(webhooks.times) }, polling: { counters: polling.final, ...phases(polling.times) } }
-  row({ section: "tracking", figure: "status lookups per payout, webhooks on", value: perPayout(webhooks.final), unit: "", bound: 1, boundLabel: "one lookup per payout", target: "<= 1.2", met: perPayout(webhooks.final) <= 1.2, ratio: perPayout(webhooks.final) })
-  row({ section: "tracking", figure: "status lookups per payout, polling only (default schedule)", value: perPayout(polling.final), unit: "", bound: 1, boundLabel: "one lookup per payout", target: "report", met: undefined, ratio: perPayout(polling.final) })
-}
-
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
-
-/** Why PostgreSQL cannot be used (logged loudly, the section's rows say it), else undefined. */
-const postgresMissing = async (section: string) => {
-  const reason = await unreachable(pgUrl)
-  if (reason === undefined) return undefined
-  log(`${section}: SKIPPED, PostgreSQL at ${shownUrl(pgUrl)} does not answer (${reason}); give --pg-url or PAYOUTS_TEST_DATABASE_URL`)
-  details[section] = { skipped: reason, database: shownUrl(pgUrl) }
-  row({ section, figure: `${section}: skipped, PostgreSQL unreachable`, value: 0, unit: "", bound: undefined, boundLabel: reason, target: "", met: false })
-  return reason
-}
-
-const pgTrackingSection = async () => {
-  if ((await postgresMissing("pgtracking")) !== undefined) return
-  const n = quick ? 500 : 3_000
-  const pairs = quick ? 1 : 3
-  const concurrency = 32
-  log(`store throughput: ${n} payouts tracked to final, PostgreSQL store vs SQLite store, sandbox at zero latency, concurrency ${concurrency}, polls every 100 ms, ${pairs} pair(s) of runs`)
-  // Polling with short timings, not --listen: a webhook that arrives before its payout is tracked (the
-  // POST's answer not yet recorded) is dropped, and that payout then waits its first poll at --poll-max
-  // (5 min), one such payout decides "last final" of a run (seen here: 303 s for 500 payouts).
-  const tracking = { concurrency, pollIntervalMs: 100, pollMaxMs: 400 }
-  const sqlite = (name: string, rows: number) => batchRun(name, rows, { timeScale: 1_000 }, tracking)
-  const postgres = (name: string, rows: number) =>
-    withSchema(pgUrl, "payouts_bench", (schema) =>
-      batchRun(name, rows, { timeScale: 1_000 }, { ...tracking, store: PostgresStateStore.layer({ url: Redacted.make(pgUrl), schema }) })
-    )
-  log("warm-up runs on each store (not measured): loading the adapters and JIT")
-  await sqlite("pgt-warmup-sqlite", 200)
-  await postgres("pgt-warmup-postgres", 200)
-  const figures = (r: Awaited<ReturnType<typeof sqlite>>) => ({
-    tracked: perSecond(n, r.times.firstIntentAt, r.times.lastFinalAt),
-    endToEnd: perSecond(n, r.times.startedAt, r.times.endedAt),
-    cpuShare: round(r.cpuShare),
-    counters: r.final,
-    ...phases(r.times)
-  })
-  const runs: { sqlite: Array<ReturnType<typeof figures>>; postgres: Array<ReturnType<typeof figures>> } = { sqlite: [], postgres: [] }
-  // Alternate which store goes first, so a drift in machine load weighs on both alike.
-  for (let i = 0; i < pairs; i++) {
-    const order = i % 2 === 0 ? (["sqlite", "postgres"] as const) : (["postgres", "sqlite"] as const)
-    for (const store of order) {
-      const r = figures(store === "sqlite" ? await sqlite(`pgt-sqlite-${i}`, n) : await postgres(`pgt-postgres-${i}`, n))
-      log(`pgtracking ${store} run ${i}: ${round(r.tracked)} tracked to final/s, ${round(r.endToEnd)}/s end to end, exit ${r.exitCode}, ${r.rows} rows`)
-      runs[store].push(r)
-    }
-  }
-  const tracked = { sqlite: median(runs.sqlite.map((r) => r.tracked)), postgres: median(runs.postgres.map((r) => r.tracked)) }
-  const endToEnd = { sqlite: median(runs.sqlite.map((r) => r.endToEnd)), postgres: median(runs.postgres.map((r) => r.endToEnd)) }
-  const allPaid = [...runs.sqlite, ...runs.postgres].every((r) => r.exitCode === 0 && r.rows === n)
-  details.pgtracking = { payouts: n, concurrency, pairs, pollIntervalMs: 100, pollMaxMs: 400, database: shownUrl(pgUrl), allRunsExit0: allPaid, medians: { tracked, endToEnd }, runs }
-  const ratio = tracked.postgres / tracked.sqlite
-  row({
-    section: "pgtracking", figure: `payouts tracked to final/s, PostgreSQL store (median of ${pairs}, first intent to last final)`, value: tracked.postgres, unit: "/s",
-    bound: tracked.sqlite, boundLabel: "SQLite store, same run", target: ">= 0.8", met: allPaid && ratio >= 0.8
-  })
-  row({
-    section: "pgtracking", figure: "  end to end (intake, preflight, outputs included)", value: endToEnd.postgres, unit: "/s",
-    bound: endToEnd.sqlite, boundLabel: "SQLite store, same run", target: "", met: undefined
-  })
-}
-
-/**
- * One pool of `workers` watch workers on 4 batches against a sandbox limited to `rate`: the account's
- * accepted requests per second from the first intent to the last submission of the run (every batch),
- * and the share of 429 answers over everything the workers sent. `store`: one PostgreSQL schema shared
- * by the pool (the budget shared through the account's register), or one SQLite file (one worker: the
- * gate paces its process alone), the control that tells the shared budget's cost from the machine's.
- */
-const workersRun = async (workers: number, store: "postgres" | "sqlite", shape: { rate: number; batches: number; rowsPerBatch: number; concurrency: number }) => {
-  const { rate, batches, rowsPerBatch, concurrency } = shape
-  const sandbox = await spawnSandbox({ fund: FUND, webhookRetryMillis: 200, faults: `rate=${rate}`, timeScale: 600 })
-  const sqliteDir = tempDir("workers-sqlite")
+/** One `payouts run` of `n` rows by `build`, tracked to final with webhooks, against a fresh sandbox of HEAD. */
+const payoutsRun = async (build: Build, head: Build, name: string, n: number, service: SandboxOptions, options: ReadonlyArray<string>): Promise<PayoutsRun> => {
+  const dir = tempDir(`${name}-${build.label}`)
+  const sandbox = await spawnSandbox(head, service)
   try {
-    const run = async (state: string, times: () => Promise<RowTimes>) => {
-      const baseline = await sandbox.counters()
-      const sampler = sampleCounters(sandbox, 250, baseline)
-      const expectedSeconds = (batches * rowsPerBatch * 3) / rate
-      const result = await runWorkers({ sandbox, state, workers, batches, rowsPerBatch, rate, concurrency, timeoutMs: Math.round(expectedSeconds * 4_000 + 120_000) }).catch(
-        async (error: unknown) => {
-          await sampler.stop()
-          throw error
-        }
-      )
-      const samples = await sampler.stop()
-      return { result, samples, times: await times() }
-    }
-    const { result, samples, times } =
-      store === "postgres"
-        ? await withSchema(pgUrl, "payouts_bench_workers", (schema) => run(storeUrl(pgUrl, schema), () => rowTimes(pgUrl, schema)))
-        : await run(join(sqliteDir, "state.db"), () => sqliteRowTimes(join(sqliteDir, "state.db")))
+    const file = join(dir, "batch.csv")
+    await writeCsv(file, { rows: n, market: 0, prefix: `${name}-${build.label}-` })
+    const state = join(dir, "state.db")
+    const sampler = sampleCounters(sandbox.counters, 250, await sandbox.counters())
+    const child = await runCli(build, [
+      "run", file, ...sandbox.connection, "--state", state, "--out", join(dir, "out"), "--listen", `127.0.0.1:${await freePort()}`,
+      // A straggler whose webhook came before its POST's answer was recorded is polled soon, not at 5 min;
+      // the least reconcile grace: a POST cut off on a loaded machine is settled without the half-hour wait.
+      "--poll-interval", "1s", "--poll-max", "2s", "--reconcile-grace", "0s", ...options
+    ], { timeoutMs: 30 * 60_000 })
+    const samples = await sampler.stop()
+    expectExit(`${build.label} payouts run (${name})`, child, [0])
+    const times = await sqliteRowTimes(state)
+    if (times.rows !== n) throw new Error(`${build.label} payouts run (${name}): ${times.rows} rows in the store, expected ${n}`)
     const from = times.firstIntentAt
     const to = times.lastSubmittedAt
-    const requests = counterAt(samples, "requests", to) - counterAt(samples, "requests", from)
-    const limited = counterAt(samples, "rate_limited", to) - counterAt(samples, "rate_limited", from)
-    const used = perSecond(requests - limited, from, to)
-    const final = samples[samples.length - 1].counters
-    const share429 = (final.rate_limited ?? 0) / Math.max(1, final.requests ?? 0)
-    const complete = !result.timedOut && result.done === batches && times.rows === batches * rowsPerBatch
-    const label = `${workers} worker(s), ${store === "postgres" ? "PostgreSQL" : "SQLite"}`
-    if (!complete) log(`workers ${label}: ${result.done} done, ${result.rejected} rejected${result.timedOut ? ", TIMED OUT" : ""}; rows ${JSON.stringify(times.states)}\n${result.outputTails.join("\n---\n")}`)
-    log(`workers ${label}: ${round(used)} requests/s accepted over ${round((to - from) / 1000)} s (${round(used / rate, 3)} of ${rate}), 429 share ${round(share429 * 100, 3)}%, all in done/ after ${round((result.doneAt - result.droppedAt) / 1000)} s`)
+    const accepted = (counterAt(samples, "requests", to) - counterAt(samples, "requests", from)) - (counterAt(samples, "rate_limited", to) - counterAt(samples, "rate_limited", from))
+    const counters = samples[samples.length - 1].counters
+    const seconds = Math.max(1, to - from) / 1000
     return {
-      used,
-      share429,
-      complete,
-      detail: {
-        done: result.done,
-        rejected: result.rejected,
-        timedOut: result.timedOut,
-        exits: result.exits,
-        rowStates: times.states,
-        windowSeconds: round((to - from) / 1000),
-        requestsInWindow: round(requests),
-        rateLimitedInWindow: round(limited),
-        secondsDroppedToDone: round((result.doneAt - result.droppedAt) / 1000),
-        // Each batch's submission window, in seconds from the first intent of the run.
-        batchWindows: times.batches.map((b) => ({ batch: b.batchId, from: round((b.firstIntentAt - from) / 1000), to: round((b.lastSubmittedAt - from) / 1000), final: round((b.lastFinalAt - from) / 1000) })),
-        counters: final
-      }
+      child,
+      times,
+      acceptedPerSecond: accepted / seconds,
+      submittedPerSecond: n / seconds,
+      cpuMsPerPayout: (child.cpuSeconds * 1000) / n,
+      share429: (counters.rate_limited ?? 0) / Math.max(1, counters.requests ?? 0),
+      counters
     }
   } finally {
     await sandbox.stop()
-    rmSync(sqliteDir, { recursive: true, force: true })
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
-const workersSection = async () => {
-  if ((await postgresMissing("workers")) !== undefined) return
-  const rate = Number(flag("workers-rate") ?? 50)
-  const shape = { rate, batches: 4, rowsPerBatch: quick ? 60 : 300, concurrency: 8 }
-  const counts = [1, 2, 4]
-  log(`a pool of watch workers: ${counts.join(", ")} workers (bin/payouts.js), one PostgreSQL store, ${shape.batches} batches of ${shape.rowsPerBatch}, sandbox limit rate=${rate}/s, every worker --rate ${rate}`)
-  const byWorkers: Record<string, unknown> = {}
-  for (const workers of counts) {
-    const r = await workersRun(workers, "postgres", shape)
-    byWorkers[String(workers)] = r.detail
-    row({
-      section: "workers", figure: `account requests accepted/s, ${workers} worker(s), limit ${rate}`, value: r.used, unit: "/s",
-      bound: rate, boundLabel: "sandbox limit (= --rate)", target: ">= 0.9", met: r.complete && r.used / rate >= 0.9
-    })
-    row({
-      section: "workers", figure: `429 share, ${workers} worker(s)`, value: r.share429 * 100, unit: "%",
-      bound: undefined, boundLabel: "<= 1% of requests", target: "<= 1%", met: r.complete && r.share429 <= 0.01
-    })
+const runDetail = (r: PayoutsRun) => ({
+  ...strip(r.child),
+  acceptedPerSecond: round(r.acceptedPerSecond),
+  submittedPerSecond: round(r.submittedPerSecond),
+  cpuMsPerPayout: round(r.cpuMsPerPayout, 3),
+  share429Percent: round(r.share429 * 100, 3),
+  windowSeconds: round((r.times.lastSubmittedAt - r.times.firstIntentAt) / 1000),
+  trackedSeconds: round((r.times.lastFinalAt - r.times.firstIntentAt) / 1000),
+  counters: r.counters
+})
+
+const latencySection = async (builds: ReadonlyArray<Build>, head: Build) => {
+  const n = quick ? 600 : 3_000
+  const concurrency = 32
+  const latencyMs = 100
+  const bound = concurrency / (latencyMs / 1000)
+  log(`latency-bound: ${n} payouts, service latency ${latencyMs} ms on every call, --concurrency ${concurrency}, no rate limit`)
+  const service = { faults: `*.latency=${latencyMs}ms-${latencyMs}ms`, payoutDelay: "1s" }
+  const runs = await alternate(builds, pairs(3), (build, i) => payoutsRun(build, head, `latency${i}`, n, service, ["--concurrency", String(concurrency)]))
+  const rate = byLabel(runs, (xs) => median(xs.map((x) => x.submittedPerSecond)))
+  const cpu = byLabel(runs, (xs) => median(xs.map((x) => x.cpuMsPerPayout)))
+  row({ section: "service", figure: `latency-bound: payouts submitted/s (${latencyMs} ms, concurrency ${concurrency})`, unit: "/s", head: rate.HEAD, baseline: rate.baseline, bound: { op: ">=", value: 0.9 * bound, label: `0.9 x concurrency / latency (${bound}/s)` } })
+  row({ section: "service", figure: "orchestrator CPU per payout tracked to final (payouts run process)", unit: "ms", head: cpu.HEAD, baseline: cpu.baseline, bound: { op: "<=", value: 3, label: "" } })
+  details.latency = { payouts: n, concurrency, latencyMs, runs: Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map(runDetail)])) }
+}
+
+const rateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
+  const n = quick ? 400 : 1_500
+  const concurrency = 16
+  log(`rate-bound: ${n} payouts, service limit ${RATE} requests/s (429 above), --rate ${RATE}, --concurrency ${concurrency}`)
+  const service = { faults: `rate=${RATE}`, timeScale: 600 }
+  const runs = await alternate(builds, pairs(2), (build, i) => payoutsRun(build, head, `rate${i}`, n, service, ["--rate", String(RATE), "--concurrency", String(concurrency)]))
+  const used = byLabel(runs, (xs) => median(xs.map((x) => x.acceptedPerSecond)))
+  const share = byLabel(runs, (xs) => median(xs.map((x) => x.share429 * 100)))
+  const cpu = byLabel(runs, (xs) => median(xs.map((x) => x.cpuMsPerPayout)))
+  row({ section: "service", figure: `rate-bound: requests accepted/s (--rate ${RATE}, service limit ${RATE})`, unit: "/s", head: used.HEAD, baseline: used.baseline, bound: { op: ">=", value: 0.99 * RATE, label: `0.99 x --rate ${RATE}` } })
+  row({ section: "service", figure: "  rate-bound: share of requests answered 429", unit: "%", head: share.HEAD, baseline: share.baseline })
+  row({ section: "service", figure: "  rate-bound: CPU per payout tracked to final", unit: "ms", head: cpu.HEAD, baseline: cpu.baseline })
+  details.rate = { payouts: n, concurrency, rate: RATE, runs: Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map(runDetail)])) }
+}
+
+const validateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
+  const largest = Number(flag("validate-rows") ?? (quick ? 200_000 : 1_000_000))
+  const sizes = [...new Set([10_000, 100_000, largest])].filter((s) => s <= largest).sort((a, b) => a - b)
+  const dir = tempDir("validate")
+  const sandbox = await spawnSandbox(head)
+  try {
+    const files = new Map<number, string>()
+    for (const size of sizes) {
+      const file = join(dir, `rows-${size}.csv`)
+      log(`generating a ${size.toLocaleString("en")}-row CSV`)
+      await writeCsv(file, { rows: size })
+      files.set(size, file)
+    }
+    log(`validate of ${sizes.map((s) => s.toLocaleString("en")).join(", ")} rows by each build, and bare libphonenumber (one thread) over the same numbers`)
+    const phones: Array<number> = []
+    const perSize = new Map<number, Map<Build, Array<ChildRun>>>()
+    const n = pairs(3)
+    for (const size of sizes) {
+      // Larger files: fewer pairs (one 1M-row validate takes half a minute or more).
+      const count = size >= 500_000 ? Math.max(1, Math.min(n, 2)) : n
+      perSize.set(size, await alternate(builds, count, async (build, i) => {
+        const r = await runCli(build, ["validate", files.get(size)!, ...sandbox.connection, "--state", join(dir, `${build.label}-${size}-${i}.db`), "--out", join(dir, `out-${build.label}-${size}-${i}`)])
+        expectExit(`${build.label} payouts validate of ${size} rows`, r, [0])
+        return r
+      }))
+      // The bound measured between the runs it bounds, at the same load.
+      phones.push((await barePhones(files.get(largest)!)).perSecond)
+    }
+    const bare = median(phones)
+    const rate = (size: number) => byLabel(perSize.get(size)!, (xs) => size / median(xs.map((x) => x.seconds)))
+    const rss = (size: number) => byLabel(perSize.get(size)!, (xs) => median(xs.map((x) => x.maxRssKiB / 1024)))
+    const top = rate(largest)
+    const label = (s: number) => s.toLocaleString("en")
+    row({ section: "validate", figure: `validate rows/s, ${label(largest)} rows`, unit: "/s", head: top.HEAD, baseline: top.baseline, bound: { op: ">=", value: 0.45 * bare, label: `0.45 x bare libphonenumber (${Math.round(bare)}/s)` } })
+    row({ section: "validate", figure: `  bare libphonenumber numbers/s (one thread, same numbers)`, unit: "/s", head: bare, baseline: bare })
+    for (const size of sizes.slice(0, -1)) {
+      const r = rate(size)
+      row({ section: "validate", figure: `  validate rows/s, ${label(size)} rows`, unit: "/s", head: r.HEAD, baseline: r.baseline })
+    }
+    for (const size of sizes) {
+      const m = rss(size)
+      row({ section: "validate", figure: `${size === largest ? "" : "  "}validate peak RSS, ${label(size)} rows`, unit: "MiB", head: m.HEAD, baseline: m.baseline, ...(size === largest ? { bound: { op: "<=" as const, value: 256, label: "" } } : {}) })
+    }
+    // Flat: the wall time each added row costs (the process's start left out), last step against the first.
+    if (sizes.length >= 3) {
+      const seconds = (size: number) => byLabel(perSize.get(size)!, (xs) => median(xs.map((x) => x.seconds)))
+      const step = (a: number, b: number) => {
+        const [sa, sb] = [seconds(a), seconds(b)]
+        const per = (k: "HEAD" | "baseline") => (sa[k] === undefined || sb[k] === undefined ? undefined : ((sb[k]! - sa[k]!) * 1e6) / (b - a))
+        return { HEAD: per("HEAD"), baseline: per("baseline") }
+      }
+      const first = step(sizes[0], sizes[1])
+      const last = step(sizes[sizes.length - 2], sizes[sizes.length - 1])
+      const growth = (k: "HEAD" | "baseline") => (first[k] === undefined || last[k] === undefined ? undefined : last[k]! / first[k]!)
+      row({ section: "validate", figure: `validate time per added row, ${label(sizes[sizes.length - 2])} -> ${label(largest)} over ${label(sizes[0])} -> ${label(sizes[1])}`, unit: "x", head: growth("HEAD"), baseline: growth("baseline"), bound: { op: "<=", value: 1.5, label: "flat" } })
+      row({ section: "validate", figure: `  time per added row, ${label(sizes[0])} -> ${label(sizes[1])}`, unit: "us", head: first.HEAD, baseline: first.baseline })
+      row({ section: "validate", figure: `  time per added row, ${label(sizes[sizes.length - 2])} -> ${label(largest)}`, unit: "us", head: last.HEAD, baseline: last.baseline })
+    }
+    details.validate = {
+      sizes,
+      barePhonesPerSecond: phones.map((x) => round(x)),
+      runs: Object.fromEntries([...perSize].map(([size, runs]) => [size, Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map(strip)]))]))
+    }
+  } finally {
+    await sandbox.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
-  log("control: 1 worker on a SQLite store (its gate paces the process alone, no shared budget), same batches and limit")
-  const control = await workersRun(1, "sqlite", shape)
+}
+
+/** Four `payouts watch` workers of `build` on one PostgreSQL store and 4 batches, the sandbox limited to RATE. */
+const workersRun = async (build: Build, head: Build, i: number, shape: { readonly batches: number; readonly rowsPerBatch: number; readonly concurrency: number; readonly workers: number }) => {
+  const sandbox = await spawnSandbox(head, { faults: `rate=${RATE}`, timeScale: 600 })
+  try {
+    return await withSchema(pgUrl, "payouts_bench_workers", async (schema) => {
+      const sampler = sampleCounters(sandbox.counters, 250, await sandbox.counters())
+      const expectedSeconds = (shape.batches * shape.rowsPerBatch * 3) / RATE
+      const result = await runWorkers({ build, sandbox, state: storeUrl(pgUrl, schema), rate: RATE, tag: String(i), timeoutMs: Math.round(expectedSeconds * 4_000 + 120_000), ...shape })
+        .finally(() => sampler.stop())
+      const samples = await sampler.stop()
+      const times = await rowTimes(pgUrl, schema)
+      const from = times.firstIntentAt
+      const to = times.lastSubmittedAt
+      const accepted = (counterAt(samples, "requests", to) - counterAt(samples, "requests", from)) - (counterAt(samples, "rate_limited", to) - counterAt(samples, "rate_limited", from))
+      const counters = samples[samples.length - 1].counters
+      const complete = !result.timedOut && result.done === shape.batches && times.rows === shape.batches * shape.rowsPerBatch
+      if (!complete) log(`workers ${build.label}: ${result.done} done, ${result.rejected} rejected${result.timedOut ? ", TIMED OUT" : ""}; rows ${JSON.stringify(times.states)}\n${result.outputTails.join("\n---\n")}`)
+      return {
+        used: (accepted * 1000) / Math.max(1, to - from),
+        complete,
+        share429: (counters.rate_limited ?? 0) / Math.max(1, counters.requests ?? 0),
+        detail: { complete, done: result.done, rejected: result.rejected, exits: result.exits, rowStates: times.states, windowSeconds: round((to - from) / 1000), counters }
+      }
+    })
+  } finally {
+    await sandbox.stop()
+  }
+}
+
+const workersSection = async (builds: ReadonlyArray<Build>, head: Build) => {
+  const reason = await unreachable(pgUrl)
+  if (reason !== undefined) {
+    log(`workers: SKIPPED, PostgreSQL at ${shownUrl(pgUrl)} does not answer (${reason}); give --pg-url or PAYOUTS_TEST_DATABASE_URL`)
+    row({ section: "workers", figure: `four watch workers: skipped, PostgreSQL unreachable (${reason})`, unit: "", head: undefined, baseline: undefined, bound: { op: ">=", value: 0.9 * RATE, label: "" } })
+    return
+  }
+  const shape = { workers: 4, batches: 4, rowsPerBatch: quick ? 80 : 300, concurrency: 8 }
+  log(`four payouts watch workers, one PostgreSQL store, ${shape.batches} batches of ${shape.rowsPerBatch}, service limit ${RATE}/s, every worker --rate ${RATE}`)
+  const runs = await alternate(builds, pairs(1), (build, i) => workersRun(build, head, i, shape))
+  const used = byLabel(runs, (xs) => median(xs.map((x) => x.used)))
+  const share = byLabel(runs, (xs) => median(xs.map((x) => x.share429 * 100)))
+  const unfinished = [...runs].filter(([, xs]) => xs.some((x) => !x.complete)).map(([b]) => b.label)
   row({
-    section: "workers", figure: `  control: 1 worker, SQLite store (no shared budget), limit ${rate}`, value: control.used, unit: "/s",
-    bound: rate, boundLabel: "sandbox limit (= --rate)", target: "report", met: undefined
+    section: "workers", figure: `four PostgreSQL watch workers: requests accepted/s (shared --rate ${RATE})${unfinished.length === 0 ? "" : `, UNFINISHED runs: ${unfinished.join(", ")}`}`,
+    unit: "/s", head: used.HEAD, baseline: used.baseline, bound: { op: ">=", value: 0.9 * RATE, label: `0.9 x --rate ${RATE}` },
+    ...(unfinished.includes("HEAD") ? { failed: "HEAD's runs did not finish" } : {})
   })
-  details.workers = {
-    ...shape,
-    concurrencyPerWorker: shape.concurrency,
-    database: shownUrl(pgUrl),
-    workerArgs: workerArgs("DIR", { rate, concurrency: shape.concurrency, callbackUrl: "the sandbox's webhook sink" }),
-    byWorkers,
-    controlSqliteOneWorker: { ...control.detail, used: round(control.used), share429: round(control.share429 * 100, 3) }
-  }
-}
-
-const validateSection = async () => {
-  const n = Number(flag("validate-rows") ?? (quick ? 100_000 : 1_000_000))
-  log(`validation: payouts validate (the CLI) at 100,000 and ${n.toLocaleString("en")} rows against bare papaparse and libphonenumber`)
-  moduleRows("validate", await benchValidate({ rows: n }))
-}
-
-/** A section measured by its own module: its rows go in the table as they come. */
-const moduleRows = (section: string, measured: ReadonlyArray<Omit<Row, "section" | "ratio">>) => {
-  for (const r of measured) row({ section, ...r })
-}
-
-const startupSection = async () => {
-  log("start-up: payouts --help and a refused validate against a bare import of the dependencies (whole processes)")
-  moduleRows("startup", await benchStartup({ runs: quick ? 5 : 9 }))
-}
-
-const sandboxSection = async () => {
-  log("sandbox speed: payout POSTs/s on one core, plain keep-alive loop at concurrency 32")
-  moduleRows("sandbox", await benchSandboxSpeed({ seconds: quick ? 3 : 8, runs: quick ? 1 : 3, log }))
-}
-
-const costSection = async () => {
-  const result = await benchCost({
-    root,
-    intakeSizes: quick ? [10_000, 50_000, 100_000] : [10_000, 100_000, 1_000_000],
-    runSizes: quick ? [1_000, 10_000] : [10_000, 100_000],
-    log
-  })
-  details.cost = result.details
-  moduleRows("cost", result.rows)
+  row({ section: "workers", figure: "  four workers: share of requests answered 429", unit: "%", head: share.HEAD, baseline: share.baseline })
+  details.workers = { ...shape, rate: RATE, database: shownUrl(pgUrl), workerArgs: workerArgs("DIR", { rate: RATE, concurrency: shape.concurrency }), runs: Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map((x) => ({ used: round(x.used), share429Percent: round(x.share429 * 100, 3), ...x.detail }))])) }
 }
 
 const started = Date.now()
 const loadBefore = loadavg()
-if (only.has("startup")) await startupSection()
-if (only.has("sandbox")) await sandboxSection()
-if (only.has("latency") || only.has("overhead")) {
-  log("warm-up batch (not measured): the first run in a process pays for compiling and JIT")
-  await batchRun("warmup", 300, { timeScale: 600 }, { concurrency: 8, pollIntervalMs: 200 })
-}
-if (only.has("latency")) await latencySection()
-if (only.has("rate")) {
-  await rateSection(true)
-  await rateSection(false)
-}
-if (only.has("overhead")) await overheadSection()
-if (only.has("tracking")) await trackingSection()
-if (only.has("pgtracking")) await pgTrackingSection()
-if (only.has("workers")) await workersSection()
-if (only.has("validate")) await validateSection()
-if (only.has("cost")) await costSection()
+const head = headBuild(root)
+const baseline = baselineBuild(root, flag("baseline") ?? BASELINE_COMMIT, log)
+const builds = [head, baseline]
+log(`HEAD ${head.commit} (${head.dir}) against baseline ${baseline.commit} (${baseline.dir})${quick ? ", quick sizes" : ""}`)
+if (only.has("startup")) await startupSection(builds, head)
+if (only.has("latency")) await latencySection(builds, head)
+if (only.has("rate")) await rateSection(builds, head)
+if (only.has("validate")) await validateSection(builds, head)
+if (only.has("workers")) await workersSection(builds, head)
 
 const machine = {
   cpus: cpus().length,
@@ -404,22 +351,30 @@ const machine = {
   loadAverage1mBefore: round(loadBefore[0]),
   loadAverage1mAfter: round(loadavg()[0])
 }
-const fmt = (x: number | undefined) => (x === undefined ? "" : x.toLocaleString("en", { maximumFractionDigits: 3 }))
-const header = ["figure", "value", "bound", "ratio", "target", "met"]
-const table = rows.map((r) => [r.figure, `${fmt(r.value)} ${r.unit}`.trim(), `${fmt(r.bound)} ${r.boundLabel}`.trim(), fmt(r.ratio), r.target, r.met === undefined ? "" : r.met ? "yes" : "NO"])
+const fmt = (x: number | undefined) => (x === undefined ? "" : x.toLocaleString("en", { maximumFractionDigits: x >= 100 ? 0 : 3 }))
+const header = ["figure", "HEAD", "baseline", "bound", "HEAD/bound", "pass"]
+const table = rows.map((r) => [
+  r.figure,
+  `${fmt(r.head)} ${r.unit}`.trim(),
+  `${fmt(r.baseline)} ${r.unit}`.trim(),
+  r.bound === undefined ? "" : `${r.bound.op} ${fmt(r.bound.value)} ${r.unit}${r.bound.label === "" ? "" : ` (${r.bound.label})`}`,
+  fmt(r.ratio),
+  r.pass === undefined ? "" : r.pass ? "pass" : "FAIL"
+])
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)))
-const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => c.padEnd(widths[i])).join(" | ")
+const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => c.padEnd(widths[i])).join(" | ").trimEnd()
+console.log(`HEAD ${head.commit} against baseline ${baseline.commit} (the code before issue 32), medians of alternated runs${quick ? ", --quick sizes" : ""}`)
 console.log(line(header))
 console.log(widths.map((w) => "-".repeat(w)).join("-|-"))
 for (const t of table) console.log(line(t))
 const totalSeconds = round((Date.now() - started) / 1000, 1)
 console.log(`\nmachine: ${machine.cpus} x ${machine.cpu}, ${machine.memoryGiB} GiB, node ${machine.node}; load average ${machine.loadAverage1mBefore} before, ${machine.loadAverage1mAfter} after; bench took ${totalSeconds} s`)
 
-const result = { date: new Date().toISOString(), machine, quick, totalSeconds, rows, details }
+const result = { date: new Date().toISOString(), machine, quick, builds: { head: head.commit, baseline: baseline.commit }, totalSeconds, rows, details }
 const outDir = join(root, "bench", "results")
 mkdirSync(outDir, { recursive: true })
 const name = `${result.date.slice(0, 19).replace(/[:T]/g, "-")}${quick ? "-quick" : ""}.json`
 writeFileSync(join(outDir, name), `${JSON.stringify(result, null, 2)}\n`)
 writeFileSync(join(outDir, quick ? "latest-quick.json" : "latest.json"), `${JSON.stringify(result, null, 2)}\n`)
 console.log(`results: bench/results/${name}`)
-process.exit(0)
+process.exit(rows.some((r) => r.pass === false) ? 1 : 0)

@@ -1,59 +1,75 @@
-/** Starts `sandbox-child.ts` as a separate process and talks to its admin endpoints. */
+/**
+ * The sandbox for the bench: `payouts sandbox` of HEAD's build in a child process (port 0), so both
+ * builds measured pay the same service; its counters are read from the admin API (/__sandbox/faults).
+ */
 import { type ChildProcess, spawn } from "node:child_process"
+import { join } from "node:path"
 import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
-import type { SandboxOptions } from "../../src/sandbox/Sandbox.ts"
+import type { Build } from "./measure.ts"
+
+export interface SandboxOptions {
+  /** --fund, e.g. "XAF=100000000,XOF=100000000" */
+  readonly fund?: string
+  readonly faults?: string
+  readonly timeScale?: number
+  readonly payoutDelay?: string
+}
 
 export interface SandboxProcess {
   readonly baseUrl: string
-  readonly origin: string
   readonly key: string
   readonly secret: string
-  /** A URL in the sandbox process that accepts webhooks (204): the callback_url of runs without --listen. */
-  readonly sinkUrl: string
-  readonly pid: number
+  /** Connection options of every payouts command against it. */
+  readonly connection: ReadonlyArray<string>
   readonly counters: () => Promise<Record<string, number>>
-  readonly setFaults: (faults: string) => Promise<void>
   readonly stop: () => Promise<void>
 }
 
-const root = fileURLToPath(new URL("../..", import.meta.url))
+const KEY = "bench-key"
+const SECRET = "bench-secret"
+const FUND = "XAF=100000000000,XOF=100000000000"
+const running = new Set<ChildProcess>()
+// A bench that fails midway leaves no sandbox serving behind it.
+process.once("exit", () => running.forEach((child) => child.kill("SIGKILL")))
 
-/** `nodeArgs` go to the sandbox's node before the script (e.g. `--cpu-prof` to profile it). */
-export const spawnSandbox = (options: SandboxOptions, nodeArgs: ReadonlyArray<string> = []): Promise<SandboxProcess> =>
+export const spawnSandbox = (build: Build, options: SandboxOptions = {}): Promise<SandboxProcess> =>
   new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [...nodeArgs, "--import", "tsx", "scripts/bench/sandbox-child.ts", JSON.stringify(options)],
-      { cwd: root, stdio: ["pipe", "pipe", "inherit"] }
-    )
+    const args = [
+      join(build.dir, "bin/payouts.js"), "sandbox", "--port", "0", "--key", KEY, "--secret", SECRET, "--fund", options.fund ?? FUND,
+      ...(options.faults === undefined ? [] : ["--faults", options.faults]),
+      ...(options.timeScale === undefined ? [] : ["--time-scale", String(options.timeScale)]),
+      ...(options.payoutDelay === undefined ? [] : ["--payout-delay", options.payoutDelay])
+    ]
+    const child = spawn(process.execPath, args, { cwd: build.dir, stdio: ["ignore", "pipe", "pipe"] })
+    running.add(child)
+    let output = ""
+    child.stderr!.on("data", (d) => void (output += String(d)))
     child.once("error", reject)
-    child.once("exit", (code) => reject(new Error(`sandbox exited early (${code})`)))
-    createInterface({ input: child.stdout! }).once("line", (line) => {
-      const info = JSON.parse(line) as { baseUrl: string; origin: string; key: string; secret: string; sinkUrl: string }
-      const headers = { "X-API-Key": info.key, "X-API-Secret": info.secret, Accept: "application/json", "Content-Type": "application/json" }
-      const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
-        // A read of the counters may meet a keep-alive connection the sandbox closed at that moment
-        // (ECONNRESET, seen once in a full run): a GET is asked again, twice at most.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            const response = await fetch(`${info.origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-            return (await response.json()) as Record<string, unknown>
-          } catch (error) {
-            if (method !== "GET" || attempt >= 3) throw error
-            await new Promise((r) => setTimeout(r, 50))
-          }
-        }
-      }
+    child.once("exit", (code) => reject(new Error(`payouts sandbox exited early (${code}): ${output}`)))
+    const lines = createInterface({ input: child.stdout! })
+    lines.on("line", (line) => {
+      output += `${line}\n`
+      const listening = /listening on (http:\/\/\S+)/.exec(line)
+      if (listening === null) return
+      lines.removeAllListeners("line")
+      child.stdout!.resume()
       child.removeAllListeners("exit")
+      const baseUrl = listening[1]
+      const origin = new URL(baseUrl).origin
+      const headers = { "X-API-Key": KEY, "X-API-Secret": SECRET, Accept: "application/json" }
       resolve({
-        ...info,
-        pid: child.pid!,
-        counters: async () => ((await call("GET", "/__sandbox/faults")).counters ?? {}) as Record<string, number>,
-        setFaults: async (faults) => void (await call("PUT", "/__sandbox/faults", { faults })),
+        baseUrl,
+        key: KEY,
+        secret: SECRET,
+        connection: ["--base-url", baseUrl, "--api-key", KEY, "--api-secret", SECRET],
+        counters: async () => {
+          const response = await fetch(`${origin}/__sandbox/faults`, { headers })
+          return ((await response.json()) as { counters?: Record<string, number> }).counters ?? {}
+        },
         stop: () =>
           new Promise<void>((done) => {
-            if (child.exitCode !== null) return done()
+            running.delete(child)
+            if (child.exitCode !== null || child.signalCode !== null) return done()
             child.once("exit", () => done())
             child.kill("SIGTERM")
           })

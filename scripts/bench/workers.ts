@@ -1,5 +1,5 @@
 /**
- * A pool of `payouts watch` workers for the bench: the real binary (bin/payouts.js) as child processes
+ * A pool of `payouts watch` workers for the bench: a build's binary (bin/payouts.js) as child processes
  * on one job folder and one PostgreSQL store, each given the account's `--rate`. The batches are
  * dropped into the folder at once (renamed in, so each appears complete) once every worker watches;
  * the run ends when every file is in done/ (or rejected/).
@@ -7,14 +7,12 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { writeCsv } from "./csv.ts"
-import { tempDir } from "./measure.ts"
+import { type Build, sleep, tempDir } from "./measure.ts"
 import type { SandboxProcess } from "./sandbox.ts"
 
-const root = fileURLToPath(new URL("../..", import.meta.url))
-
 export interface WorkersRun {
+  readonly build: Build
   readonly sandbox: SandboxProcess
   /** postgres://...?schema=NAME */
   readonly state: string
@@ -25,6 +23,8 @@ export interface WorkersRun {
   readonly rate: number
   readonly concurrency: number
   readonly timeoutMs: number
+  /** Part of every row id: runs on one store never repeat each other's rows. */
+  readonly tag?: string
 }
 
 export interface WorkersResult {
@@ -45,8 +45,8 @@ interface Worker {
   readonly exited: Promise<number | null>
 }
 
-/** Options of every worker: the limit, short scan, settle and poll timings, webhooks to the sandbox's sink. */
-export const workerArgs = (dir: string, run: Pick<WorkersRun, "rate" | "concurrency"> & { readonly callbackUrl: string }) => [
+/** Options of every worker: the limit, short scan, settle and poll timings (no webhooks: tracked by polling). */
+export const workerArgs = (dir: string, run: Pick<WorkersRun, "rate" | "concurrency">) => [
   "watch",
   dir,
   "--scan-every",
@@ -60,15 +60,13 @@ export const workerArgs = (dir: string, run: Pick<WorkersRun, "rate" | "concurre
   "--poll-interval",
   "100ms",
   "--poll-max",
-  "400ms",
-  "--callback-url",
-  run.callbackUrl
+  "400ms"
 ]
 
 const startWorker = (run: WorkersRun, dir: string): Worker => {
   const { PAYOUTS_STATE: _state, ...inherited } = process.env
-  const child = spawn(process.execPath, ["bin/payouts.js", ...workerArgs(dir, { ...run, callbackUrl: run.sandbox.sinkUrl })], {
-    cwd: root,
+  const child = spawn(process.execPath, ["bin/payouts.js", ...workerArgs(dir, run)], {
+    cwd: run.build.dir,
     env: {
       ...inherited,
       PAYOUTS_BASE_URL: run.sandbox.baseUrl,
@@ -89,8 +87,6 @@ const startWorker = (run: WorkersRun, dir: string): Worker => {
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
   return { child, output: () => out, exited }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const waitFor = async (what: string, check: () => boolean, timeoutMs: number) => {
   const start = Date.now()
@@ -117,16 +113,16 @@ const csvIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) =>
  * currency, as "one batch per currency at a time" allows.
  */
 export const runWorkers = async (run: WorkersRun, onDropped: () => void = () => undefined): Promise<WorkersResult> => {
-  const dir = tempDir(`workers${run.workers}`)
+  const dir = tempDir(`workers${run.workers}-${run.build.label}`)
   const staging = join(dir, "..", `${dir.split("/").at(-1)}-staging`)
   mkdirSync(staging, { recursive: true })
   const workers: Array<Worker> = []
   try {
     for (let b = 0; b < run.batches; b++) {
-      await writeCsv(join(staging, `batch-${b}.csv`), { rows: run.rowsPerBatch, market: b % 4, prefix: `W${run.workers}B${b}-` })
+      await writeCsv(join(staging, `batch-${b}.csv`), { rows: run.rowsPerBatch, market: b % 4, prefix: `W${run.workers}${run.build.label}${run.tag ?? ""}B${b}-` })
     }
     for (let i = 0; i < run.workers; i++) workers.push(startWorker(run, dir))
-    // Every worker up (tsx compiles the sources at start) and watching before the files arrive.
+    // Every worker up and watching before the files arrive.
     await waitFor("every worker watching", () => workers.every((w) => /watching /.test(w.output()) || w.child.exitCode !== null), 180_000)
     const dead = workers.findIndex((w) => w.child.exitCode !== null)
     if (dead !== -1) throw new Error(`worker ${dead} exited at start (${workers[dead].child.exitCode}): ${workers[dead].output().slice(-2_000)}`)

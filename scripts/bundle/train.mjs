@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 /**
  * Ten rows, three invalid on their own (a phone number, an amount, an e-mail): refused whole, exit 2.
  * The same file the build trains the code caches on (scripts/bundle/train.mjs) and the bench measures
- * (scripts/bench/startup.ts), so the start measured is the start trained.
+ * (scripts/bench.ts), so the start measured is the start trained.
  */
 const REFUSED_CSV = readFileSync(fileURLToPath(new URL("./refused-10.csv", import.meta.url)), "utf8")
 
