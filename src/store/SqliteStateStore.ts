@@ -1,34 +1,16 @@
-/** The SQLite adapter of the StateStore port. */
+/** The SQLite adapter of the StateStore port: the shared SQL (Sql/) over a SQLite file. */
 import { SqlClient } from "@effect/sql"
-import { type Duration, Effect, Layer } from "effect"
+import { Clock, type Duration, Effect, Layer } from "effect"
 import type { StoreError } from "./Model.ts"
-import { makeAccount } from "./Sqlite/Account.ts"
-import { makeBatches } from "./Sqlite/Batches.ts"
-import { makeMirror } from "./Sqlite/Mirror.ts"
 import { runMigrations } from "./Sqlite/Migrations.ts"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
-import { makeRegisters } from "./Sqlite/Registers.ts"
-import { makeRetries } from "./Sqlite/Retries.ts"
-import { makeRowReads } from "./RowReads.ts"
-import { sqliteMatches } from "./Sqlite/Matches.ts"
-import { makeRows } from "./Sqlite/Rows.ts"
 import { catchSql, makeWriteTransaction } from "./Sqlite/Transaction.ts"
 import { makeWalSync, type SyncFile } from "./Sqlite/WalSync.ts"
+import type { Db } from "./Sql/Db.ts"
+import { makeDriver } from "./Sql/Store.ts"
 import { fromDriver, StateStore } from "./StateStore.ts"
-import type { StoreDriver } from "./StoreDriver.ts"
 
 export type { SqliteOptions }
-
-/** The flat operations over a SQLite database (the contract suite reaches them through the port). */
-const makeDriver = (sql: SqlClient.SqlClient, write: ReturnType<typeof makeWriteTransaction>): StoreDriver => ({
-  ...makeBatches(sql, write),
-  ...makeRows(sql, write),
-  ...makeRowReads(sql, catchSql, sqliteMatches(sql)),
-  ...makeMirror(sql, write),
-  ...makeAccount(sql, write),
-  ...makeRegisters(sql, write),
-  ...makeRetries(sql, write)
-})
 
 /** The WAL file to sync after our commits, when the database is a file in WAL mode. */
 const walOf = (sql: SqlClient.SqlClient) =>
@@ -48,7 +30,9 @@ export const make = (options: { readonly lockTimeout?: Duration.DurationInput; r
       : yield* Effect.acquireRelease(Effect.sync(() => makeWalSync(walPath, options.syncFile)), (wal) => wal.close)
     const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds", wal)
     yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
-    return StateStore.of(fromDriver(makeDriver(sql, write)))
+    // Every process sharing a SQLite file runs on one machine: the Effect Clock is the store's clock.
+    const db: Db = { sql, read: catchSql, write, writeOrReadBack: (self) => write(self), now: Effect.map(Clock.currentTimeMillis, (ms) => sql`${ms}`) }
+    return StateStore.of(fromDriver(makeDriver(db)))
   })
 
 export const layer = (options: SqliteOptions): Layer.Layer<StateStore, StoreError> =>

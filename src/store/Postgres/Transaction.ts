@@ -7,8 +7,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Exit, Predicate, Schedule } from "effect"
+import type { Fragment } from "@effect/sql/Statement"
+import { Clock, Effect, Exit, Predicate, Schedule } from "effect"
 import { StoreError } from "../Model.ts"
+import type { Db, Guarded } from "../Sql/Db.ts"
 
 /** A transaction's end: committed with its value, or its COMMIT cut off (saved or not, unknown). */
 type Ending<A> = { readonly _tag: "Committed"; readonly value: A } | { readonly _tag: "CommitLost"; readonly error: SqlError }
@@ -80,26 +82,22 @@ export const describeFailure = (cause: unknown): string => {
   return code === "" ? what : `${what} (${code})`
 }
 
-export type Guarded = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, Exclude<E, SqlError> | StoreError, R>
-
-export interface Access {
-  readonly sql: SqlClient.SqlClient
+/**
+ * Reads retry a lost connection on a new one; a write is retried only when it provably did not commit;
+ * `writeOrReadBack` settles a cut-off COMMIT by its read-back (claims by their nonce; transitions,
+ * which are safe to run twice).
+ */
+export interface Access extends Omit<Db, "now"> {
   /** The database as messages name it (never with its password). */
   readonly name: string
-  /** Statements outside a transaction: a lost connection is retried on a new one. */
-  readonly read: Guarded
-  /** One transaction: retried only when it provably did not commit. */
-  readonly write: Guarded
-  /**
-   * A write whose outcome, when its COMMIT is cut off, is settled by `readBack` (run once the database
-   * answers again): what it finds is the write's result. For claims (their nonce) and for writes that
-   * are safe to run twice (forward-only transitions: run again, they change nothing already changed).
-   */
-  readonly writeOrReadBack: <A, E, R, E2, R2>(
-    self: Effect.Effect<A, E, R>,
-    readBack: Effect.Effect<A, E2, R2>
-  ) => Effect.Effect<A, Exclude<E, SqlError> | StoreError | Exclude<E2, SqlError>, R | R2>
 }
+
+/** Now on the store's clock, as SQL: the database's (one clock for every machine) or the Effect Clock's (tests). */
+export const storeClock = (sql: SqlClient.SqlClient, clock: "database" | "effect"): Effect.Effect<Fragment> =>
+  clock === "database"
+    ? Effect.succeed(sql.literal("(extract(epoch from clock_timestamp()) * 1000)::bigint"))
+    // Whole milliseconds, as the database gives them: a TestClock's fractional time is no bigint.
+    : Effect.map(Clock.currentTimeMillis, (ms) => sql`${Math.floor(ms)}::bigint`)
 
 /**
  * A lost connection is tried again for about a minute, from 50 ms doubling to 5 s apart: a restarted
