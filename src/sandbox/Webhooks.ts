@@ -2,20 +2,20 @@
  * Outcome webhooks: POST `{id, event, data: <status record>}` to the callback_url, retried with
  * exponential backoff on a non-2xx answer or none. Deliveries run in the sandbox's scope.
  */
-import { Data, Duration, Effect, FiberSet, Schedule, type Scope } from "effect"
+import { HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Data, Duration, Effect, FiberSet, Ref, Schedule, type Scope } from "effect"
 import * as Crypto from "node:crypto"
 import type { WebhookEvent } from "../api/Schemas.ts"
 import { count, type FaultState } from "./Context.ts"
 import { faultOf } from "./Faults.ts"
-import { makeSlots } from "./Slots.ts"
 import type { Txn } from "./State.ts"
 import { statusRecordView } from "./Views.ts"
-import { makeWebhookClient, type WebhookHeaders, type WebhookUnreachable } from "./WebhookPost.ts"
 
 export interface WebhookOptions {
   readonly retryBase: Duration.DurationInput
   readonly maxAttempts: number
-  /** An attempt fails after this long without a byte from the receiver. */
+  /** An attempt fails when the receiver has not answered within this long. */
   readonly attemptTimeout: Duration.DurationInput
   /** When set, each webhook carries X-Sandbox-Signature: sha256=<HMAC-SHA256 of the raw body, hex>. */
   readonly secret?: string
@@ -44,98 +44,51 @@ export const eventOf = (txn: Txn): typeof WebhookEvent.Encoded => ({
   data: statusRecordView(txn)
 })
 
-const isSuccess = (status: number) => status >= 200 && status < 300
-
 export const makeNotifier = (
   faults: FaultState,
   options: WebhookOptions
 ): Effect.Effect<(txns: ReadonlyArray<Txn>) => Effect.Effect<void>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    // Forks into the sandbox's scope from plain code too (a receiver's answer comes in a socket callback).
-    const fork = yield* FiberSet.makeRuntime<never, void, never>()
-    const client = yield* makeWebhookClient(Duration.toMillis(options.attemptTimeout))
-    // Runs before the client's agents are destroyed: the attempts they cut short start no retry.
-    let closed = false
-    yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
+    const deliveries = yield* FiberSet.make<void, never>()
+    const client = NodeHttpClient.makeUndici(yield* NodeHttpClient.makeDispatcher)
+    // Outcomes come in bursts (every payout due in a tick at once): unbounded, a slow receiver made the
+    // sandbox open sockets until it ran out of file descriptors.
+    const inFlight = yield* Effect.makeSemaphore(options.maxInFlight)
     const schedule = Schedule.exponential(options.retryBase, 2).pipe(
       Schedule.jittered,
       Schedule.intersect(Schedule.recurs(Math.max(0, options.maxAttempts - 1)))
     )
-    // Outcomes come in bursts (every payout due in a tick at once): unbounded, a slow receiver made the
-    // sandbox open sockets until it ran out of file descriptors. A delivery waits for a slot before
-    // its attempt (and its timeout) starts.
-    const slots = makeSlots(options.maxInFlight)
-    const headersOf = (id: string, raw: string): WebhookHeaders => {
-      const headers: Record<string, string> = { "x-sandbox-event-id": id }
-      if (options.secret !== undefined) headers["x-sandbox-signature"] = signature(options.secret, raw)
-      return headers
-    }
-    const refused = (status: number) => {
-      count(faults.counters, "webhooks.refused")
-      return new WebhookRefused({ status })
-    }
-    const attempt = (url: string, id: string, raw: string) =>
-      Effect.suspend(() => {
-        count(faults.counters, "webhooks.attempts")
-        return client.post(url, headersOf(id, raw), raw)
-      }).pipe(
-        Effect.flatMap((status) => (isSuccess(status) ? Effect.void : Effect.fail(refused(status)))),
-        slots.withSlot
+    /** Deliveries held back by webhook_reorder, sent after the next one (or after reorderHold). */
+    const held = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
+    const releaseHeld = Effect.flatMap(Ref.getAndSet(held, []), (waiting) => Effect.forEach(waiting, (d) => d, { discard: true }))
+
+    const refused = (status: number) =>
+      Effect.zipRight(Effect.sync(() => count(faults.counters, "webhooks.refused")), Effect.fail(new WebhookRefused({ status })))
+    const attempt = (request: HttpClientRequest.HttpClientRequest) =>
+      Effect.sync(() => count(faults.counters, "webhooks.attempts")).pipe(
+        Effect.zipRight(client.execute(request)),
+        // Read to the end so the connection is kept for the next webhook.
+        Effect.tap((response) => Effect.ignore(response.arrayBuffer)),
+        Effect.timeout(options.attemptTimeout),
+        Effect.flatMap((response) => (response.status >= 200 && response.status < 300 ? Effect.void : refused(response.status))),
+        inFlight.withPermits(1)
       )
 
-    const retried = (attempts: Effect.Effect<void, WebhookRefused | WebhookUnreachable>) =>
-      attempts.pipe(
+    const deliver = (url: string, id: string, raw: string) => {
+      const request = HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders(options.secret === undefined ? { "x-sandbox-event-id": id } : { "x-sandbox-event-id": id, "x-sandbox-signature": signature(options.secret, raw) }),
+        HttpClientRequest.bodyText(raw, "application/json")
+      )
+      return attempt(request).pipe(
         Effect.retry(schedule),
         Effect.matchEffect({
           onSuccess: () => Effect.sync(() => count(faults.counters, "webhooks.delivered")),
           onFailure: () => Effect.sync(() => count(faults.counters, "webhooks.gave_up"))
         })
       )
-
-    const deliver = (url: string, id: string, raw: string) => retried(attempt(url, id, raw))
-
-    /** The retries after a first attempt that failed outside a fiber: that failure is replayed into the schedule. */
-    const deliverAfter = (first: WebhookRefused | WebhookUnreachable, url: string, id: string, raw: string) => {
-      let replay = true
-      return retried(Effect.suspend(() => {
-        if (!replay) return attempt(url, id, raw)
-        replay = false
-        return Effect.fail(first)
-      }))
     }
 
-    /** Webhooks held back by webhook_reorder, released after the next one (or after reorderHold). */
-    let held: Array<Effect.Effect<void>> = []
-    const releaseHeld = Effect.suspend(() => {
-      const waiting = held
-      held = []
-      return Effect.forEach(waiting, (d) => d, { discard: true })
-    })
-
-    /**
-     * The common case (no webhook fault): the first attempt as a plain callback, with no fiber, retry
-     * schedule or Effect per webhook; only a failed attempt (or no free slot) takes the Effect path,
-     * whose delays, counters and order are the same.
-     */
-    const deliverNow = (url: string, id: string, raw: string) => {
-      if (closed || !slots.tryTake()) {
-        fork(Effect.zipRight(deliver(url, id, raw), releaseHeld))
-        return
-      }
-      count(faults.counters, "webhooks.attempts")
-      client.send(url, headersOf(id, raw), raw, (result) => {
-        slots.release()
-        if (closed) return
-        if (typeof result === "number" && isSuccess(result)) {
-          count(faults.counters, "webhooks.delivered")
-          if (held.length > 0) fork(releaseHeld)
-          return
-        }
-        const failure = typeof result === "number" ? refused(result) : result
-        fork(Effect.zipRight(deliverAfter(failure, url, id, raw), releaseHeld))
-      })
-    }
-
+    /** The webhook faults' draws are made only for the faults set, so a seed replays the same requests. */
     const withFaults = (url: string, id: string, raw: string, endpoint: "payout" | "payin") =>
       Effect.gen(function* () {
         const delay = faultOf(faults.settings, endpoint, "webhook_delay")
@@ -145,10 +98,10 @@ export const makeNotifier = (
         if (twice) count(faults.counters, `${endpoint}.webhook_dup`)
         const delivery = Effect.zipRight(deliver(url, id, raw), twice ? deliver(url, id, raw) : Effect.void)
         const reorder = faultOf(faults.settings, endpoint, "webhook_reorder") ?? 0
-        if (held.length === 0 && reorder > 0 && (yield* faults.random.next) < reorder) {
+        if ((yield* Ref.get(held)).length === 0 && reorder > 0 && (yield* faults.random.next) < reorder) {
           count(faults.counters, `${endpoint}.webhook_reorder`)
-          held = [...held, delivery]
-          fork(Effect.sleep(options.reorderHold).pipe(Effect.zipRight(releaseHeld)))
+          yield* Ref.set(held, [delivery])
+          yield* FiberSet.run(deliveries, Effect.zipRight(Effect.sleep(options.reorderHold), releaseHeld))
           return
         }
         yield* delivery
@@ -156,24 +109,10 @@ export const makeNotifier = (
       })
 
     const send = (txn: Txn) => {
-      if (txn.callbackUrl === null || (txn.type !== "payout" && txn.type !== "payin")) return
-      const url = txn.callbackUrl
+      if (txn.callbackUrl === null || (txn.type !== "payout" && txn.type !== "payin")) return Effect.void
       const body = eventOf(txn)
-      const raw = JSON.stringify(body)
-      const id = body.id ?? ""
-      const endpoint = txn.type
-      const settings = faults.settings
-      // Without webhook faults (the common case, a thousand a second in the bench) skip their draws.
-      if (
-        faultOf(settings, endpoint, "webhook_delay") === undefined &&
-        !((faultOf(settings, endpoint, "webhook_dup") ?? 0) > 0) &&
-        !((faultOf(settings, endpoint, "webhook_reorder") ?? 0) > 0)
-      ) {
-        deliverNow(url, id, raw)
-      } else {
-        fork(withFaults(url, id, raw, endpoint))
-      }
+      return FiberSet.run(deliveries, withFaults(txn.callbackUrl, body.id ?? "", JSON.stringify(body), txn.type))
     }
 
-    return (txns) => Effect.sync(() => txns.forEach(send))
+    return (txns) => Effect.forEach(txns, send, { discard: true })
   })
