@@ -144,6 +144,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     if ((yield* Ref.get(ctx.stop)) !== undefined) return "done"
     yield* submitter.submitAll
     const probeHeld = yield* submitter.probeHeld
+    const leaseHeld = yield* submitter.leaseHeld
     yield* writer.flush
     const t = yield* Clock.currentTimeMillis
     // Whether more rows are unknown than under alarm, without counting a big batch every tick.
@@ -159,8 +160,9 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     if ((unknown <= 0 || blocked) && (yield* tracker.tracked) === 0) {
       // Claims stopped because the lease's renewal is late (a loaded machine), not because nothing is
       // left: rows still to send wait for the renewal, for at most 30 s (or five lease times) past its
-      // end (one lease time was not enough on a loaded machine: 86 of 120 paid, then exit 3).
-      if (!request.dryRun && !(yield* leaseValid(ctx)) && t < (yield* Ref.get(ctx.leaseUntil)) + Math.max(30_000, 5 * Duration.toMillis(leaseTtl))) {
+      // end. The submitter's word counts, not only the lease now: a renewal landing after its refused
+      // claim made this turn end the run with rows never sent (exit 3).
+      if (!request.dryRun && (leaseHeld || !(yield* leaseValid(ctx))) && t < (yield* Ref.get(ctx.leaseUntil)) + Math.max(30_000, 5 * Duration.toMillis(leaseTtl))) {
         if ((yield* batchStore.rowsInStates(["validated"], { limit: 1 })).length > 0) return "later"
       }
       // Rows an operator's probe window kept back: its payouts have settled since, claim them now.

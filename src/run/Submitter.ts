@@ -46,6 +46,9 @@ const make = Effect.gen(function* () {
   // Whether the last submitAll left rows for a probe window: the run turns again rather than ending
   // (a window may open between the last claim and the run's check that nothing is in flight).
   let probeHeld = false
+  // Whether the last submitAll left rows for a lease not valid at the claim or the send: the run turns
+  // again, as the lease may be renewed between that moment and the run's own look at it.
+  const leaseHeld = yield* Ref.make(false)
 
   /** Why a claimed row was stopped right before its POST, so it is put back (or skipped) for that reason. */
   type Blocked =
@@ -67,6 +70,7 @@ const make = Effect.gen(function* () {
         return false
       }
       if (!(yield* leaseValid(ctx))) {
+        yield* Ref.set(leaseHeld, true)
         blocked.current = { _tag: "Halt", why: "the lease may have lapsed" }
         return false
       }
@@ -193,7 +197,7 @@ const make = Effect.gen(function* () {
     if (probing.length > 0) probeHeld = true
     const excludeOperators = [...circuits.keys(), ...probing]
     // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
-    if (!(yield* leaseValid(ctx))) return Option.none()
+    if (!(yield* leaseValid(ctx))) return yield* Effect.as(Ref.set(leaseHeld, true), Option.none())
     // The claim and its count as unsent in one uninterruptible step: a stop never finds rows claimed
     // that it does not know to release.
     const rows = yield* Effect.uninterruptible(
@@ -206,9 +210,12 @@ const make = Effect.gen(function* () {
 
   /** Sends every validated row (SendSlots.ts); returns when none is left or the run must stop. */
   const submitAll = Effect.zipRight(
-    Effect.sync(() => {
-      probeHeld = false
-    }),
+    Effect.zipRight(
+      Ref.set(leaseHeld, false),
+      Effect.sync(() => {
+        probeHeld = false
+      })
+    ),
     sendInSlots(ctx.settings.concurrency, claimGroup, (row: Row) => submitOne(row))
   )
 
@@ -249,7 +256,7 @@ const make = Effect.gen(function* () {
   })
 
   yield* Effect.addFinalizer(() => stopSending.pipe(Effect.ignore))
-  return { submitAll, claimResend, resend, awaitInFlight, stopSending, stopped: unsent.closed, probeHeld: Effect.sync(() => probeHeld) } as const
+  return { submitAll, claimResend, resend, awaitInFlight, stopSending, stopped: unsent.closed, probeHeld: Effect.sync(() => probeHeld), leaseHeld: Ref.get(leaseHeld) } as const
 })
 
 /** Sends the run's rows, each payout once; rows it claimed and never sent are released when the run ends. */

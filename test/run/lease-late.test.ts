@@ -4,8 +4,9 @@
  * rows still validated (exit 3, a rerun needed).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
 import { join } from "node:path"
+import { StoreError } from "../../src/store/Model.ts"
 import { admin, countByToken, ordinaryPhone, run, startSandbox, tempDir, writeCsv } from "./support.ts"
 
 describe("a late lease renewal", () => {
@@ -36,6 +37,48 @@ describe("a late lease renewal", () => {
         })
       })
       expect(renewals).toBeGreaterThanOrEqual(3)
+      const counts = countByToken(yield* admin(sandbox).payouts)
+      expect({ exit: result.exitCode, paid: counts.size, twice: [...counts.values()].filter((n) => n > 1).length }).toEqual({ exit: 0, paid: rows, twice: 0 })
+    })
+  , 60_000)
+
+  // reconcile-hostile case 4 under load: the claim found the lease lapsed, the renewal landed before
+  // the turn looked at the lease, and the run ended with rows never sent (exit 3, 0 to 195 of 200 paid).
+  it.scopedLive("a renewal that lands between a refused claim and the end-of-turn check does not end the run", () =>
+    Effect.gen(function* () {
+      const sandbox = yield* startSandbox({ timeScale: 1_000, payoutDelaySeconds: 1 })
+      const dir = tempDir()
+      const rows = 12
+      const file = writeCsv(dir, "race.csv", Array.from({ length: rows }, (_, i) => ({ id: `R-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(i) })))
+      // The lease has lapsed before the first claim (taken, then 1.5 s before the run goes on, TTL 1.2 s)
+      // and renewals fail until the turn's look for unknown rows, which waits for one to succeed: the
+      // claim found the lease lapsed, the turn's end finds it valid.
+      const released = yield* Deferred.make<void>()
+      const renewed = yield* Deferred.make<void>()
+      const result = yield* run(sandbox, {
+        file,
+        state: join(dir, "state.db"),
+        settings: { concurrency: 2, leaseTtlMs: 1_200 },
+        store: (store) => ({
+          ...store,
+          batch: (accountId, batchId) => {
+            const batch = store.batch(accountId, batchId)
+            return {
+              ...batch,
+              acquireLease: (owner, ttl) => Effect.tap(batch.acquireLease(owner, ttl), () => Effect.sleep("1500 millis")),
+              renewLease: (fence, ttl) =>
+                Effect.if(Deferred.isDone(released), {
+                  onTrue: () => Effect.tap(batch.renewLease(fence, ttl), () => Deferred.succeed(renewed, undefined)),
+                  onFalse: () => Effect.fail(new StoreError({ reason: "Busy", message: "held by the test" }))
+                }),
+              rowsInStates: (states, page) =>
+                states.length === 1 && states[0] === "unknown"
+                  ? Deferred.succeed(released, undefined).pipe(Effect.zipRight(Deferred.await(renewed)), Effect.zipRight(batch.rowsInStates(states, page)))
+                  : batch.rowsInStates(states, page)
+            }
+          }
+        })
+      })
       const counts = countByToken(yield* admin(sandbox).payouts)
       expect({ exit: result.exitCode, paid: counts.size, twice: [...counts.values()].filter((n) => n > 1).length }).toEqual({ exit: 0, paid: rows, twice: 0 })
     })
