@@ -14,7 +14,7 @@ import type { FileChanged } from "./FileBytes.ts"
 import type { RowError } from "./RowError.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
 import type { SharedPhones } from "./SharedPhones.ts"
-import { fastHash64, repeatKeyOf, repeatMaterial } from "./ValidateKeys.ts"
+import { fastHash64, hashOfHex, repeatKeyOf } from "./ValidateKeys.ts"
 import * as Rules from "./ValidateRules.ts"
 import type { MinorUnits } from "../domain/Ids.ts"
 
@@ -176,7 +176,7 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
       if (first !== undefined) errors.push(finder.duplicateId(row.line, row.id, first))
     }
     if (row._tag === "ValidRow") {
-      const hash = fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator))
+      const hash = hashOfHex(row.repeatKey)
       const first = finder.repeatSeen(row.id !== undefined, hash.hi, hash.lo, row.line)
       if (first !== undefined) errors.push(finder.repeat(row.line, [row.phone, record.fields.amount?.trim(), row.operator], first))
       const shared = finder.sharedPhone(row.phone, row.name, row.line)
