@@ -11,6 +11,9 @@ import { Console, Effect, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import { createInterface } from "node:readline/promises"
 import { isLoopbackUrl } from "../api/ServiceClock.ts"
+import { userFormat } from "../output/Format.ts"
+import type { Overview } from "../run/RunRequest.ts"
+import { confirmationOverview } from "./NoticeText.ts"
 import type { Connection } from "./Settings.ts"
 
 /** A short, stable, one-way name for a key: enough to tell two keys apart, nothing to reuse. */
@@ -51,7 +54,7 @@ const localSandbox = (connection: Connection) =>
     ? Effect.flatMap(Effect.promise(() => import("./LocalSandbox.ts")), (m) => m.isOurSandbox(connection))
     : Effect.succeed(false)
 
-export type Ask = (overview: string) => Effect.Effect<boolean>
+export type Ask = (overview: Overview) => Effect.Effect<boolean>
 
 const asker = (setup: ConfirmSetup, live: boolean): Ask =>
   (overview) =>
@@ -63,7 +66,7 @@ const asker = (setup: ConfirmSetup, live: boolean): Ask =>
           `  service ${host}, key ${keyFingerprint(setup.connection.apiKey)}`,
           ...(setup.connection.profile === undefined ? [] : [`  profile ${setup.connection.profile}${live ? " (live)" : ""}`]),
           `  file    ${setup.file}`,
-          ...overview.split("\n").map((line) => `  ${line}`.trimEnd())
+          ...confirmationOverview(overview, yield* userFormat).split("\n").map((line) => `  ${line}`.trimEnd())
         ].join("\n")
       )
       const answer = yield* ask('Pay these now? Type "yes" to go on (--yes skips this question): ')

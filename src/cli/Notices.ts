@@ -7,6 +7,7 @@
 import { Console, Effect, Layer } from "effect"
 import { DEFAULT_LOCALE, type Format, formatFor, userFormat } from "../output/Format.ts"
 import { type Notice, Notices, type NoticeSink } from "../run/Notices.ts"
+import { noticeText } from "./NoticeText.ts"
 import { liveProgress, plainProgress } from "./ProgressView.ts"
 
 export interface LiveLine {
@@ -43,6 +44,9 @@ export const liveNotices = (tty: boolean = process.stderr.isTTY === true, format
           if (live > 0) process.stderr.write("\n")
           live = 0
         })
+      default:
+        // Worded in the user's locale as it is when the event happens.
+        return Effect.zipRight(clear, Effect.flatMap(userFormat, (format) => Console.error(noticeText(notice, format))))
     }
   }
   return { sink: { emit }, clear }

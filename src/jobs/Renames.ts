@@ -39,7 +39,7 @@ export const makeRenames = () => {
     /** `path` in processing/ was dropped as `droppedAs` and could not keep that name, for `why`. */
     claimed: (path: string, droppedAs: string, why: string) => Effect.sync(() => void claimedAs.set(path, { droppedAs, why })),
     /** The job of `csv` (in processing/) ended with its file at `file`: said if its name changed on the way. */
-    say: (csv: string, file: string) =>
+    tellRenamed: (csv: string, file: string) =>
       Effect.gen(function* () {
         const claimed = claimedAs.get(csv)
         claimedAs.delete(csv)

@@ -86,7 +86,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const report = (csv: string, outcome: JobOutcome) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        if ("file" in outcome) yield* renames.say(csv, outcome.file)
+        if ("file" in outcome) yield* renames.tellRenamed(csv, outcome.file)
         switch (outcome._tag) {
           case "Done":
             return yield* Effect.logInfo(`done (exit ${outcome.exitCode}): ${outcome.file}`).pipe(

@@ -3,7 +3,7 @@
  * alarm with what was answered, so a person decides (exit 5), and nothing of that answer is stored.
  */
 import { Effect, Option, Ref } from "effect"
-import { say } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import type { RunContextShape } from "./RunContext.ts"
 
 type Ctx = Pick<RunContextShape, "batchId" | "batchStore" | "alarms">
@@ -13,7 +13,7 @@ export const raiseAnomaly = Effect.fn("Run.anomaly")(function* (ctx: Ctx, idx: n
   yield* ctx.batchStore.setRowAlarm(idx, text, references).pipe(Effect.orDie)
   yield* Ref.update(ctx.alarms, (m) => new Map([...m, [idx, { reason: text, references }]]))
   const line = Option.match(yield* ctx.batchStore.getRow(idx).pipe(Effect.orDie), { onNone: () => idx, onSome: (r) => r.line })
-  yield* say(`ALARM line ${line}: ${text}. Not believed, not stored; see payouts resolve ${ctx.batchId} --line ${line}`)
+  yield* tell(RunEvent.AnomalyAlarm({ batchId: ctx.batchId, line, reason: text }))
 })
 
 /** Whether the row is under alarm in this run: a person decides it, no answer moves it meanwhile. */

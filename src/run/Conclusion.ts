@@ -14,7 +14,7 @@ import { makeReportTally, reportPath, writeReportOf } from "../output/Report.ts"
 import { userFormat } from "../output/Format.ts"
 import type { Summary } from "../output/SummaryFile.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
-import { ended, say } from "./Notices.ts"
+import { ended, RunEvent, tell } from "./Notices.ts"
 import { type IncompleteReason, outcomeFor, type RefusalCause } from "./Outcome.ts"
 import { RunContext } from "./RunContext.ts"
 import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
@@ -63,11 +63,11 @@ export const makeConclusion = (input: ConclusionInput) =>
         const final = withAlreadyPaid(summary, yield* paid.result(accountId))
         yield* writeSummaryFile(paths, final)
         yield* writeReportOf(reportPath(paths), final, tally).pipe(
-          Effect.catchIf((e) => !(e instanceof SystemError), (e) => say(`Report not written: ${String(e)}`))
+          Effect.catchIf((e) => !(e instanceof SystemError), (e) => tell(RunEvent.ReportUnwritten({ error: String(e) })))
         )
         return final
       }).pipe(
-        Effect.tapError((e) => say(`Outputs not written (${describeWriteError(e)}); trying again.`)),
+        Effect.tapError((e) => tell(RunEvent.OutputsRetrying({ why: describeWriteError(e) }))),
         Effect.retry(
           Schedule.exponential("500 millis").pipe(
             Schedule.union(Schedule.spaced("10 seconds")),
@@ -83,9 +83,7 @@ export const makeConclusion = (input: ConclusionInput) =>
         const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
         const exitCode = forced ?? (needsPerson ? EXIT_ATTENTION : exitCodeFor(counts, false))
         if (needsPerson && !request.dryRun) {
-          yield* say(
-            `A person must act: ${alarms.size} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId}`
-          )
+          yield* tell(RunEvent.PersonMustAct({ batchId, alarms: alarms.size, accountAlarm }))
         }
         const guarded = yield* concludeSafeguards(counts, !request.dryRun)
         const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, alarm]) =>
@@ -129,7 +127,7 @@ export const makeConclusion = (input: ConclusionInput) =>
         if (written._tag === "Left") {
           // Every payout is in the store: the outputs can be written again at any time.
           const why = describeWriteError(written.left)
-          yield* say(`payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`)
+          yield* tell(RunEvent.OutputsFailed({ batchId, why }))
           const unwritten = yield* alreadyPaidApart(summary)
           return resultOf(EXIT_INTERNAL, { ...unwritten, exit_code: EXIT_INTERNAL, outputs_error: why }, why)
         }

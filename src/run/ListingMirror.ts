@@ -17,7 +17,7 @@ import { checkFee, quote, wireMinor } from "../api/Plausible.ts"
 import { tokenOfDescription } from "../domain/Token.ts"
 import type { DayRead } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { say } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import type { AccountId } from "../domain/Ids.ts"
 
 export const DAY_MS = 24 * 60 * 60 * 1000
@@ -189,7 +189,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
         }
         for (const [day, payouts] of byDay) yield* save(day, payouts, payouts.length)
         perDay = []
-        if (options.progress === true && span.right.pages > 1) yield* say(`listing sync: ${open.length} days read at once (${span.right.payouts.length} payouts, ${span.right.pages} pages)`)
+        if (options.progress === true && span.right.pages > 1) yield* tell(RunEvent.ListingSpanRead({ days: open.length, payouts: span.right.payouts.length, pages: span.right.pages }))
       }
     }
 
@@ -216,7 +216,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
           }
           yield* save(day, result.payouts, result.maxTotal)
           if (options.progress === true && perDay.length > 3 && (result.pages > 1 || done % 30 === 0 || done === perDay.length)) {
-            yield* say(`listing sync: ${done}/${perDay.length} days read (${day}: ${result.payouts.length} payouts, ${result.pages} pages)`)
+            yield* tell(RunEvent.ListingDaysRead({ done, of: perDay.length, day, payouts: result.payouts.length, pages: result.pages }))
           }
         }),
       { concurrency: 4, discard: true }
@@ -226,8 +226,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
       const sorted = overclaimed.sort(([a], [b]) => a.localeCompare(b))
       for (const [day] of sorted) options.told?.add(day)
       const [day, why] = sorted[sorted.length - 1]
-      const others = sorted.length > 1 ? ` (and ${sorted.length - 1} earlier day(s) from ${sorted[0][0]}, alike)` : ""
-      yield* say(`listing of ${day} not complete${others}: ${why}. No automatic resend relies on it.`)
+      yield* tell(RunEvent.ListingIncomplete({ day, why, earlier: sorted.length - 1, from: sorted[0][0] }))
     }
     return { at, complete, incomplete } satisfies SyncResult
   })

@@ -16,7 +16,7 @@ import { MAX_SKEW_MS } from "./ResendRules.ts"
 import { RunContext } from "./RunContext.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { adoptListed } from "./Adopt.ts"
-import { say } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import { type RaisedAlarm, tellRaisedAlarms } from "./TellAlarms.ts"
 
 export interface PreScanResult {
@@ -43,9 +43,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
     const days = daysBetween(Math.min(now, now + shift) - HISTORY_DAYS * DAY_MS, Math.max(now, now + shift) + MAX_SKEW_MS)
     const sync = yield* syncDays(accountId, days, { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
     if (sync.incomplete.size > 0) {
-      yield* say(
-        `Pre-scan: the listing of ${sync.incomplete.size} day(s) could not be read completely (${[...sync.incomplete.keys()].slice(0, 3).join(", ")}...): tokens there may be missed.`
-      )
+      yield* tell(RunEvent.PreScanIncomplete({ days: sync.incomplete.size, first: [...sync.incomplete.keys()].slice(0, 3) }))
     }
     let adopted = 0
     let alarms = 0
@@ -79,7 +77,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
               const reason = `its token's payout ${exact[0].reference} is already the payout of batch ${recorded.value.batchId} line ${recorded.value.line} (the same row again: a repeat, or the same file re-saved?)`
               yield* batchStore.setRowAlarm(row.idx, reason, [exact[0].reference])
               yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references: [exact[0].reference] }]]))
-              yield* say(`ALARM line ${row.line}: ${reason}; it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+              yield* tell(RunEvent.PreScanAlarm({ batchId, line: row.line, reason, references: [] }))
               raised.push({ line: row.line, reason })
               continue
             }
@@ -87,7 +85,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
               const p = exact[0]
               adopted++
               // The first few by name, the rest counted: a whole file re-run must not flood the log.
-              if (adopted <= SHOWN) yield* say(`line ${row.line}: already paid by payout ${p.reference} (${p.status}, listed on ${p.day}), made outside this state store: adopted, not paid again`)
+              if (adopted <= SHOWN) yield* tell(RunEvent.AlreadyPaid({ line: row.line, reference: p.reference, status: p.status, day: p.day }))
               yield* adoptListed(row.idx, "validated", p, "prescan", `already paid: ${p.reference} (${p.status}, listed on ${p.day}) carries [${row.token}]; adopted, not paid again`)
               continue
             }
@@ -99,7 +97,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
             const references = carrying.map((p) => p.reference)
             yield* batchStore.setRowAlarm(row.idx, reason, references)
             yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
-            yield* say(`ALARM line ${row.line}: ${reason} (${references.join(", ")}); it is not sent. See payouts resolve ${batchId} --line ${row.line}`)
+            yield* tell(RunEvent.PreScanAlarm({ batchId, line: row.line, reason, references }))
             raised.push({ line: row.line, reason })
           }
         })
@@ -109,9 +107,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
     // --notify: told now, before the rest of the batch is sent, not only at the run's end.
     yield* tellRaisedAlarms(ctx, raised)
     if (adopted > 0) {
-      yield* say(
-        `PRE-SCAN: ${adopted} row(s) of this file were ALREADY PAID (their tokens are in the service's listing, e.g. by another state store or an earlier install): adopted, NOT paid again; the summary counts them as already_paid, not as paid by this batch.`
-      )
+      yield* tell(RunEvent.PreScanAdopted({ count: adopted }))
     }
     return { adopted, alarms, incompleteDays: sync.incomplete.size } satisfies PreScanResult
   })

@@ -15,7 +15,7 @@ import { syncDays } from "./ListingMirror.ts"
 import { decide, type Decision, graceFloor, LAG_CAP_MS, MAX_SKEW_MS, p99Lag, serviceDaysNeeded } from "./ResendRules.ts"
 import { DEFAULT_LEASE_TTL_MS, DEFAULT_RECONCILE_DEADLINE_MS, DEFAULT_REQUEST_TIMEOUT_MS, RunContext } from "./RunContext.ts"
 import { adoptListed } from "./Adopt.ts"
-import { say } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import { Submitter } from "./Submitter.ts"
 import type { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
@@ -29,7 +29,6 @@ export interface ReconcileRound {
 }
 
 const LAG_WINDOW_MS = 7 * DAY_MS
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19) + "Z"
 
 const groupByToken = (payouts: ReadonlyArray<MirroredPayout>) => {
   const map = new Map<string, Array<MirroredPayout>>()
@@ -61,8 +60,7 @@ const make = Effect.gen(function* () {
   const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
       yield* batchStore.setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
       yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
-      const refs = references.length > 0 ? ` (${references.join(", ")})` : ""
-      yield* say(`ALARM line ${row.line}: ${reason}${refs}. It is never resent automatically; see payouts resolve ${batchId} --line ${row.line}`)
+      yield* tell(RunEvent.RowAlarmed({ batchId, line: row.line, reason, references }))
       raised.push({ line: row.line, reason })
     })
 
@@ -99,9 +97,7 @@ const make = Effect.gen(function* () {
     const graceMs = Math.max(settings.reconcileGraceMs, floor)
     if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {
       announcedGrace = graceMs
-      yield* say(
-        `reconcile grace raised from ${Math.round(settings.reconcileGraceMs / 1000)} s to ${Math.round(graceMs / 1000)} s: request timeout + lease time + twice the listing lag (p99 ${Math.round(lag / 1000)} s)`
-      )
+      yield* tell(RunEvent.GraceRaised({ fromMs: settings.reconcileGraceMs, toMs: graceMs, lagMs: lag }))
     }
     // Days are the service's: with a skewed clock (rule 7 then forbids any resend) the tokens are
     // still looked for on the days the service would have written them.
@@ -185,9 +181,7 @@ const make = Effect.gen(function* () {
           if ((yield* Ref.get(ctx.accountAlarm)) === undefined) {
             yield* store.account(accountId).raiseAccountAlarm(decision.reason, now).pipe(Effect.orDie)
             yield* Ref.set(ctx.accountAlarm, decision.reason)
-            yield* say(
-              `ACCOUNT ALARM: ${decision.reason} (e.g. ${decision.references.join(", ")}). No row is resent automatically until a person checks the listing: payouts resolve ${batchId} --listing-ok --by NAME`
-            )
+            yield* tell(RunEvent.AccountAlarmRaised({ batchId, reason: decision.reason, references: decision.references }))
           }
           break
         case "Resend":
@@ -200,10 +194,9 @@ const make = Effect.gen(function* () {
           break
         case "Wait": {
           waiting++
-          const text = `${decision.reason}${decision.until === undefined ? "" : ` (until ${clock(decision.until)})`}`
           if (lastWait.get(row.idx) !== decision.reason) {
             lastWait.set(row.idx, decision.reason)
-            yield* say(`line ${row.line}: outcome unknown, waiting: ${text}; alarm at ${clock(endedAt + evidence.deadlineMs)} if still unproven`)
+            yield* tell(RunEvent.Waiting({ line: row.line, reason: decision.reason, until: decision.until, alarmAt: endedAt + evidence.deadlineMs }))
           }
           break
         }
@@ -223,7 +216,7 @@ const make = Effect.gen(function* () {
         }
         for (const r of claimed) {
           misses.delete(r.idx)
-          yield* say(`line ${r.line}: resending once with the same token [${r.token}]: ${resendEvidence.get(r.idx)}`)
+          yield* tell(RunEvent.Resending({ line: r.line, token: r.token, evidence: resendEvidence.get(r.idx) ?? "" }))
         }
         yield* resend(claimed)
       }

@@ -3,7 +3,7 @@ import { Effect, Option, Ref, Stream } from "effect"
 import { IN_DOUBT_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "./Lease.ts"
-import { say } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
 
 /** Alarms kept by earlier runs, and rows whose intents belong to a runner proven dead (rule 5). */
@@ -16,15 +16,15 @@ export const loadAlarms = Effect.fn("Recovery.loadAlarms")(function* () {
     const account = yield* store.account(ctx.accountId).accountAlarm()
     if (Option.isSome(account)) {
       yield* Ref.set(ctx.accountAlarm, account.value.reason)
-      yield* say(`Account alarm (since ${new Date(account.value.at).toISOString()}): ${account.value.reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`)
+      yield* tell(RunEvent.AccountAlarmInForce({ since: account.value.at, reason: account.value.reason }))
     }
-    if (alarms.size > 0) yield* say(`${alarms.size} row(s) of this batch are under alarm and wait for payouts resolve.`)
+    if (alarms.size > 0) yield* tell(RunEvent.RowsUnderAlarm({ count: alarms.size }))
     const owners = new Set<string>()
     yield* ctx.batchStore.streamRowsInStates(IN_DOUBT_STATES).pipe(
       Stream.runForEach((r) => Effect.sync(() => r.intentOwner !== null && r.intentOwner !== ctx.owner && owners.add(r.intentOwner)))
     )
     for (const previous of owners) {
       if (isDeadLocalOwner(previous)) yield* ctx.batchStore.adoptIntents(previous, ctx.owner)
-      else yield* say(`Rows written by runner ${previous} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`)
+      else yield* tell(RunEvent.ForeignIntents({ runner: previous }))
     }
   })

@@ -3,6 +3,8 @@ import type { Duration, Effect } from "effect"
 import { outcomeFor, type Outcome, type RefusalCause } from "./Outcome.ts"
 import type { RunSettings } from "./RunContext.ts"
 import type { AccountId } from "../domain/Ids.ts"
+import type { PhoneFindings } from "../intake/SharedPhones.ts"
+import type { PreflightResult } from "./Preflight.ts"
 
 export interface RunRequest {
   readonly accountId: AccountId
@@ -31,10 +33,17 @@ export interface RunRequest {
   /** How long outputs that cannot be written are retried at the end before exit 4 (default 2 minutes). */
   readonly outputRetry?: Duration.Duration
   /**
-   * Asked once before the first payout with what is about to be paid (the preflight's lines); false
-   * stops the run with nothing paid. Undefined: nothing is asked (`--yes`, no terminal, the sandbox).
+   * Asked once before the first payout with what is about to be paid; false stops the run with
+   * nothing paid. Undefined: nothing is asked (`--yes`, no terminal, the sandbox).
    */
-  readonly confirm?: (overview: string) => Effect.Effect<boolean>
+  readonly confirm?: (overview: Overview) => Effect.Effect<boolean>
+}
+
+/** What is about to be paid: the rows, the preflight's figures, phones other batches paid to other names. */
+export interface Overview {
+  readonly toPay: number
+  readonly preflight: PreflightResult
+  readonly phones: PhoneFindings | undefined
 }
 
 export interface RunResult {

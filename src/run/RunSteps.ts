@@ -5,17 +5,15 @@
  */
 import { Clock, Duration, Effect, Ref, Stream } from "effect"
 import type { Intake } from "../intake/Intake.ts"
-import { describeHistory } from "../intake/SharedPhones.ts"
 import type { OutputPaths } from "../output/AtomicFile.ts"
 import { writeLedgerFromStore } from "../output/Outputs.ts"
 import type { StoreError } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
-import { confirmationOverview, describePreflight, loadPreflight, preflightFailed, verdict } from "./BalanceCheck.ts"
-import { userFormat } from "../output/Format.ts"
+import { loadPreflight } from "./BalanceCheck.ts"
 import { makeConclusion } from "./Conclusion.ts"
 import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
 import { keepLease } from "./LeaseKeeper.ts"
-import { say, sayOutcome } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import { preScan } from "./PreScan.ts"
 import { Progress } from "./Progress.ts"
 import { Reconciler } from "./Reconciler.ts"
@@ -28,12 +26,6 @@ import { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 
 const TICK = Duration.millis(100)
-
-/** What a stop did with the rows it had claimed and not sent: said at every stop, 0 included. */
-export const describeRelease = (released: number) =>
-  released === 0
-    ? "Released 0 rows: none was claimed and left unsent. The next run of this file continues the batch."
-    : `Released ${released} row(s) claimed but never sent: validated again, not in doubt; the next run of this file pays them at once.`
 
 export interface RunStepsInput {
   readonly request: RunRequest
@@ -56,7 +48,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   if (loaded.batch.state === "paused") {
     const why = loaded.batch.pauseReason ?? "paused"
     yield* safeguards.pause(why)
-    yield* say(`Batch ${batchId} is paused (${why}): nothing new is sent. Resume with: payouts resume ${batchId}`)
+    yield* tell(RunEvent.BatchPaused({ batchId, why }))
   }
 
   // One ledger write at a time: a periodic write of an older snapshot must not land after the final one.
@@ -65,8 +57,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   const { finish } = yield* makeConclusion({ request, paths, startedAt, resumed: loaded.resumed, ledgerLock, prescanAdopted, phones: loaded.phones })
   // Phones other batches paid to other names: said before anything is sent, never silently; once:
   // when a question is asked before paying, in it (confirmationOverview), not here as well.
-  const history = describeHistory(loaded.phones)
-  if (history.length > 0 && request.confirm === undefined) yield* say(history.join("\n"))
+  const phones = loaded.phones
+  if (phones !== undefined && phones.historyCount > 0 && request.confirm === undefined) yield* tell(RunEvent.PhoneHistory({ phones }))
   if (!request.dryRun) {
     yield* loadAlarms()
     yield* keepLease(leaseTtl, leaseStart)
@@ -83,19 +75,18 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   const preflightResult = yield* loadPreflight().pipe(Effect.either)
   if (preflightResult._tag === "Left") {
     const error = preflightResult.left
-    yield* say(preflightFailed(error))
+    yield* tell(RunEvent.PreflightFailed({ error }))
     return yield* finish(`refused: ${error.message}`, everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "service")
   }
   const checked = preflightResult.right
-  const format = yield* userFormat
-  const figures = `Balance preflight:\n${describePreflight(checked, format)}`
+  const figures = RunEvent.PreflightFigures({ result: checked })
   // The question before paying shows the figures: they are printed once, there, not before it as well.
   const asking = request.confirm !== undefined && (checked.ok || request.settings.onInsufficient === "partial")
-  if (checked.checks.length > 0 && !asking) yield* say(figures)
+  if (checked.checks.length > 0 && !asking) yield* tell(figures)
   // validate ends with its verdict, whichever way it goes.
-  if (request.dryRun) yield* say(verdict(checked, loaded.errors.length, format))
+  if (request.dryRun) yield* tell(RunEvent.Verdict({ result: checked, invalidRows: loaded.errors.length }))
   if (!checked.ok && request.settings.onInsufficient === "abort") {
-    if (!request.dryRun) yield* sayOutcome("Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.")
+    if (!request.dryRun) yield* tell(RunEvent.BalanceRefused())
     return yield* finish("refused: insufficient balance", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "balance")
   }
   if (request.dryRun) {
@@ -109,9 +100,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
 
   if (request.confirm !== undefined) {
     const toPay = (yield* batchStore.countByState()).validated
-    const overview = confirmationOverview(toPay, checked, format, history)
-    if (toPay === 0 && asking && checked.checks.length > 0) yield* say(figures)
-    if (toPay > 0 && !(yield* request.confirm(overview))) {
+    if (toPay === 0 && asking && checked.checks.length > 0) yield* tell(figures)
+    if (toPay > 0 && !(yield* request.confirm({ toPay, preflight: checked, phones }))) {
       // The closing line says it (cli/Closing.ts): "Not paid: you did not confirm; nothing was sent".
       return yield* finish("declined: not confirmed, nothing paid", everSent ? EXIT_INCOMPLETE : EXIT_REFUSED, "declined")
     }
@@ -183,11 +173,11 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   yield* loop.pipe(
     Effect.onInterrupt(() =>
       Effect.gen(function* () {
-        yield* say("Interrupted: no new payouts sent; finishing the requests in flight. Run again to resume.")
+        yield* tell(RunEvent.Interrupted())
         // A store that fails here leaves the rows claimed: the next run finds them in doubt (safe, slower).
         const released = yield* submitter.stopSending.pipe(Effect.either)
         yield* submitter.awaitInFlight
-        yield* say(released._tag === "Right" ? describeRelease(released.right) : `Claimed rows not released (${released.left.message}): the next run reconciles them.`)
+        yield* tell(released._tag === "Right" ? RunEvent.ClaimsReleased({ released: released.right }) : RunEvent.ClaimsNotReleased({ message: released.left.message }))
         yield* finish("interrupted", EXIT_INCOMPLETE)
       }).pipe(Effect.ignore)
     )
@@ -197,7 +187,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   const stop = yield* Ref.get(ctx.stop)
   if (stop !== undefined) {
     const why = stop._tag === "LeaseLost" ? "another process took over the batch's lease" : stop.message
-    yield* say(`Stopped: ${why}`)
+    yield* tell(RunEvent.Stopped({ why }))
     // Requests already sent end (or time out) before the intents are released to the next runner.
     yield* submitter.awaitInFlight
     const sent = everSent || (yield* Ref.get(ctx.sentAny))

@@ -7,7 +7,6 @@ import { Clock, Duration, Effect, Layer, Option, Queue } from "effect"
 import { dirname } from "node:path"
 import { intake } from "../intake/Intake.ts"
 import { outputPaths } from "../output/AtomicFile.ts"
-import { formatRowErrors } from "../output/ErrorsFile.ts"
 import { checkWritable } from "../output/OutputCheck.ts"
 import { makeSummary, writeErrors, writeSummaryFile } from "../output/Outputs.ts"
 import type { Fence } from "../store/Model.ts"
@@ -17,12 +16,12 @@ import type { EventType } from "../notify/Payload.ts"
 import { dryRunOutcome } from "./BalanceCheck.ts"
 import { EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_REFUSED } from "./ExitCode.ts"
 import { acquireLease, runnerName } from "./Lease.ts"
-import { say, sayOutcome } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import { Progress } from "./Progress.ts"
 import { Reconciler } from "./Reconciler.ts"
 import { DEFAULT_LEASE_TTL_MS, RunContext, type RunContextInput } from "./RunContext.ts"
 import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
-import { describeRelease, runSteps } from "./RunSteps.ts"
+import { runSteps } from "./RunSteps.ts"
 import { Safeguards } from "./Safeguards.ts"
 import { Submitter } from "./Submitter.ts"
 import { Tracker } from "./Tracker.ts"
@@ -53,16 +52,14 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     })
     // Under `payouts watch` the errors file moves with the batch: the watcher says where it ends up.
     const errorsAt = request.outputsMoved === true ? undefined : paths.errors
-    const seeErrors = errorsAt === undefined ? "" : `; see ${errorsAt}`
     if (loaded._tag === "Refused") {
       yield* writeErrors(paths, loaded.errors)
-      const where = errorsAt === undefined ? "" : ` Errors written to ${errorsAt}`
       // validate's verdict, like its OK: the file as it is would be refused whole. Under
       // --log-format json the refusal's facts are fields of its records, as in its summary.
       yield* Effect.annotateLogs(
         Effect.zipRight(
-          say(formatRowErrors(loaded.errors, { file: request.file, ...(errorsAt === undefined ? {} : { errorsFile: errorsAt }) })),
-          request.dryRun ? say(`NOT OK: the file would be refused, nothing paid.${where}`) : sayOutcome(`Refused: nothing was paid.${where}`)
+          tell(RunEvent.RowErrors({ errors: loaded.errors, file: request.file, errorsFile: errorsAt })),
+          tell(RunEvent.FileRefused({ dryRun: request.dryRun, errorsFile: errorsAt }))
         ),
         { exit_code: EXIT_REFUSED, counts: { rejected: loaded.rows } }
       )
@@ -82,7 +79,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     if (loaded._tag === "Checked") {
       if (loaded.errors.length > 0) {
         yield* writeErrors(paths, loaded.errors)
-        yield* say(`${loaded.errors.length} invalid rows would be rejected (--skip-invalid)${seeErrors}`)
+        yield* tell(RunEvent.InvalidRowsSkipped({ count: loaded.errors.length, dryRun: true, errorsFile: errorsAt }))
       }
       return yield* dryRunOutcome(request, loaded, startedAt)
     }
@@ -90,16 +87,16 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     const batchStore = store.batch(accountId, batchId)
     if (loaded.errors.length > 0) {
       yield* writeErrors(paths, loaded.errors)
-      yield* say(`${loaded.errors.length} invalid rows kept as rejected (--skip-invalid)${seeErrors}`)
+      yield* tell(RunEvent.InvalidRowsSkipped({ count: loaded.errors.length, dryRun: false, errorsFile: errorsAt }))
     }
     // validate resumes nothing: it checks the file again, whatever an earlier run of it left.
-    if (loaded.resumed && !request.dryRun) yield* say(`Resuming batch ${batchId} (same file content as an earlier run)`)
+    if (loaded.resumed && !request.dryRun) yield* tell(RunEvent.Resuming({ batchId }))
     if (!request.dryRun) {
       // Before the first payout: a ledger that cannot be written must not be found out after paying.
       const rows = Object.values(yield* batchStore.countByState()).reduce((a, b) => a + b, 0)
       const problems = yield* checkWritable({ outDir: dirname(paths.ledger), statePath: request.statePath, rows })
       if (problems.length > 0) {
-        yield* say(`Refused before paying anything: ${problems.join("; ")}.`)
+        yield* tell(RunEvent.OutputsUnwritable({ problems }))
         return resultOf(EXIT_INTERNAL, { batch_id: batchId, outcome: `refused: ${problems.join("; ")}`, exit_code: EXIT_INTERNAL }, problems.join("; "))
       }
     }
@@ -116,9 +113,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
           if (Option.isNone(held)) {
             const batch = yield* batchStore.getBatch()
             const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
-            yield* say(
-              `Batch ${batchId} is being run by another process (${Option.getOrElse(holder, () => "unknown")}); not starting a second runner. Try again when it ends.`
-            )
+            yield* tell(RunEvent.LeaseBusy({ batchId, holder: Option.getOrUndefined(holder) }))
             return resultOf(EXIT_INCOMPLETE, { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE }, "another runner holds the batch")
           }
           fence = held.value
@@ -133,11 +128,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
           const receiver = yield* startWebhookReceiver(request.listen, wakeups)
           // A wildcard is no address the service can post to: only an explicit callback URL is sent then.
           const callbackUrl = settings.callbackUrl ?? (receiver.everyInterface ? undefined : receiver.url)
-          yield* say(
-            receiver.everyInterface
-              ? `Webhook receiver listening on every interface (${receiver.url}); the service is given ${callbackUrl ?? "no callback URL of this receiver"}`
-              : `Webhook receiver listening at ${receiver.url}`
-          )
+          yield* tell(RunEvent.WebhookListening({ url: receiver.url, everyInterface: receiver.everyInterface, callbackUrl }))
           settings = { ...settings, callbackUrl, webhooks: true }
         }
         const run = runSteps({ request, loaded, paths, startedAt, leaseTtl, leaseStart }).pipe(Effect.onInterrupt(() => (request.dryRun ? Effect.void : interruptedEarly)))
@@ -157,7 +148,7 @@ const interruptedEarly = Effect.gen(function* () {
   const submitter = yield* Submitter
   if (yield* submitter.stopped) return
   const released = yield* submitter.stopSending
-  yield* say(`Interrupted before this run sent any payout. ${describeRelease(released)}`)
+  yield* tell(RunEvent.InterruptedEarly({ released }))
 }).pipe(Effect.ignore)
 
 /** The notification a run's end calls for: none when it is left to run again (incomplete, a failure of the service or the machine). */

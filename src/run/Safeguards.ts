@@ -10,7 +10,7 @@ import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { makeHaltWatch } from "./HaltWatch.ts"
-import { say, sayOutcome } from "./Notices.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
 import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
 import { makeBreakerCount } from "./Breaker.ts"
@@ -84,9 +84,7 @@ const make = Effect.gen(function* () {
   const halt = yield* makeHaltWatch(accountId)
   const haltedAtStart = yield* halt
   if (Option.isSome(haltedAtStart)) {
-    yield* say(
-      `Halted: ${describeHalt(haltedAtStart.value)}. This run sends no new payout; what was already sent is still followed. Lift the halt with: payouts halt --lift --by NAME`
-    )
+    yield* tell(RunEvent.HaltedAtStart({ halt: haltedAtStart.value }))
   }
 
   /** The operator of a row this run did not send (an earlier run did), read back from the store. */
@@ -122,9 +120,7 @@ const make = Effect.gen(function* () {
         open.has(operator) ? [false, open] : [true, new Map([...open, [operator, `${run} consecutive failures`]])]
       )
       if (opened) {
-        yield* say(
-          `Breaker tripped for ${operator}: ${run} consecutive failures. Its rows not yet sent are held (not sent); the other operators' rows go on.`
-        )
+        yield* tell(RunEvent.BreakerTripped({ operator, run }))
       }
     })
 
@@ -141,9 +137,7 @@ const make = Effect.gen(function* () {
   const probing = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     for (const operator of probeWindow.expire(now)) {
-      yield* say(
-        `Breaker probe: no final status from ${operator} within ${Math.round(settings.breakerProbeMs / 1000)} s of its first ${settings.breakerFailures} payouts; its other rows are sent without waiting.`
-      )
+      yield* tell(RunEvent.ProbeExpired({ operator, probeMs: settings.breakerProbeMs, first: settings.breakerFailures }))
     }
     const full = probeWindow.full()
     for (const operator of full) {
@@ -231,15 +225,11 @@ export const concludeSafeguards = (counts: Readonly<Record<string, number>>, per
     const ownPause = waiting > 0 ? yield* safeguards.reason : undefined
     if (persist && ownPause !== undefined) {
       yield* ctx.batchStore.setBatchState("paused", ownPause)
-      yield* sayOutcome(
-        `Paused: ${ownPause}. ${waiting} row(s) held, not sent. Once the cause is dealt with, continue with: payouts resume ${ctx.batchId} (then run the same file again)`
-      )
+      yield* tell(RunEvent.PausedEnd({ batchId: ctx.batchId, reason: ownPause, waiting }))
     }
     const halt = waiting > 0 ? Option.getOrUndefined(yield* safeguards.halt) : undefined
     if (persist && halt !== undefined) {
-      yield* sayOutcome(
-        `Halted: ${describeHalt(halt)}. ${waiting} row(s) were not sent and wait; once the halt is lifted (payouts halt --lift --by NAME), run the file again to pay them.`
-      )
+      yield* tell(RunEvent.HaltedEnd({ halt, waiting }))
     }
     const paused = ownPause ?? (halt === undefined ? undefined : describeHalt(halt))
     const halted = halt === undefined ? {} : { halted: { by: halt.by, at: new Date(halt.at).toISOString(), reason: halt.reason } }

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { AuthError, Unavailable } from "../../src/api/Errors.ts"
-import { preflightFailed } from "../../src/run/BalanceCheck.ts"
+import { preflightFailed } from "../../src/cli/NoticeText.ts"
 import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
 

@@ -6,7 +6,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { confirmationOverview } from "../../src/cli/NoticeText.ts"
 import { approve } from "../../src/jobs/Approval.ts"
+import { DEFAULT_LOCALE, formatFor } from "../../src/output/Format.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { admin, ordinaryPhone, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
@@ -85,7 +87,7 @@ describe("a phone paid before under another name", () => {
       yield* paidWeek1(sandbox, state)
       const file = writeCsv(dir, "week2.csv", [{ id: "W2-2", amount: "2500", phone: PHONE, name: "Jean Dupont" }])
       const shown: Array<string> = []
-      const declined = yield* run(sandbox, { file, state, request: { confirm: (overview) => Effect.sync(() => shown.push(overview)).pipe(Effect.as(false)) } })
+      const declined = yield* run(sandbox, { file, state, request: { confirm: (overview) => Effect.sync(() => shown.push(confirmationOverview(overview, formatFor(DEFAULT_LOCALE)))).pipe(Effect.as(false)) } })
       expect(declined.exitCode).toBe(2)
       expect(shown).toHaveLength(1)
       expect(shown[0]).toContain(`line 2: phone ${MASKED} to "Jean Dupont" was paid to "Amina Bello" in week1.csv line 2`)

@@ -13,6 +13,8 @@ import { BatchId, Reference } from "../../src/domain/Ids.ts"
 import { toWire } from "../../src/domain/Money.ts"
 import { withToken } from "../../src/domain/Token.ts"
 import { type Notice, Notices } from "../../src/run/Notices.ts"
+import { wordsOf } from "../../src/cli/NoticeText.ts"
+import { DEFAULT_LOCALE, formatFor } from "../../src/output/Format.ts"
 import { Reconciler } from "../../src/run/Reconciler.ts"
 import { RunContext } from "../../src/run/RunContext.ts"
 import { Tracker } from "../../src/run/Tracker.ts"
@@ -97,7 +99,14 @@ const scene = <A, E>(
     const payouts = listing(rows)
     const sent: Array<PayoutRequest> = []
     const notices: Array<string> = []
-    const sink = { emit: (n: Notice) => Effect.sync(() => void (n._tag === "Message" && notices.push(n.text))) }
+    // The run's notices worded as the command line words them.
+    const sink = {
+      emit: (n: Notice) =>
+        Effect.sync(() => {
+          const words = wordsOf(n, formatFor(DEFAULT_LOCALE))
+          if (words !== undefined) notices.push(words)
+        })
+    }
     return yield* test({ store, rows, listing: payouts, sent, notices }).pipe(
       Effect.provide(runParts({ store, accountId: ACCOUNT, batchId: BATCH, settings: settings(), fence }, service(payouts, sent))),
       Effect.provideService(Notices, sink)

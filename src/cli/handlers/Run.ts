@@ -6,7 +6,7 @@ import { Console, Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { type RunRequest, type RunResult, runBatch } from "../../run/Runner.ts"
-import { type NoticeSink, Notices } from "../../run/Notices.ts"
+import { isOutcome, type NoticeSink, Notices } from "../../run/Notices.ts"
 import { startNotifier } from "../../notify/Notifier.ts"
 import type { checkOptions, runCommand, watchBatchOptions } from "../commands/Run.ts"
 import { lookupAccountScope, shareRequestBudget } from "../SharedBudget.ts"
@@ -120,7 +120,7 @@ const runWith = (file: string, args: CheckOptions, plan: Plan) =>
     const sink: NoticeSink = {
       emit: (notice) =>
         // The closing line (printed unless --json) tells the outcome: its message is not said twice.
-        notice._tag === "Message" && notice.outcome === true && !args.json
+        isOutcome(notice) && !args.json
           ? Effect.void
           : notice._tag !== "Ended"
           ? notices.emit(notice)
