@@ -4,7 +4,7 @@
  * and built there with the same node_modules (or its own `npm ci` when the lock file differs).
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Build } from "./measure.ts"
@@ -24,10 +24,18 @@ const unchanged = (root: string, commit: string, path: string) => {
   }
 }
 
+/**
+ * HEAD's build as it is when the bench starts, copied (bin/, dist/, package.json) into a temp folder
+ * removed at exit: a build of the checkout during the bench does not change the CLI measured.
+ */
 export const headBuild = (root: string): Build => {
   if (!existsSync(join(root, "dist/main.js"))) throw new Error("dist/ is missing: run the bench as npm run bench (it builds first)")
   const dirty = git(root, "status", "--porcelain", "--", "src", "scripts/build.mjs", "scripts/bundle") !== ""
-  return { label: "HEAD", dir: root, commit: `${git(root, "rev-parse", "--short", "HEAD")}${dirty ? "+uncommitted" : ""}` }
+  const dir = mkdtempSync(join(tmpdir(), "payouts-bench-head-"))
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  for (const part of ["bin", "dist", "package.json"]) cpSync(join(root, part), join(dir, part), { recursive: true })
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"))
+  return { label: "HEAD", dir, commit: `${git(root, "rev-parse", "--short", "HEAD")}${dirty ? "+uncommitted" : ""}` }
 }
 
 /** The baseline's checkout, built once per commit and kept in the temp folder for the next bench. */
