@@ -1,14 +1,16 @@
 /**
- * The typed client of the payment API v1. Responses are classified as DESIGN.md section 3 reads
- * them (see Classify.ts); GETs retry transient failures, POSTs never retry on their own.
+ * The typed client of the payment API v1, one chain on @effect/platform's HttpClient: base URL and
+ * credentials (mapRequest), the request gate, a timeout, then the answer classified (Classify.ts) and
+ * decoded with Schemas.ts. GETs retry transient failures; POSTs never retry on their own.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Chunk, Clock, Effect, Either, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
-import { classify, type Endpoint, EXCERPT_LENGTH, makeScrub, type Transient } from "./Classify.ts"
+import { Headers, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Chunk, Clock, Context, Effect, Either, Layer, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
+import { classify, type Endpoint, EXCERPT_LENGTH, failureWithoutAnswer, makeScrub, TimedOut, TooLarge, type Transient } from "./Classify.ts"
 import { checkBalance } from "./Plausible.ts"
-import { PaymentClientConfig } from "./ClientConfig.ts"
+import { PaymentClientConfig, type PaymentClientSettingsInput } from "./ClientConfig.ts"
 import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.ts"
-import { RequestGate } from "./RequestGate.ts"
+import { RequestGate, type RequestGateOptions } from "./RequestGate.ts"
 import { parseRetryAfter } from "./RetryAfter.ts"
 import {
   CardPayinRequest,
@@ -25,33 +27,82 @@ import {
   type WalletTransaction
 } from "./Schemas.ts"
 import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
-import { Exchange, PAGE_MAX_BYTES, RECORD_MAX_BYTES, sendOf } from "./Exchange.ts"
-import { failureWithoutAnswer } from "./Transport.ts"
-import { retryLazily } from "./LazyRetry.ts"
 import { makeServiceClock } from "./ServiceClock.ts"
-import { quickPayoutResponse, quickStatusResponse } from "./QuickDecode.ts"
-import { quickPayoutBody } from "./QuickEncode.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 export { FENCED } from "./ClientApi.ts"
 
-const decoder = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownOption(schema)
+/** The longest answer read for one record (a status, a payout's answer, the wallets): far above any real one. */
+export const RECORD_MAX_BYTES = 256 * 1024
+/** The longest listing page read: 100 transactions are about 50 KB. */
+export const PAGE_MAX_BYTES = 8 * 1024 * 1024
 
-/** The quick check first (QuickDecode.ts), the schema when it is not sure. */
-const quickly = <A>(quick: (json: unknown) => A | undefined, decode: (json: unknown) => Option.Option<A>) => (json: unknown) => {
-  const value = quick(json)
-  return value === undefined ? decode(json) : Option.some(value)
+/**
+ * Told of every failure of a call made where it is provided: jobs/ServiceProblem.ts watches one run's
+ * calls with it (a concurrent run's failures are not its).
+ */
+export class FailureWatch extends Context.Tag("api/FailureWatch")<FailureWatch, (error: ClientError) => Effect.Effect<void>>() {}
+
+const watched = Effect.serviceOption(FailureWatch)
+const tellWatch = (error: ClientError) => Effect.flatMap(watched, Option.match({ onNone: () => Effect.void, onSome: (watch) => watch(error) }))
+const told = <Args extends ReadonlyArray<unknown>, A>(call: (...args: Args) => Effect.Effect<A, ClientError>) => (...args: Args) =>
+  Effect.tapError(call(...args), tellWatch)
+
+// Each decoder and encoder compiled once.
+const decodeWallets = Schema.decodeUnknownOption(WalletsResponse)
+const decodeTransactions = Schema.decodeUnknownOption(TransactionsResponse)
+const decodeSummary = Schema.decodeUnknownOption(SummaryResponse)
+const decodeStatus = Schema.decodeUnknownOption(StatusResponse)
+const decodePayout = Schema.decodeUnknownOption(PayoutResponse)
+const decodeMobileMoney = Schema.decodeUnknownOption(MobileMoneyPayinResponse)
+const decodeCard = Schema.decodeUnknownOption(CardPayinResponse)
+
+const encoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const encode = Schema.encode(schema)
+  return (body: A) =>
+    Effect.mapError(encode(body), (e) => new NotSent({ reason: `invalid request body: ${ParseResult.TreeFormatter.formatErrorSync(e)}` }))
+}
+const encodePayout = encoder(Schema.Struct(PayoutRequest.fields))
+const encodeMobileMoney = encoder(Schema.Struct(MobileMoneyPayinRequest.fields))
+const encodeCard = encoder(Schema.Struct(CardPayinRequest.fields))
+
+const REDACTED_HEADERS = ["authorization", "cookie", "set-cookie", "x-api-key", "x-api-secret"]
+
+interface Answer {
+  readonly status: number
+  readonly retryAfter: string | undefined
+  readonly date: string | undefined
+  /** X-Sandbox-Clock: how a sandbox's virtual time runs (ServiceClock.ts decides whether to believe it). */
+  readonly clock: string | undefined
+  readonly body: string
 }
 
-const encoder = <A, I>(schema: Schema.Schema<A, I>) => (body: A) =>
-  Schema.encode(schema)(body).pipe(
-    Effect.mapError((e) => new NotSent({ reason: `invalid request body: ${ParseResult.TreeFormatter.formatErrorSync(e)}` }))
-  )
+const utf8 = new TextDecoder()
 
-/** The quick encode first (QuickEncode.ts), the schema's when it is not sure. */
-const quickEncoder = <A, I>(quick: (body: A) => I | undefined, encode: (body: A) => Effect.Effect<I, NotSent>) => (body: A) => {
-  const value = quick(body)
-  return value === undefined ? encode(body) : Effect.succeed(value)
+/** The declared length, when the answer has a plain one. */
+const declaredLength = (value: string | undefined): number | undefined =>
+  value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined
+
+/**
+ * The whole answer, its body read as a stream no further than `maxBytes`: failing the fold ends the
+ * stream, which aborts the request and drops the connection (nothing past the cap is buffered).
+ */
+const readAnswer = (response: HttpClientResponse.HttpClientResponse, maxBytes: number): Effect.Effect<Answer, HttpClientError.ResponseError | TooLarge> => {
+  const headers = response.headers
+  const declared = declaredLength(headers["content-length"])
+  const tooLong = declared !== undefined && declared > maxBytes
+  const body = Stream.runFoldEffect(response.stream, { size: 0, parts: new Array<Uint8Array>() }, (read, bytes) => {
+    const size = read.size + bytes.length
+    if (tooLong || size > maxBytes) return Effect.fail(new TooLarge(response.status, maxBytes, tooLong ? declared : undefined))
+    read.parts.push(bytes)
+    return Effect.succeed({ size, parts: read.parts })
+  }).pipe(
+    Effect.map((read) => (tooLong ? Either.left(new TooLarge(response.status, maxBytes, declared)) : Either.right(utf8.decode(read.parts.length === 1 ? read.parts[0] : Buffer.concat(read.parts))))),
+    // fetch gives no stream for an answer without a body: that is an empty body, as `text` reads it.
+    Effect.catchIf((e) => e._tag === "ResponseError" && e.reason === "EmptyBody", () => Effect.succeed(Either.right(""))),
+    Effect.flatMap((text) => text)
+  )
+  return Effect.map(body, (text) => ({ status: response.status, retryAfter: headers["retry-after"], date: headers["date"], clock: headers["x-sandbox-clock"], body: text }))
 }
 
 const queryOf = (filters: TransactionFilters): Record<string, string> =>
@@ -66,14 +117,14 @@ const finalOf = (t: Transient): ClientError =>
     ? new NotSent({ reason: t.reason })
     : new Unavailable({ reason: t.reason, status: t.status })
 
+const isTransient = (e: ClientError | Transient): e is Transient => e._tag === "Transient"
+
+// A listing that never ends (pages that keep coming, a total that lies) is refused, not read forever.
+const LISTING_PAGES_MAX = 2_000
+
 export const make = Effect.gen(function*() {
   const settings = yield* PaymentClientConfig
   const gate = yield* RequestGate
-  // No span per request and no trace headers sent to the service: nothing here exports traces, and the
-  // span alone was a fifth of a request's CPU (scripts/bench/hotpath.ts).
-  const http = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerDisabledWhen(() => true), HttpClient.withTracerPropagation(false))
-  // UndiciExchange.layer (Connect.ts) provides a cheaper path for the same requests; any HttpClient works without it.
-  const send = sendOf(http, yield* Effect.serviceOption(Exchange))
   const base = settings.baseUrl
   const baseUrl = new URL(URL.canParse(base) ? base : "http://invalid.invalid")
   const scrub = makeScrub([Redacted.value(settings.apiKey), Redacted.value(settings.apiSecret)])
@@ -82,15 +133,30 @@ export const make = Effect.gen(function*() {
     "x-api-key": Redacted.value(settings.apiKey),
     "x-api-secret": Redacted.value(settings.apiSecret)
   }
+  // No span per request and no trace headers sent to the service: nothing here exports traces.
+  const http = (yield* HttpClient.HttpClient).pipe(
+    HttpClient.mapRequest((request) => HttpClientRequest.setHeaders(HttpClientRequest.prependUrl(request, base), headers)),
+    HttpClient.withTracerDisabledWhen(() => true),
+    HttpClient.withTracerPropagation(false)
+  )
   const retrySchedule = Schedule.exponential(settings.getRetry.base).pipe(
     Schedule.jittered,
     Schedule.intersect(Schedule.recurs(settings.getRetry.times)),
     Schedule.upTo(settings.getRetry.maxElapsed)
   )
+  const timeout = settings.requestTimeout
 
   const skew = yield* Ref.make(Option.none<number>())
   // A sandbox's declared clock, believed only from this machine (ServiceClock.ts).
   const declared = makeServiceClock(baseUrl)
+
+  /** One request and its whole answer, within the timeout; the wait for the gate is not part of it. */
+  const exchange = (request: HttpClientRequest.HttpClientRequest, maxBytes: number) =>
+    http.execute(request).pipe(
+      Effect.flatMap((response) => readAnswer(response, maxBytes)),
+      Effect.timeoutFail({ duration: timeout, onTimeout: () => new TimedOut(timeout) }),
+      Effect.locally(Headers.currentRedactedNames, REDACTED_HEADERS)
+    )
 
   const attempt = <A>(
     method: "GET" | "POST",
@@ -104,7 +170,7 @@ export const make = Effect.gen(function*() {
       if (mayStillSend === undefined) yield* gate.take
       else if (!(yield* gate.takeChecked(mayStillSend))) return yield* new NotSent({ reason: FENCED })
       const maxBytes = endpoint === "transactions" ? PAGE_MAX_BYTES : RECORD_MAX_BYTES
-      const answer = yield* Effect.mapError(send(request, settings.requestTimeout, maxBytes), (error) => failureWithoutAnswer(method, error))
+      const answer = yield* Effect.mapError(exchange(request, maxBytes), (error) => failureWithoutAnswer(method, error))
       const nowMs = yield* Clock.currentTimeMillis
       const served = answer.date === undefined ? NaN : Date.parse(answer.date)
       // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.
@@ -124,9 +190,9 @@ export const make = Effect.gen(function*() {
     success: (json: unknown) => Option.Option<A>,
     reference?: string
   ): Effect.Effect<A, ClientError> =>
-    attempt("GET", endpoint, HttpClientRequest.setHeaders(request, headers), success, reference).pipe(
-      (call) => retryLazily(call, { schedule: retrySchedule, while: (e) => e._tag === "Transient" }),
-      Effect.catchIf((e): e is Transient => e._tag === "Transient", (t) => Effect.fail(finalOf(t)))
+    attempt("GET", endpoint, request, success, reference).pipe(
+      Effect.retry({ schedule: retrySchedule, while: isTransient }),
+      Effect.catchIf(isTransient, (t) => Effect.fail(finalOf(t)))
     )
 
   const postJson = <A>(
@@ -135,54 +201,44 @@ export const make = Effect.gen(function*() {
     body: unknown,
     success: (json: unknown) => Option.Option<A>,
     mayStillSend?: Effect.Effect<boolean>
-  ): Effect.Effect<A, ClientError> => {
-    const request = HttpClientRequest.post(`${base}${path}`).pipe(
-      HttpClientRequest.setHeaders(headers),
-      HttpClientRequest.bodyUnsafeJson(body)
-    )
+  ): Effect.Effect<A, ClientError> =>
     // Never retried here: once sent, only reconciliation can tell whether it happened.
-    return attempt("POST", endpoint, request, success, undefined, mayStillSend).pipe(
-      Effect.catchIf((e): e is Transient => e._tag === "Transient", (t) => Effect.fail(finalOf(t)))
+    attempt("POST", endpoint, HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(path), body), success, undefined, mayStillSend).pipe(
+      Effect.catchIf(isTransient, (t) => Effect.fail(finalOf(t)))
     )
-  }
-
-  const decodeWallets = decoder(WalletsResponse)
-  const decodeTransactions = decoder(TransactionsResponse)
-  const decodeSummary = decoder(SummaryResponse)
-  const decodeStatus = quickly(quickStatusResponse, decoder(StatusResponse))
-  const decodePayout = quickly(quickPayoutResponse, decoder(PayoutResponse))
-  const decodeMobileMoney = decoder(MobileMoneyPayinResponse)
-  const decodeCard = decoder(CardPayinResponse)
-  const encodePayout = quickEncoder(quickPayoutBody, encoder(Schema.Struct(PayoutRequest.fields)))
-  const encodeMobileMoney = encoder(Schema.Struct(MobileMoneyPayinRequest.fields))
-  const encodeCard = encoder(Schema.Struct(CardPayinRequest.fields))
 
   const wallets = Effect.fn("PaymentClient.wallets")(function*() {
-    const response = yield* getJson("wallet", HttpClientRequest.get(`${base}/wallet`), decodeWallets)
+    const response = yield* getJson("wallet", HttpClientRequest.get("/wallet"), decodeWallets)
     // A balance no wallet can hold would make the balance check believe anything: the answer is refused.
     for (const w of response.wallets) {
       for (const field of ["balance", "available_balance", "pending_balance", "reserved_balance"] as const) {
         const checked = checkBalance(field, w[field], w.currency)
-        if (Either.isLeft(checked)) return yield* new UnexpectedResponse({ status: 200, excerpt: scrub(`wallet ${w.currency}: ${checked.left}`, EXCERPT_LENGTH) })
+        if (Either.isLeft(checked)) {
+          return yield* Effect.fail(new UnexpectedResponse({ status: 200, excerpt: scrub(`wallet ${w.currency}: ${checked.left}`, EXCERPT_LENGTH) }))
+        }
       }
     }
     return response.wallets
   })
 
+  const listing = (filters: TransactionFilters) => HttpClientRequest.get("/wallet/transactions").pipe(HttpClientRequest.setUrlParams(queryOf(filters)))
+
   const fetchPage = (request: HttpClientRequest.HttpClientRequest) =>
     Effect.map(getJson("transactions", request, decodeTransactions), (r): TransactionsPage => r.data)
 
   const transactions = Effect.fn("PaymentClient.transactions")(function*(filters: TransactionFilters = {}) {
-    return yield* fetchPage(
-      HttpClientRequest.get(`${base}/wallet/transactions`).pipe(HttpClientRequest.setUrlParams(queryOf(filters)))
-    )
+    return yield* fetchPage(listing(filters))
   })
 
-  /** links.next is followed only when it stays on the configured service (it will carry our credentials). */
-  const onService = (link: string | null | undefined): link is string => {
-    if (link === undefined || link === null || !URL.canParse(link)) return false
+  /**
+   * links.next as a path under the base URL, when it stays on the configured service's listing (it
+   * will carry our credentials); undefined otherwise.
+   */
+  const onService = (link: string | null | undefined): string | undefined => {
+    if (link === undefined || link === null || !URL.canParse(link)) return undefined
     const url = new URL(link)
-    return url.origin === baseUrl.origin && url.pathname.startsWith(`${baseUrl.pathname}/wallet/transactions`)
+    const prefix = `${baseUrl.pathname}/wallet/transactions`
+    return url.origin === baseUrl.origin && url.pathname.startsWith(prefix) ? `${url.pathname.slice(baseUrl.pathname.length)}${url.search}` : undefined
   }
 
   interface Cursor {
@@ -191,16 +247,11 @@ export const make = Effect.gen(function*() {
     readonly pagesRead: number
   }
 
-  // A listing that never ends (pages that keep coming, a total that lies) is refused, not read forever.
-  const LISTING_PAGES_MAX = 2_000
-
   const nextPage = (filters: TransactionFilters, cursor: Cursor) =>
     Effect.flatMap(fetchPage(cursor.request), (page) => {
       const { current_page, total_pages, links } = page.pagination
       if (current_page < cursor.expectedPage) {
-        return Effect.fail(
-          new UnexpectedResponse({ status: 200, excerpt: `pagination did not advance past page ${current_page}` })
-        )
+        return Effect.fail(new UnexpectedResponse({ status: 200, excerpt: `pagination did not advance past page ${current_page}` }))
       }
       const chunk = Chunk.fromIterable(page.transactions)
       if (current_page >= total_pages || page.transactions.length === 0) {
@@ -214,36 +265,25 @@ export const make = Effect.gen(function*() {
           })
         )
       }
-      const request = onService(links.next)
-        ? HttpClientRequest.get(links.next)
-        : HttpClientRequest.get(`${base}/wallet/transactions`).pipe(
-          HttpClientRequest.setUrlParams(queryOf({ ...filters, page: current_page + 1 }))
-        )
+      const next = onService(links.next)
+      const request = next !== undefined ? HttpClientRequest.get(next) : listing({ ...filters, page: current_page + 1 })
       return Effect.succeed([chunk, Option.some<Cursor>({ request, expectedPage: current_page + 1, pagesRead: cursor.pagesRead + 1 })] as const)
     })
 
   const transactionStream = (filters: TransactionFilters = {}): Stream.Stream<WalletTransaction, ClientError> =>
     Stream.paginateChunkEffect<Cursor, WalletTransaction, ClientError, never>(
-      {
-        request: HttpClientRequest.get(`${base}/wallet/transactions`).pipe(
-          HttpClientRequest.setUrlParams(queryOf(filters))
-        ),
-        expectedPage: filters.page ?? 1,
-        pagesRead: 0
-      },
+      { request: listing(filters), expectedPage: filters.page ?? 1, pagesRead: 0 },
       (cursor) => nextPage(filters, cursor)
     ).pipe(Stream.withSpan("PaymentClient.transactionStream"))
 
   const summary = Effect.fn("PaymentClient.summary")(function*() {
-    const response = yield* getJson("summary", HttpClientRequest.get(`${base}/wallet/summary`), decodeSummary)
+    const response = yield* getJson("summary", HttpClientRequest.get("/wallet/summary"), decodeSummary)
     return response.data
   })
 
-  // status and payout run once or more per payout: untraced, as the HTTP call under them (a span and the
-  // call site's stack trace per call were 5% of a run's CPU, and nothing exports traces).
+  // status and payout run once or more per payout: untraced, as the HTTP call under them.
   const status = Effect.fnUntraced(function*(reference: string) {
-    const url = `${base}/payment/status/${encodeURIComponent(reference)}`
-    const response = yield* getJson("status", HttpClientRequest.get(url), decodeStatus, reference)
+    const response = yield* getJson("status", HttpClientRequest.get(`/payment/status/${encodeURIComponent(reference)}`), decodeStatus, reference)
     // The description is the service's words, kept as a failed row's error: scrubbed and bounded like any.
     const description = response.data.status_description
     const scrubbed = description === null || description === undefined ? description : scrub(description)
@@ -263,14 +303,14 @@ export const make = Effect.gen(function*() {
   })
 
   const api: PaymentClientApi = {
-    wallets,
-    transactions,
-    transactionStream,
-    summary,
-    status,
-    payout,
-    payinMobileMoney,
-    payinCard,
+    wallets: told(wallets),
+    transactions: told(transactions),
+    transactionStream: (filters) => Stream.tapError(transactionStream(filters), tellWatch),
+    summary: told(summary),
+    status: told(status),
+    payout: told(payout),
+    payinMobileMoney: told(payinMobileMoney),
+    payinCard: told(payinCard),
     serverSkew: Ref.get(skew),
     serviceTimes: Effect.sync(() => Option.fromNullable(declared.times())),
     scrub: (text) => scrub(text)
@@ -278,6 +318,23 @@ export const make = Effect.gen(function*() {
   return api
 })
 
+/** A connection's settings and its request gate's (`--rate`: `ratePerSecond`; undefined starts unlimited). */
+export interface ConnectionInput extends PaymentClientSettingsInput, RequestGateOptions {}
+
 export class PaymentClient extends Effect.Service<PaymentClient>()("api/PaymentClient", {
-  effect: make
-}) {}
+  effect: make,
+  dependencies: [NodeHttpClient.layerUndici]
+}) {
+  /**
+   * The client of one connection, with its request gate kept in the output (a run shares it with the
+   * account's other workers once the account is known). `http` replaces undici (tests over fetch).
+   */
+  static readonly layer = (input: ConnectionInput, http?: Layer.Layer<HttpClient.HttpClient>) => {
+    const { ratePerSecond, minRate, recoveryPerSecond, defaultPauseMs, ...settings } = input
+    const gate: RequestGateOptions = { ratePerSecond, minRate, recoveryPerSecond, defaultPauseMs }
+    return (http === undefined ? PaymentClient.Default : Layer.provide(PaymentClient.DefaultWithoutDependencies, http)).pipe(
+      Layer.provide(PaymentClientConfig.layer(settings)),
+      Layer.provideMerge(RequestGate.layer(gate))
+    )
+  }
+}

@@ -2,11 +2,11 @@
  * A batch that could not be run because of the service (unreachable, 5xx, a refused key), not
  * because of anything in its file. The runner turns a failed balance preflight into a refusal (exit 2);
  * in the job folder that refusal must not send a good file to `rejected/` (issue 12, item 2), so a run
- * is watched through its PaymentClient and a refusal that followed a service failure becomes this error:
+ * has its client calls watched (FailureWatch) and a refusal that followed a service failure becomes this error:
  * the file stays in `processing/` and is tried again with backoff.
  */
-import { Data, Effect, Option, Ref, Stream } from "effect"
-import { PaymentClient } from "../api/Client.ts"
+import { Data, Effect, Option, Ref } from "effect"
+import { FailureWatch } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { EXIT_REFUSED } from "../run/ExitCode.ts"
 import type { RunResult } from "../run/Runner.ts"
@@ -50,35 +50,15 @@ export const serviceProblemOf = (error: ClientError): Option.Option<ServiceProbl
   }
 }
 
-/** A PaymentClient that passes every call through and remembers the last service failure seen. */
-const observed = (client: PaymentClient, last: Ref.Ref<Option.Option<ServiceProblem>>): PaymentClient => {
-  const note = <A, R>(effect: Effect.Effect<A, ClientError, R>) =>
-    Effect.tapError(effect, (e) => Ref.update(last, (previous) => Option.orElse(serviceProblemOf(e), () => previous)))
-  return PaymentClient.make({
-    wallets: () => note(client.wallets()),
-    transactions: (filters) => note(client.transactions(filters)),
-    transactionStream: (filters) =>
-      Stream.tapError(client.transactionStream(filters), (e) => Ref.update(last, (previous) => Option.orElse(serviceProblemOf(e), () => previous))),
-    summary: () => note(client.summary()),
-    status: (reference) => note(client.status(reference)),
-    payout: (body, mayStillSend) => note(client.payout(body, mayStillSend)),
-    payinMobileMoney: (body) => note(client.payinMobileMoney(body)),
-    payinCard: (body) => note(client.payinCard(body)),
-    serverSkew: client.serverSkew,
-    ...(client.serviceTimes === undefined ? {} : { serviceTimes: client.serviceTimes }),
-    scrub: client.scrub
-  })
-}
-
 /**
- * Runs `run` with an observed client. A run that refused its file (exit 2) after the service failed
+ * Runs `run` with its client calls watched. A run that refused its file (exit 2) after the service failed
  * refused it for the service's sake, not the file's: it fails with the ServiceProblem instead.
  */
 export const refusalsOfTheService = <E, R>(run: Effect.Effect<RunResult, E, R>) =>
   Effect.gen(function* () {
-    const client = yield* PaymentClient
     const last = yield* Ref.make(Option.none<ServiceProblem>())
-    const result = yield* Effect.provideService(run, PaymentClient, observed(client, last))
+    const watch = (e: ClientError) => Ref.update(last, (previous) => Option.orElse(serviceProblemOf(e), () => previous))
+    const result = yield* Effect.provideService(run, FailureWatch, watch)
     const problem = yield* Ref.get(last)
     if (result.exitCode === EXIT_REFUSED && Option.isSome(problem)) return yield* Effect.fail(problem.value)
     return result

@@ -5,7 +5,6 @@
  */
 import { Context, Effect, Either, Fiber, Layer, Option, Ref, Schedule } from "effect"
 import { PaymentClient } from "../api/Client.ts"
-import { retryLazily } from "../api/LazyRetry.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
 import type { StateStore } from "../store/StateStore.ts"
@@ -153,7 +152,7 @@ const make = Effect.gen(function* () {
       const attempt = client.payout(body, mayStillSend(row, resend, blocked)).pipe(
         Effect.tapError((e) => (resendable(e) && !fenced(e) ? unsent.retry(row.idx) : Effect.void))
       )
-      yield* retryLazily(attempt, { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
+      yield* Effect.retry(attempt, { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
         Effect.matchEffect({
           // A row left unsent by its last try is put back by `refused`: no longer this run's to release.
           onFailure: (e) =>

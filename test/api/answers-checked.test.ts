@@ -5,40 +5,31 @@
  * ledger; a huge `GET /wallet` is refused with the reading stopped early; a listing claiming a million
  * payouts is not read for ever, said once, and the rows are paid.
  */
-import type { HttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
 import { checkPayoutAnswer, checkStatusRecord } from "../../src/api/Plausible.ts"
-import { quickStatusResponse } from "../../src/api/QuickDecode.ts"
-import { RequestGate } from "../../src/api/RequestGate.ts"
 import { PayoutResponse, StatusResponse } from "../../src/api/Schemas.ts"
-import * as UndiciExchange from "../../src/api/UndiciExchange.ts"
 import { BatchId, MinorUnits, Reference } from "../../src/domain/Ids.ts"
 import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
 import { cli, FAST } from "../cli/binarySupport.ts"
-import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import * as F from "./support/fixtures.ts"
 import { scriptedServer } from "./support/ScriptedServer.ts"
 
 const OURS = { reference: "TXN1", amountMinor: 5000, currency: "XAF" }
 const record = (data: Record<string, unknown>) => ({ success: true, data: { ...F.statusRecord, reference: "TXN1", amount: 5000, currency: "XAF", fee: 50, ...data } })
 const decodeStatus = Schema.decodeUnknownOption(StatusResponse)
-/** The anomaly of a status answer, after either decode path: both must say the same. */
-const verdicts = (json: unknown) => {
-  const quick = Option.fromNullable(quickStatusResponse(json))
-  const schema = decodeStatus(json)
-  const judge = (o: Option.Option<StatusResponse>) => Option.map(o, (r) => checkStatusRecord(r.data, OURS, (t) => t))
-  return { quick: Option.isSome(quick) ? judge(quick) : judge(schema), schema: judge(schema) }
-}
+/** The anomaly of a status answer, as the client decodes it. */
+const verdict = (json: unknown) => Option.map(decodeStatus(json), (r) => checkStatusRecord(r.data, OURS, (t) => t))
 
 describe("the checks of an answer against our row (api/Plausible.ts)", () => {
-  it("takes a plausible fee, refuses absurd, negative, non-finite and foreign ones on both decode paths alike", () => {
-    expect(verdicts(record({}))).toEqual({ quick: Option.some(Either.right(50)), schema: Option.some(Either.right(50)) })
+  it("takes a plausible fee, refuses absurd, negative, non-finite and foreign ones", () => {
+    expect(verdict(record({}))).toEqual(Option.some(Either.right(50)))
     const refused: ReadonlyArray<[unknown, RegExp]> = [
       [record({ fee: 1e300 }), /fee 1e\+300 XAF is beyond any payout/],
       [JSON.parse(`{"success":true,"data":${JSON.stringify(record({}).data).replace(`"fee":50`, `"fee":1e400`)}}`), /fee Infinity is not a finite number/],
@@ -50,11 +41,9 @@ describe("the checks of an answer against our row (api/Plausible.ts)", () => {
       [record({ currency: "XOF" }), /currency "XOF" for a payout in XAF/]
     ]
     for (const [json, why] of refused) {
-      const { quick, schema } = verdicts(json)
-      expect(quick).toEqual(schema)
-      const verdict = Option.getOrThrow(schema)
-      expect(Either.isLeft(verdict)).toBe(true)
-      expect(Either.getLeft(verdict).pipe(Option.getOrElse(() => ""))).toMatch(why)
+      const judged = Option.getOrThrow(verdict(json))
+      expect(Either.isLeft(judged)).toBe(true)
+      expect(Either.getLeft(judged).pipe(Option.getOrElse(() => ""))).toMatch(why)
     }
     // A flat minimum above a small amount is a fee a payout can have.
     expect(checkStatusRecord(Option.getOrThrow(decodeStatus(record({ amount: 10, fee: 50 }))).data, { ...OURS, amountMinor: 10 }, (t) => t)).toEqual(Either.right(50))
@@ -94,45 +83,38 @@ describe("the store's write path holds to its read path's schema", () => {
     }))
 })
 
-const clientOver = (baseUrl: string, transport: Layer.Layer<HttpClient.HttpClient>) =>
-  PaymentClient.Default.pipe(
-    Layer.provideMerge(RequestGate.layer({ minRate: 50 })),
-    Layer.provide(PaymentClientConfig.layer({ baseUrl, apiKey: "key-1234", apiSecret: "secret-1234", requestTimeout: "5 seconds", getRetry: { base: "10 millis", times: 1 } })),
-    Layer.provide(transport)
-  )
+const clientOver = (baseUrl: string) =>
+  PaymentClient.layer({ baseUrl, apiKey: "key-1234", apiSecret: "secret-1234", requestTimeout: "5 seconds", getRetry: { base: "10 millis", times: 1 }, minRate: 50 })
 
-describe.each([["UndiciExchange", UndiciExchange.layer], ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici]] as const)(
-  "bodies capped over %s",
-  (_, transport) => {
-    const pad = (bytes: number) => "x".repeat(bytes)
-    it.scopedLive("a record declared longer than 256 KiB is refused unread (a GET: unexpected; the POST: outcome unknown); a listing page up to 8 MiB is read", () =>
-      Effect.gen(function* () {
-        const long = JSON.stringify({ ...F.statusBody, message: pad(300 * 1024) })
-        const page = JSON.stringify({ ...F.transactionsBody, message: pad(300 * 1024) })
-        const server = yield* scriptedServer((req) => {
-          const body = req.url.includes("/wallet/transactions") ? page : long
-          return { status: 200, text: body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } }
-        })
-        yield* Effect.gen(function* () {
-          const client = yield* PaymentClient
-          const status = yield* Effect.flip(client.status("TXN1"))
-          expect(status.message).toBe(`unexpected response (HTTP 200): answer longer than 256 KiB (${Buffer.byteLength(long)} bytes declared): not read`)
-          const sent = yield* Effect.flip(client.payout(F.payoutRequest))
-          expect(sent._tag).toBe("OutcomeUnknown")
-          expect(sent.message).toContain("answer longer than 256 KiB")
-          const listed = yield* client.transactions({})
-          expect(listed.transactions.length).toBe(F.transactionsBody.data.transactions.length)
-        }).pipe(Effect.provide(clientOver(server.baseUrl, transport)))
-      }))
+describe("bodies capped", () => {
+  const pad = (bytes: number) => "x".repeat(bytes)
+  it.scopedLive("a record declared longer than 256 KiB is refused unread (a GET: unexpected; the POST: outcome unknown); a listing page up to 8 MiB is read", () =>
+    Effect.gen(function* () {
+      const long = JSON.stringify({ ...F.statusBody, message: pad(300 * 1024) })
+      const page = JSON.stringify({ ...F.transactionsBody, message: pad(300 * 1024) })
+      const server = yield* scriptedServer((req) => {
+        const body = req.url.includes("/wallet/transactions") ? page : long
+        return { status: 200, text: body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } }
+      })
+      yield* Effect.gen(function* () {
+        const client = yield* PaymentClient
+        const status = yield* Effect.flip(client.status("TXN1"))
+        expect(status.message).toBe(`unexpected response (HTTP 200): answer longer than 256 KiB (${Buffer.byteLength(long)} bytes declared): not read`)
+        const sent = yield* Effect.flip(client.payout(F.payoutRequest))
+        expect(sent._tag).toBe("OutcomeUnknown")
+        expect(sent.message).toContain("answer longer than 256 KiB")
+        const listed = yield* client.transactions({})
+        expect(listed.transactions.length).toBe(F.transactionsBody.data.transactions.length)
+      }).pipe(Effect.provide(clientOver(server.baseUrl)))
+    }))
 
-    it.scopedLive("a wallet balance no wallet can hold is refused, not believed by the balance check", () =>
-      Effect.gen(function* () {
-        const server = yield* scriptedServer(() => ({ status: 200, json: { wallets: [{ ...F.wallet, available_balance: 1e300 }] } }))
-        const error = yield* Effect.flip(Effect.flatMap(PaymentClient, (client) => client.wallets()).pipe(Effect.provide(clientOver(server.baseUrl, transport))))
-        expect(error.message).toBe("unexpected response (HTTP 200): wallet XAF: available_balance 1e+300 XAF is not an amount of minor units")
-      }))
-  }
-)
+  it.scopedLive("a wallet balance no wallet can hold is refused, not believed by the balance check", () =>
+    Effect.gen(function* () {
+      const server = yield* scriptedServer(() => ({ status: 200, json: { wallets: [{ ...F.wallet, available_balance: 1e300 }] } }))
+      const error = yield* Effect.flip(Effect.flatMap(PaymentClient, (client) => client.wallets()).pipe(Effect.provide(clientOver(server.baseUrl))))
+      expect(error.message).toBe("unexpected response (HTTP 200): wallet XAF: available_balance 1e+300 XAF is not an amount of minor units")
+    }))
+})
 
 const sellers = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(3000 + i), phone: ordinaryPhone(300 + i) }))

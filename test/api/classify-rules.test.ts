@@ -1,9 +1,8 @@
 import { HttpClientError, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Either, FastCheck as fc, Option, Schema } from "effect"
-import { type Answer, classify, type Endpoint, makeScrub } from "../../src/api/Classify.ts"
+import { type Answer, classify, type Endpoint, failureWithoutAnswer, makeScrub, TimedOut, transportFacts } from "../../src/api/Classify.ts"
 import { PayoutResponse, WalletsResponse } from "../../src/api/Schemas.ts"
-import { failureWithoutAnswer, TimedOut, transportFacts } from "../../src/api/Transport.ts"
 import * as F from "./support/fixtures.ts"
 
 const scrub = makeScrub(["the-key-1234", "the-secret-5678"])

@@ -2,23 +2,16 @@ import { inspect } from "node:util"
 import { FetchHttpClient, type HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Effect, Layer, Stream } from "effect"
+import { Cause, Chunk, Effect, type Layer, Stream } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { PaymentClientConfig, type PaymentClientSettingsInput } from "../../src/api/ClientConfig.ts"
+import type { PaymentClientSettingsInput } from "../../src/api/ClientConfig.ts"
 import type { ClientError } from "../../src/api/Errors.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
-import * as UndiciExchange from "../../src/api/UndiciExchange.ts"
 import * as F from "./support/fixtures.ts"
 import { closedPort, type Received, type Reply, scriptedServer, type ScriptedServer } from "./support/ScriptedServer.ts"
 
 const KEY = "key-3f9a7c1d2e5b"
 const SECRET = "sec-8b7e6d5c4a3f"
-
-// Every case runs over the transport `payouts run` uses (Connect.ts) and over a plain Effect HttpClient.
-const TRANSPORTS = [
-  ["UndiciExchange", UndiciExchange.layer],
-  ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici]
-] as const
 
 const always = (reply: Reply) => () => reply
 
@@ -42,26 +35,9 @@ const failureOf = <A>(effect: Effect.Effect<A, ClientError>) =>
 
 const payoutBody = () => F.payoutRequest
 
-describe.each(TRANSPORTS)("PaymentClient classification over %s", (_, transport) => {
-  const clientLayer = (
-    baseUrl: string,
-    input: Partial<PaymentClientSettingsInput> = {},
-    httpLayer: Layer.Layer<HttpClient.HttpClient> = transport
-  ) =>
-    PaymentClient.Default.pipe(
-      Layer.provideMerge(RequestGate.layer({ minRate: 50 })),
-      Layer.provide(
-        PaymentClientConfig.layer({
-          baseUrl,
-          apiKey: KEY,
-          apiSecret: SECRET,
-          requestTimeout: "2 seconds",
-          getRetry: { base: "10 millis", times: 3 },
-          ...input
-        })
-      ),
-      Layer.provide(httpLayer)
-    )
+describe("PaymentClient classification", () => {
+  const clientLayer = (baseUrl: string, input: Partial<PaymentClientSettingsInput> = {}, http?: Layer.Layer<HttpClient.HttpClient>) =>
+    PaymentClient.layer({ baseUrl, apiKey: KEY, apiSecret: SECRET, requestTimeout: "2 seconds", getRetry: { base: "10 millis", times: 3 }, minRate: 50, ...input }, http)
 
   const withServer = <A, E>(
     script: (request: Received, index: number) => Reply,

@@ -6,10 +6,8 @@
 import { FetchHttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
-import { RequestGate } from "../../src/api/RequestGate.ts"
 import { parseFaults } from "../../src/sandbox/Sandbox.ts"
 import { type Api, assertInvariants, counters, payout, sandbox, status } from "./support/Harness.ts"
 
@@ -97,11 +95,7 @@ describe.each(TRANSPORTS)("huge_body read by the client over %s", (_, transport)
   it.scopedLive("a 200 MiB GET /wallet is refused at 256 KiB, the connection dropped: the sandbox wrote a small part", () =>
     Effect.gen(function* () {
       const api = yield* sandbox({ timeScale: 1, faults: "wallet.huge_body=200m" })
-      const layer = PaymentClient.Default.pipe(
-        Layer.provideMerge(RequestGate.layer({})),
-        Layer.provide(PaymentClientConfig.layer({ baseUrl: api.baseUrl, apiKey: api.headers["X-API-Key"], apiSecret: api.headers["X-API-Secret"], requestTimeout: "20 seconds" })),
-        Layer.provide(transport)
-      )
+      const layer = PaymentClient.layer({ baseUrl: api.baseUrl, apiKey: api.headers["X-API-Key"], apiSecret: api.headers["X-API-Secret"], requestTimeout: "20 seconds" }, transport)
       const error = yield* Effect.flip(Effect.flatMap(PaymentClient, (client) => client.wallets()).pipe(Effect.provide(layer)))
       expect(error._tag).toBe("UnexpectedResponse")
       expect(error.message).toBe("unexpected response (HTTP 200): answer longer than 256 KiB: not read")
