@@ -5,24 +5,25 @@ import type { StoreError } from "./Model.ts"
 import { runMigrations } from "./Postgres/Migrations.ts"
 import { layerClient, nameOf, type PostgresOptions, schemaOf } from "./Postgres/Open.ts"
 import { makeAccess, storeClock } from "./Postgres/Transaction.ts"
-import { makeDriver } from "./Sql/Store.ts"
-import { fromDriver, StateStore } from "./StateStore.ts"
+import { StoreDb } from "./Sql/Db.ts"
+import * as Store from "./Sql/Store.ts"
 
 export type { PostgresOptions }
 
 /**
- * The store over a SqlClient on PostgreSQL whose connections have `schema` first on their search_path
+ * The StoreDb over a SqlClient on PostgreSQL whose connections have `schema` first on their search_path
  * (layerClient sets it); migrates the schema first. `url` is only used to name the database in messages.
  */
-export const make = (options: Omit<PostgresOptions, "url"> & { readonly url?: PostgresOptions["url"] }) =>
+export const makeDb = (options: Omit<PostgresOptions, "url"> & { readonly url?: PostgresOptions["url"] }) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const schema = yield* schemaOf({ url: "", ...options })
     const name = options.url === undefined ? `the PostgreSQL state store (schema ${schema})` : nameOf({ ...options, url: options.url }, schema)
     const access = makeAccess(sql, name)
     yield* runMigrations(access, schema)
-    return StateStore.of(fromDriver(makeDriver({ ...access, now: storeClock(sql, options.clock ?? "database") })))
+    return StoreDb.of({ ...access, now: storeClock(sql, options.clock ?? "database") })
   })
 
-export const layer = (options: PostgresOptions): Layer.Layer<StateStore, StoreError> =>
-  Layer.effect(StateStore, make(options)).pipe(Layer.provide(layerClient(options)))
+/** The store's services over a PostgreSQL schema. */
+export const layer = (options: PostgresOptions): Layer.Layer<Store.StoreServices, StoreError> =>
+  Store.layer.pipe(Layer.provide(Layer.effect(StoreDb, makeDb(options))), Layer.provide(layerClient(options)))

@@ -1,14 +1,14 @@
 /** The SQLite adapter of the StateStore port: the shared SQL (Sql/) over a SQLite file. */
 import { SqlClient } from "@effect/sql"
-import { Clock, type Duration, Effect, Layer } from "effect"
+import { Clock, Context, type Duration, Effect, Layer } from "effect"
 import type { StoreError } from "./Model.ts"
 import { runMigrations } from "./Sqlite/Migrations.ts"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
 import { catchSql, makeWriteTransaction } from "./Sqlite/Transaction.ts"
 import { makeWalSync, type SyncFile } from "./Sqlite/WalSync.ts"
-import type { Db } from "./Sql/Db.ts"
-import { makeDriver } from "./Sql/Store.ts"
-import { fromDriver, StateStore } from "./StateStore.ts"
+import { StoreDb } from "./Sql/Db.ts"
+import * as Store from "./Sql/Store.ts"
+import { StateStore } from "./StateStore.ts"
 
 export type { SqliteOptions }
 
@@ -20,8 +20,8 @@ const walOf = (sql: SqlClient.SqlClient) =>
     return main !== undefined && main.file !== "" && journal?.journalMode === "wal" ? `${main.file}-wal` : undefined
   }).pipe(catchSql)
 
-/** The store over any SqlClient on a SQLite database; migrates it first. */
-export const make = (options: { readonly lockTimeout?: Duration.DurationInput; readonly syncFile?: SyncFile } = {}) =>
+/** The StoreDb over any SqlClient on a SQLite database; migrates it first. */
+export const makeDb = (options: { readonly lockTimeout?: Duration.DurationInput; readonly syncFile?: SyncFile } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const walPath = yield* walOf(sql)
@@ -31,9 +31,14 @@ export const make = (options: { readonly lockTimeout?: Duration.DurationInput; r
     const write = makeWriteTransaction(sql, options.lockTimeout ?? "60 seconds", wal)
     yield* write(runMigrations).pipe(Effect.catchTag("MigrationError", Effect.die))
     // Every process sharing a SQLite file runs on one machine: the Effect Clock is the store's clock.
-    const db: Db = { sql, read: catchSql, write, writeOrReadBack: (self) => write(self), now: Effect.map(Clock.currentTimeMillis, (ms) => sql`${ms}`) }
-    return StateStore.of(fromDriver(makeDriver(db)))
+    return StoreDb.of({ sql, read: catchSql, write, writeOrReadBack: (self) => write(self), now: Effect.map(Clock.currentTimeMillis, (ms) => sql`${ms}`) })
   })
 
-export const layer = (options: SqliteOptions): Layer.Layer<StateStore, StoreError> =>
-  Layer.scoped(StateStore, make({ lockTimeout: options.lockTimeout })).pipe(Layer.provide(layerClient(options)))
+/** The StateStore port over any SqlClient on a SQLite database (a test's own client and WAL sync). */
+export const make = (options: { readonly lockTimeout?: Duration.DurationInput; readonly syncFile?: SyncFile } = {}) =>
+  Effect.flatMap(makeDb(options), (db) =>
+    Effect.map(Layer.build(Store.layer.pipe(Layer.provide(Layer.succeed(StoreDb, db)))), (services) => Context.get(services, StateStore)))
+
+/** The store's services over a SQLite file (or ":memory:"). */
+export const layer = (options: SqliteOptions): Layer.Layer<Store.StoreServices, StoreError> =>
+  Store.layer.pipe(Layer.provide(Layer.scoped(StoreDb, makeDb({ lockTimeout: options.lockTimeout }))), Layer.provide(layerClient(options)))

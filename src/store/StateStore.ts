@@ -1,8 +1,7 @@
 /**
- * The state store port (DESIGN 7): everything the run must survive a crash with, scoped by account.
- * A run works through a batch handle (`store.batch(accountId, batchId)`) and an account handle, so no
- * call can mix one batch's ids with another's. Adapters (SQLite, PostgreSQL) implement the flat
- * StoreDriver; `fromDriver` binds it into these handles.
+ * The state store port (DESIGN 7) for callers that need many operations: the narrow services of
+ * Sql/Store.ts bound into a batch handle (`store.batch(accountId, batchId)`) and an account handle,
+ * so no call can mix one batch's ids with another's.
  */
 import { Context, type Effect, type Option, type Stream } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"

@@ -1,7 +1,7 @@
 /**
- * What an adapter of the state store implements (DESIGN 7): every operation flat, scoped by account
- * and batch ids. The port the rest of the program uses (StateStore.ts) is built from it, with the ids
- * bound once in a batch or account handle; the contract suite in test/store runs against every adapter.
+ * Every operation of the state store (DESIGN 7), flat and scoped by account and batch ids: the
+ * contract the narrow services of Sql/ implement once for both dialects, and the contract suite in
+ * test/store checks on each. StateStore.ts binds the ids once in a batch or account handle.
  */
 import type { DateTime, Duration, Effect, Option, Stream } from "effect"
 import type {

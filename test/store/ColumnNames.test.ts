@@ -2,10 +2,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { String as Str } from "effect"
 import * as fc from "fast-check"
-import { fieldName } from "../../src/store/ColumnNames.ts"
+import { fieldNames } from "../../src/store/ColumnNames.ts"
 
-describe("fieldName", () => {
+describe("fieldNames", () => {
   it("renames as snakeToCamel does, whether remembered or not", () => {
+    const fieldName = fieldNames()
     const column = fc.stringMatching(/^[a-z][a-z0-9_]{0,24}[a-z0-9]$/).filter((name) => !name.includes("__"))
     fc.assert(
       fc.property(fc.array(column, { maxLength: 40 }), (columns) => {

@@ -8,7 +8,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted, Schedule } from "effect"
-import { fieldName } from "../ColumnNames.ts"
+import { fieldNames } from "../ColumnNames.ts"
 import { StoreError } from "../Model.ts"
 import { describeFailure, isConnectionLost } from "./Transaction.ts"
 
@@ -131,7 +131,7 @@ export const layerClient = (
         maxConnections: options.maxConnections ?? 10,
         connectTimeout: options.connectTimeout ?? "10 seconds",
         applicationName: "payouts",
-        transformResultNames: fieldName,
+        transformResultNames: fieldNames(),
         types: TYPE_PARSERS
       }).pipe(
         // A server restarting (or a connection cut as the pool opens) is waited out a little.

@@ -5,7 +5,7 @@ import { StoreError } from "../Model.ts"
 import { MAY_HAVE_PAID_STATES } from "../RowState.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decoder } from "./Columns.ts"
-import { type Db, eachPart, oneOf } from "./Db.ts"
+import { type Db, eachPart, oneOf, StoreDb } from "./Db.ts"
 
 const decodeHalts = decoder(Halt)
 const decodeTotals = decoder(SentTotal)
@@ -63,3 +63,6 @@ export const makeAccount = (db: Db) => {
 
   return { activeHalt, haltAccount, liftHalt, recordApproval, sentTotalsSince, phonePayoutsSince } satisfies Partial<StoreDriver>
 }
+
+/** The account's halts, approvals and sent figures. */
+export class AccountRecords extends Effect.Service<AccountRecords>()("store/AccountRecords", { effect: Effect.map(StoreDb, makeAccount) }) {}

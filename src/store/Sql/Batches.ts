@@ -5,7 +5,7 @@ import { type Batch, type Fence, type NewBatch, type RowInput, StoreError } from
 import { emptyCounts, NOT_SENT_STATES, PAID_OUT_STATES } from "../RowState.ts"
 import type { BatchSummary, CurrencyTotal, StoreDriver } from "../StoreDriver.ts"
 import { BATCH_COLUMNS, decodeBatches, decodeCounts, decoder } from "./Columns.ts"
-import { chunksOf, type Db } from "./Db.ts"
+import { chunksOf, type Db, StoreDb } from "./Db.ts"
 
 /** Rows per INSERT: 22 parameters each, under SQLite's 32,766 and PostgreSQL's 65,535. */
 const INSERT_CHUNK = 1_000
@@ -259,3 +259,6 @@ export const makeBatches = (db: Db) => {
     currencyTotals
   } satisfies Partial<StoreDriver>
 }
+
+/** Batches and their lease: create, list, state, lease, delete, counts and totals. */
+export class Batches extends Effect.Service<Batches>()("store/Batches", { effect: Effect.map(StoreDb, makeBatches) }) {}

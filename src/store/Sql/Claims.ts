@@ -13,7 +13,7 @@ import { canMove, isFinal, predecessors, type RowState, RowState as RowStateSche
 import { refuseUnstorable } from "../Storable.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decoder, decodeRows, type EventInput, insertEvents, ROW_COLUMNS } from "./Columns.ts"
-import { type Db, eachPart, oneOf, pgArray } from "./Db.ts"
+import { type Db, eachPart, oneOf, pgArray, StoreDb } from "./Db.ts"
 
 interface Move {
   readonly from: RowState
@@ -361,3 +361,6 @@ export const makeClaims = (db: Db) => {
 
   return { claimRows, claimForResend, releaseRows, recordTransition, recordTransitions } satisfies Partial<StoreDriver>
 }
+
+/** Claims, releases and transitions of rows: the row state machine. */
+export class Claims extends Effect.Service<Claims>()("store/Claims", { effect: Effect.map(StoreDb, makeClaims) }) {}

@@ -5,7 +5,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { StoreError } from "../Model.ts"
 
 /** A dialect's guard of statements: SqlErrors become StoreErrors (or are retried first). */
@@ -28,6 +28,9 @@ export interface Db {
   /** Now in epoch ms on the store's clock, as SQL: leases, registers and retry links are stamped by it. */
   readonly now: Effect.Effect<Fragment>
 }
+
+/** The Db of the store being opened: each dialect's layer provides it (SqliteStateStore.ts, PostgresStateStore.ts). */
+export class StoreDb extends Context.Tag("store/StoreDb")<StoreDb, Db>() {}
 
 export const chunksOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []

@@ -3,7 +3,7 @@ import { Chunk, Effect, Option, Schema, Stream } from "effect"
 import { AccountAlarm, type DayRead, KnownPayout, MirrorDay, MirroredPayout } from "../MirrorModel.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decoder, decodeRows, ROW_COLUMNS } from "./Columns.ts"
-import { type Db, eachPart, oneOf } from "./Db.ts"
+import { type Db, eachPart, oneOf, StoreDb } from "./Db.ts"
 
 const decodePayouts = decoder(MirroredPayout)
 const decodeDays = decoder(MirrorDay)
@@ -180,3 +180,6 @@ export const makeMirror = (db: Db) => {
     adoptIntents: (accountId: string, batchId: string, from: string, to: string) => intentsOf(accountId, batchId, from, to)
   } satisfies Partial<StoreDriver>
 }
+
+/** The listing mirror, account and row alarms, intent owners. */
+export class MirrorStore extends Effect.Service<MirrorStore>()("store/MirrorStore", { effect: Effect.map(StoreDb, makeMirror) }) {}

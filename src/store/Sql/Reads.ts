@@ -6,7 +6,7 @@ import { type Page, PhoneRecipient, type Row, type StoreError } from "../Model.t
 import { IN_DOUBT_STATES } from "../RowState.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decodeEvents, decodeMatches, decoder, decodeRows, EVENT_COLUMNS, ROW_COLUMNS } from "./Columns.ts"
-import { chunksOf, type Db, eachPart, oneOf } from "./Db.ts"
+import { chunksOf, type Db, eachPart, oneOf, StoreDb } from "./Db.ts"
 
 const PAGE = 1_000
 /** Narrow rows (three columns): bigger pages. */
@@ -134,3 +134,6 @@ export const makeReads = (db: Db) => {
     events
   } satisfies Partial<StoreDriver>
 }
+
+/** Rows read back: by state, paged, by reference or token, their events, and other batches' ids, repeats and phones. */
+export class Rows extends Effect.Service<Rows>()("store/Rows", { effect: Effect.map(StoreDb, makeReads) }) {}

@@ -7,7 +7,7 @@
 import { Effect, Option, Schema } from "effect"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decoder } from "./Columns.ts"
-import type { Db } from "./Db.ts"
+import { type Db, StoreDb } from "./Db.ts"
 
 const decodeCurrent = decoder(Schema.Struct({ nowMs: Schema.Number, value: Schema.NullOr(Schema.String) }))
 const decodeNow = decoder(Schema.Struct({ nowMs: Schema.Number }))
@@ -55,3 +55,6 @@ export const makeRegisters = (db: Db) => {
 
   return { modifyRegister, registers } satisfies Partial<StoreDriver>
 }
+
+/** The account's registers. */
+export class Registers extends Effect.Service<Registers>()("store/Registers", { effect: Effect.map(StoreDb, makeRegisters) }) {}

@@ -9,7 +9,7 @@ import type { AccountId } from "../../domain/Ids.ts"
 import { RetryLink, type RetryLinked, RowRetry } from "../Model.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decoder } from "./Columns.ts"
-import { chunksOf, type Db } from "./Db.ts"
+import { chunksOf, type Db, StoreDb } from "./Db.ts"
 
 const decodeLinks = decoder(RetryLink)
 const decodeRowLinks = decoder(RowRetry)
@@ -102,3 +102,6 @@ export const makeRetries = (db: Db) => {
 
   return { linkRetry, retryLinks, linkRetryRows, rowRetries } satisfies Partial<StoreDriver>
 }
+
+/** Links of retry batches and their rows to what they pay again. */
+export class RetryLinks extends Effect.Service<RetryLinks>()("store/RetryLinks", { effect: Effect.map(StoreDb, makeRetries) }) {}

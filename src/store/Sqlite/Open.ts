@@ -11,7 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Context, Duration, Effect, Layer, Predicate } from "effect"
 import { dirname } from "node:path"
-import { fieldName } from "../ColumnNames.ts"
+import { fieldNames } from "../ColumnNames.ts"
 import { StoreError } from "../Model.ts"
 import { whatIsWrong } from "./Transaction.ts"
 
@@ -64,7 +64,7 @@ export const layerClient = (options: SqliteOptions): Layer.Layer<SqlClient.SqlCl
       if (!isMemory(options.filename)) yield* prepareFile(options.filename)
       const sql = yield* SqliteClient.make({
         filename: options.filename,
-        transformResultNames: fieldName
+        transformResultNames: fieldNames()
       }).pipe(Effect.catchAllDefect((defect) => Effect.fail(unavailable(options.filename)(defect))))
       const busyMillis = Math.round(Duration.toMillis(options.busyTimeout ?? "1 second"))
       yield* Effect.all([
