@@ -6,7 +6,7 @@ import { iso } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
 import { feeFor } from "../Fees.ts"
 import { envelopeB, jsonBody, ok } from "../Http.ts"
-import { errorMessage, validateCardPayin, validateMobilePayin } from "../PayinRequest.ts"
+import { decodeCardPayin, decodeMobilePayin, errorMessage } from "../RequestBody.ts"
 import { CARD_CHECKOUT_LIFETIME, createPayin, MOBILE_MONEY_LIFETIME } from "../Payins.ts"
 import type { Plan } from "../State.ts"
 import { payinOutcomeOf } from "../TestNumbers.ts"
@@ -42,7 +42,7 @@ const mobileMoney = (ctx: SandboxContext) =>
   Effect.gen(function* () {
     const body = yield* jsonBody
     if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
-    const valid = validateMobilePayin(body.right)
+    const valid = decodeMobilePayin(body.right)
     if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
     const input = valid.right
     const now = yield* ctx.clock.now
@@ -64,7 +64,7 @@ const card = (ctx: SandboxContext) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const body = yield* jsonBody
     if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
-    const valid = validateCardPayin(body.right)
+    const valid = decodeCardPayin(body.right)
     if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
     const input = valid.right
     const now = yield* ctx.clock.now

@@ -13,7 +13,7 @@ import { feeFor } from "../Fees.ts"
 import { type Answer, answerA, answerOk, invalidAnswer, jsonOf, parseJsonObject, toResponse } from "../Http.ts"
 import { faultOf } from "../Faults.ts"
 import { createPayout } from "../Payouts.ts"
-import { type ValidPayout, validatePayout } from "../PayoutRequest.ts"
+import { decodePayout, type ValidPayout } from "../RequestBody.ts"
 import type { Plan } from "../State.ts"
 import { payoutOutcomeOf } from "../TestNumbers.ts"
 
@@ -44,7 +44,7 @@ const planFor = (ctx: SandboxContext, phone: string, now: number): Plan => {
 
 /** The body read and checked: the payout to make, or the 422 answer. */
 export const payoutRequest = (text: string): Either.Either<ValidPayout, Answer> =>
-  Either.flatMap(parseJsonObject(text), (body) => Either.mapLeft(validatePayout(body), invalidAnswer))
+  Either.flatMap(parseJsonObject(text), (body) => Either.mapLeft(decodePayout(body), invalidAnswer))
 
 /** Checks the balance and creates the payout now (one synchronous step: atomic). */
 const commit = (ctx: SandboxContext, payout: ValidPayout, now: number) => {
