@@ -6,7 +6,7 @@ import type { PaymentClientSettingsInput } from "../../src/api/ClientConfig.ts"
 import { RequestGate } from "../../src/api/RequestGate.ts"
 import type { PayoutRequest } from "../../src/api/Schemas.ts"
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
-import { clientLayer } from "../sandbox/support/Harness.ts"
+import { clientLayer } from "../kit/Client.ts"
 
 const admin = (info: SandboxInfo, method: string, path: string, body?: unknown) =>
   Effect.promise(async () => {

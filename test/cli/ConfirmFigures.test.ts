@@ -12,7 +12,9 @@ import { isLoopbackUrl } from "../../src/api/ServiceClock.ts"
 import { formatFor } from "../../src/output/Format.ts"
 import { describePreflight } from "../../src/cli/NoticeText.ts"
 import { preflight } from "../../src/run/Preflight.ts"
-import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { onTerminal, serviceOnLoopback } from "./terminalSupport.ts"
 
 const FAST = ["--poll-interval", "100ms", "--poll-max", "300ms", "--lease-ttl", "3s"]

@@ -6,7 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { adminClient, DATABASE_URL, POSTGRES_ADAPTERS } from "../store/postgres.ts"
 import { cli, FAST, start, until } from "./binarySupport.ts"
 

@@ -8,7 +8,8 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { ordinaryPhone, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))

@@ -7,7 +7,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, type Sandbox, type Seller, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, type Seller, writeCsv } from "../run/support.ts"
+import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST, start, until } from "./binarySupport.ts"
 
 const sellers = (n: number, prefix: string, amount: string, phoneBase: number): Array<Seller> =>

@@ -11,7 +11,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { accountOf, admin, countByToken, ordinaryPhone, readLedger, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, readLedger, writeCsv } from "../run/support.ts"
+import { accountOf, admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli, start, until } from "./binarySupport.ts"
 
 const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))

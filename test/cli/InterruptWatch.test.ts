@@ -8,7 +8,9 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { payouts, payoutsDone, serviceOf, until } from "../jobs/cli.ts"
-import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROWS = 16
 const WATCH = ["--rate", "2", "--concurrency", "8", "--poll-interval", "100ms", "--poll-max", "300ms", "--settle", "0s", "--scan-every", "200ms"]

@@ -6,7 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST } from "./binarySupport.ts"
 
 const requestsSeen = (sandbox: Sandbox) =>

@@ -9,7 +9,9 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { AuthError, Unavailable } from "../../src/api/Errors.ts"
 import { preflightFailed } from "../../src/cli/NoticeText.ts"
-import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
 
 const sellers = (n: number, amount: string, currency = "XAF", prefix = "M") =>

@@ -13,7 +13,9 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { admin, countByToken, ordinaryPhone, readLedger, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, readLedger, writeCsv } from "../run/support.ts"
+import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { onTerminal as asked, serviceOnLoopback } from "./terminalSupport.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))

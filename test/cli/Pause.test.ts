@@ -8,7 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { join, resolve } from "node:path"
-import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const BIN = resolve("bin/payouts.js")
 

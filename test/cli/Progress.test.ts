@@ -9,7 +9,9 @@ import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli, until } from "./binarySupport.ts"
 
 const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))

@@ -13,7 +13,9 @@ import { spawn, spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { cli, FAST } from "./binarySupport.ts"
-import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ENV = { LC_ALL: "en_US.UTF-8" }
 const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))

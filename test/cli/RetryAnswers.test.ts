@@ -9,7 +9,9 @@ import { Effect } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
-import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST } from "./binarySupport.ts"
 
 const FAILS = PAYOUT_NUMBERS.CM.failure

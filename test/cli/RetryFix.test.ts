@@ -10,7 +10,9 @@ import { Effect } from "effect"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
-import { admin, ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, readLedger, writeCsv } from "../run/support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST, start } from "./binarySupport.ts"
 
 const FAILS = PAYOUT_NUMBERS.CM.failure

@@ -11,7 +11,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { defaultStorePath, storeFor, storeForWatch, watchedFolderOf } from "../../src/cli/StoreLocation.ts"
-import { admin, countByToken, ordinaryPhone, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const BIN = join(ROOT, "bin", "payouts.js")

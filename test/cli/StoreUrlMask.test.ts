@@ -5,7 +5,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { startSandbox, tempDir } from "../run/support.ts"
+import { startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli } from "./binarySupport.ts"
 
 const PASSWORD = "Pa55-w0rd_Secret"

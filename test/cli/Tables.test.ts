@@ -7,7 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { ordinaryPhone, readLedger, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, readLedger, writeCsv } from "../run/support.ts"
+import { startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST } from "./binarySupport.ts"
 
 const READABLE = /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/

@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import type { Sandbox } from "../run/support.ts"
+import type { Sandbox } from "../kit/Sandbox.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))

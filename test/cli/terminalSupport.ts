@@ -8,7 +8,7 @@ import { spawn } from "node:child_process"
 import { createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
-import type { Sandbox } from "../run/support.ts"
+import type { Sandbox } from "../kit/Sandbox.ts"
 
 const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))
 

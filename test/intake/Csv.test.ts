@@ -12,7 +12,8 @@ import {
   parseCsvFile,
   parseCsvText
 } from "../../src/intake/Csv.ts"
-import { collect, fixture, FileSystemLive, HEADER, tempDir } from "./support.ts"
+import { collect, fixture, FileSystemLive, HEADER } from "./support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const records = (text: string) => collect(parseCsvText(text)).pipe(Effect.map(Either.getOrThrow))
 const failure = <E, R>(stream: Stream.Stream<CsvRecord, E, R>) =>

@@ -9,7 +9,7 @@ import { dryRun, type DryRunInput } from "../../src/intake/DryRun.ts"
 import { NO_GUARDS } from "../../src/intake/Guards.ts"
 import { fileBatchId, intake } from "../../src/intake/Intake.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { tempDir } from "./support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ACCOUNT = AccountId.make("acct-dry-run")
 const HEADER = "id,amount,currency,operator,phone,name,email,description,meta.order"

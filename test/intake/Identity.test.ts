@@ -10,7 +10,9 @@ import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { cli, FAST } from "../cli/binarySupport.ts"
-import { admin, ordinaryPhone, type Sandbox, startSandbox, tempDir } from "../run/support.ts"
+import { ordinaryPhone } from "../run/support.ts"
+import { admin, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const HEADER = "id,amount,currency,operator,phone,name,email,meta.shop"
 

@@ -17,7 +17,8 @@ import { NO_GUARDS } from "../../src/intake/Guards.ts"
 import { fileBatchId, intake } from "../../src/intake/Intake.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { HEADER, tempDir } from "./support.ts"
+import { HEADER } from "./support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ACCOUNT = AccountId.make("acct-read-once")
 const row = (id: string, i: number) => `${id},1000,XAF,carrier1_cm,+23767${String(1_000_000 + i).slice(-7)},Seller ${i},s${i}@example.com`

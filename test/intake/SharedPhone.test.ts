@@ -11,7 +11,8 @@ import { NO_GUARDS } from "../../src/intake/Guards.ts"
 import { fileBatchId, intake } from "../../src/intake/Intake.ts"
 import { foldName, SharedPhones } from "../../src/intake/SharedPhones.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { HEADER, tempDir } from "./support.ts"
+import { HEADER } from "./support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ACCOUNT = AccountId.make("acct-shared-phone")
 const N = 1_500

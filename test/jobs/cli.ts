@@ -5,7 +5,7 @@ import { createServer } from "node:net"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import type { Sandbox } from "../run/support.ts"
+import type { Sandbox } from "../kit/Sandbox.ts"
 
 const BIN = resolve("bin/payouts.js")
 

@@ -4,7 +4,9 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, type Sandbox, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, startSandbox, type Sandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { healthUrl } from "./cli.ts"
 
 const BIN = resolve("bin/payouts.js")

@@ -4,8 +4,10 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { reconcileBatch } from "../../src/run/ReconcileBatch.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
-import { accountOf, layersFor, refund } from "./support.ts"
+import { ordinaryPhone, readLedger, run, writeCsv } from "../run/support.ts"
+import { admin, startSandbox, accountOf } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
+import { layersFor, refund } from "./support.ts"
 
 describe("payouts reconcile", () => {
   it.scopedLive("detects a refund made on the service side, updates the ledger, and agrees afterwards", () =>

@@ -10,7 +10,9 @@ import { confirmationOverview } from "../../src/cli/NoticeText.ts"
 import { approve } from "../../src/jobs/Approval.ts"
 import { DEFAULT_LOCALE, formatFor } from "../../src/output/Format.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
-import { admin, ordinaryPhone, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, run, writeCsv } from "../run/support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { layersFor, stateIn, watcherFor } from "./support.ts"
 
 const PHONE = ordinaryPhone(41)

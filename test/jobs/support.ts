@@ -1,30 +1,21 @@
 /** Harness for the job folder: a watcher in this process over a real sandbox, SQLite and files. */
-import { NodeContext, NodeHttpClient } from "@effect/platform-node"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { NodeContext } from "@effect/platform-node"
+import { Duration, Effect, Layer } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { PaymentClient } from "../../src/api/Client.ts"
-import { PaymentClientConfig } from "../../src/api/ClientConfig.ts"
-import { RequestGate } from "../../src/api/RequestGate.ts"
 import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
 import type { CronGate } from "../../src/jobs/CronGate.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { makeWatcher } from "../../src/jobs/Watcher.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { type Sandbox, settings } from "../run/support.ts"
+import { settings } from "../run/support.ts"
+import { clientLayer } from "../kit/Client.ts"
+import { accountOf, type Sandbox } from "../kit/Sandbox.ts"
 
 export const layersFor = (sandbox: Sandbox, state: string) => {
-  const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(sandbox.key), apiSecret: Redacted.make(sandbox.secret) }
-  const client = PaymentClient.Default.pipe(
-    Layer.provide(PaymentClientConfig.layer({ ...connection, requestTimeout: "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" } })),
-    Layer.provide(RequestGate.Default),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
+  const client = clientLayer(sandbox, { requestTimeout: "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" } })
   return Layer.mergeAll(client, SqliteStateStore.layer({ filename: state }), NodeContext.layer)
 }
-
-export { accountOf } from "../run/support.ts"
-import { accountOf } from "../run/support.ts"
 
 export interface WatchSetup {
   readonly root: string

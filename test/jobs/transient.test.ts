@@ -7,7 +7,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { closedPort, FAST, healthUrl, payouts, payoutsDone, serviceOf, until } from "./cli.ts"
 
 // As `ls` shows a folder: without the hidden `.NAME.taken` the watcher keeps beside a file it took.

@@ -9,7 +9,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { FAST } from "../cli/binarySupport.ts"
 import { type Delivery, newSecret, payouts, receiver, verifies } from "./receiver.ts"
 

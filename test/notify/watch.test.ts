@@ -8,7 +8,9 @@ import { Effect } from "effect"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
-import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { type Delivery, newSecret, receiver, verifies } from "./receiver.ts"
 
 const payroll = [

@@ -10,7 +10,8 @@ import { formatRowError, formatRowErrors, type RowError, writeErrorsFile } from 
 import { LEDGER_COLUMNS, type LedgerRow, writeLedger, writeSummary } from "../../src/output/Ledger.ts"
 import { cutText, escapeCell, neutraliseFormula } from "../../src/output/CsvCells.ts"
 import { outputPaths, writeFileAtomic } from "../../src/output/AtomicFile.ts"
-import { collect, FileSystemLive, tempDir } from "../intake/support.ts"
+import { collect, FileSystemLive } from "../intake/support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const readCsv = (path: string) =>
   collect(csvRows(Stream.make(new Uint8Array(readFileSync(path))))).pipe(

@@ -12,7 +12,9 @@ import { join } from "node:path"
 import { formatFor } from "../../src/output/Format.ts"
 import { cli, FAST as CLI_FAST } from "../cli/binarySupport.ts"
 import { FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
-import { ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const TEST = { failure: "+237670000002", cancelled: "+237670000004" }
 

@@ -6,7 +6,9 @@ import { pathToFileURL } from "node:url"
 import { type Browser, chromium } from "playwright-core"
 import { formatFor, numberLocale } from "../../src/output/Format.ts"
 import { cli, FAST } from "../cli/binarySupport.ts"
-import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, readLedger, run, writeCsv } from "../run/support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const CHROMIUM = "/usr/bin/chromium"
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -8,7 +8,9 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import Papa from "papaparse"
-import { admin, run, startSandbox, tempDir } from "../run/support.ts"
+import { run } from "../run/support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 interface Expected {
   readonly verdict: "accepted" | "refused"

@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { isTempFileOf } from "../../src/output/AtomicFile.ts"
 import { makeArrivals } from "../../src/jobs/Arrivals.ts"
 import { prng } from "../../scripts/soak.ts"
-import { tempDir } from "../run/support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const child = join(import.meta.dirname, "support", "ledger-writer-child.ts")
 const seed = Number(process.env.FILE_DROP_SEED ?? Date.now() % 100_000)

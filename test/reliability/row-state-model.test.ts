@@ -12,7 +12,7 @@ import fc from "fast-check"
 import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
 import type { StateStoreShape } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, openStore, rowInputs } from "../store/fixtures.ts"
-import { tempDir } from "../run/support.ts"
+import { tempDir } from "../kit/TempDir.ts"
 import { join } from "node:path"
 import { BatchId, Reference } from "../../src/domain/Ids.ts"
 

@@ -15,7 +15,9 @@ import { escapeCell, neutraliseFormula } from "../../src/output/CsvCells.ts"
 import { outputPaths } from "../../src/output/AtomicFile.ts"
 import { NodeContext } from "@effect/platform-node"
 import { openStore } from "../store/fixtures.ts"
-import { accountOf, admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, readLedger, run, writeCsv } from "../run/support.ts"
+import { accountOf, admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROOT = resolve(import.meta.dirname, "..", "..")
 const LEADING = ["=", "+", "-", "@", "\t", "\r", "\n", "\u0000"]

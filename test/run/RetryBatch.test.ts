@@ -16,7 +16,8 @@ import type { RowState } from "../../src/store/RowState.ts"
 import type { Batch } from "../../src/store/Model.ts"
 import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
 import { ordinaryPhone } from "./support.ts"
-import { ACCOUNT, newBatch, rowInputs, scopedStore, tempDir } from "../store/fixtures.ts"
+import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
+import { scopedTempDir } from "../kit/TempDir.ts"
 
 const PARENT = BatchId.make("parent0000000001")
 
@@ -61,7 +62,7 @@ describe("the child batch of payouts retry", () => {
   it.scoped("holds the failed, cancelled and expired rows without alarm, and nothing else", () =>
     Effect.gen(function* () {
       const { parent, store } = yield* setUp
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       const made = yield* retryIn(store, parent, dir)
       expect([made.generation, made.rows, made.placed, Option.isNone(made.existing)]).toEqual([1, 3, true, true])
       expect(made.leftOut).toEqual({ inDoubt: 2, alarmed: 1, resent: 1 })
@@ -96,7 +97,7 @@ describe("the child batch of payouts retry", () => {
       yield* store.createBatch(newBatch(busy), rowInputs(2))
       yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 0, to: "failed", source: "poll" })
       yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 1, to: "pending", source: "poll" })
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       const batch = Option.getOrThrow(yield* store.batch(ACCOUNT, busy).getBatch())
       const refused = yield* Effect.flip(retryIn(store, batch, dir))
       expect(reasonOf(refused)).toContain("still has 1 row(s) not final")
@@ -115,7 +116,7 @@ describe("the child batch of payouts retry", () => {
   it.scoped("a retry of the retry is generation 2 and descends from both", () =>
     Effect.gen(function* () {
       const { parent, store } = yield* setUp
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       const first = yield* retryIn(store, parent, dir)
       // The child as its run leaves it: loaded, every row failed again.
       yield* store.createBatch(newBatch(first.child), rowInputs(3))
@@ -131,7 +132,7 @@ describe("the child batch of payouts retry", () => {
   it.scoped("its file reads back, through the real intake, as exactly the parent's failed rows, with tokens of their own", () =>
     Effect.gen(function* () {
       const { store } = yield* scopedStore
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       const intakeOf = (file: string) =>
         intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) }).pipe(Effect.provideService(StateStore, store))
       const rowsOf = (batchId: BatchId) => Stream.runCollect(store.batch(ACCOUNT, batchId).streamRows()).pipe(Effect.map(Chunk.toReadonlyArray))

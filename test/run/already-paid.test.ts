@@ -12,7 +12,9 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { FAST as JOB_FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
 import { cli, FAST } from "../cli/binarySupport.ts"
-import { admin, ordinaryPhone, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { ordinaryPhone, writeCsv } from "./support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const week = (dir: string) =>
   writeCsv(dir, "week49.csv", [

@@ -12,7 +12,9 @@ import { join } from "node:path"
 import { makeBreakerCount } from "../../src/run/Breaker.ts"
 import { makeProbeWindow } from "../../src/run/ProbeWindow.ts"
 import { FAST, start, until } from "../cli/binarySupport.ts"
-import { admin, countByToken, ordinaryPhone, readLedger, type Sandbox, type Seller, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { ordinaryPhone, readLedger, type Seller, writeCsv } from "./support.ts"
+import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const FAILS = "+237670000002"
 /** Succeeds 30 minutes (sandbox time) after it is sent: no final status within a test. */

@@ -7,7 +7,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect } from "effect"
 import { join } from "node:path"
 import { StoreError } from "../../src/store/Model.ts"
-import { admin, countByToken, ordinaryPhone, run, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { ordinaryPhone, run, writeCsv } from "./support.ts"
+import { admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 describe("a late lease renewal", () => {
   it.scopedLive("pauses the claims until it is renewed, then every row is paid once (exit 0)", () =>

@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url"
 import { DEFAULT_FEE_ESTIMATE, estimateFee, parseFeeEstimate, preflight } from "../../src/run/Preflight.ts"
 import { exitCodeFor } from "../../src/run/ExitCode.ts"
 import { DEFAULT_FEES, feeFor } from "../../src/sandbox/Fees.ts"
-import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { ordinaryPhone, readLedger, run, writeCsv } from "./support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const rows = [
   { idx: 0, currency: "XAF", amountMinor: 10_000 },

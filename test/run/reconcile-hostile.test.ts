@@ -10,7 +10,9 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { type AddressInfo, connect, createServer } from "node:net"
 import { walletScope } from "../../src/api/ClientConfig.ts"
-import { accountOf, admin, countByToken, ordinaryPhone, run, type Sandbox, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { ordinaryPhone, run, writeCsv } from "./support.ts"
+import { accountOf, admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const sellers = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(i) }))

@@ -13,14 +13,15 @@ import { intake } from "../../src/intake/Intake.ts"
 import { makeUnpaidColumns, writeUnpaidCsv } from "../../src/output/UnpaidCsv.ts"
 import { makeFixBatch } from "../../src/run/RetryFix.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { ACCOUNT, scopedStore, tempDir } from "../store/fixtures.ts"
+import { ACCOUNT, scopedStore } from "../store/fixtures.ts"
+import { scopedTempDir } from "../kit/TempDir.ts"
 import { ordinaryPhone } from "./support.ts"
 
 describe("retry --fix: the child batch", () => {
   it.scoped("takes the batch's unpaid.csv as it is, corrected; links each row; refuses a row fixed twice and a changed amount", () =>
     Effect.gen(function* () {
       const { store } = yield* scopedStore
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       const intakeOf = (file: string) =>
         intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) }).pipe(Effect.provideService(StateStore, store))
       const parentFile = join(dir, "week.csv")

@@ -4,7 +4,9 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { StateStore } from "../../src/store/StateStore.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { accountOf, admin, countByToken, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { ordinaryPhone, readLedger, run, writeCsv } from "./support.ts"
+import { accountOf, admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const TEST = { success: "+237670000001", failure: "+237670000002", delayed: "+237670000003", cancelled: "+237670000004" }
 

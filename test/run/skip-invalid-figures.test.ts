@@ -6,7 +6,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { admin, ordinaryPhone, readLedger, run, startSandbox, tempDir, writeCsv } from "./support.ts"
+import { ordinaryPhone, readLedger, run, writeCsv } from "./support.ts"
+import { admin, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 /** The cells of each body row of one report table, tags stripped. */
 const reportTable = (html: string, name: string): Array<Array<string>> => {

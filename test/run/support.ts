@@ -1,48 +1,17 @@
-/** Harness for end-to-end runs: a real sandbox on an ephemeral port, a real SQLite file, the real client. */
+/** End-to-end runs: a sandbox (kit/Sandbox.ts), a real SQLite file, the commands' client, a CSV of sellers. */
 import { NodeContext } from "@effect/platform-node"
-import { Context, Duration, Effect, Layer, Redacted } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { Context, Duration, Effect, Layer } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { serviceAccountId } from "../../src/api/ClientConfig.ts"
-import { clientLayer } from "../../src/cli/Connect.ts"
-import { type Token, tokenOfDescription } from "../../src/domain/Token.ts"
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from "../../src/run/RunContext.ts"
 import { DEFAULT_CALLBACK_URL } from "../../src/run/PayoutBody.ts"
 import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
-import { launchSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
 import { stderrNotices } from "../../src/cli/Notices.ts"
 import { Notices } from "../../src/run/Notices.ts"
-
-export const tempDir = (prefix = "payouts-run-") => mkdtempSync(join(tmpdir(), prefix))
-
-export const startSandbox = (options: SandboxOptions = {}) =>
-  Effect.orDie(
-    launchSandbox({ fund: { XAF: 50_000_000, XOF: 50_000_000 }, timeScale: 600, payoutDelaySeconds: 10, webhookRetryMillis: 50, ...options })
-  )
-
-export type Sandbox = Effect.Effect.Success<ReturnType<typeof startSandbox>>
-
-/** The sandbox's account as payouts names it: its host plus its wallets' ids. */
-export const accountOf = (sandbox: Pick<Sandbox, "baseUrl" | "state">) =>
-  serviceAccountId(sandbox.baseUrl, Object.values(sandbox.state.wallets).map((w) => w.id))
-
-export const admin = (sandbox: Sandbox) => {
-  const headers = { "X-API-Key": sandbox.key, "X-API-Secret": sandbox.secret, Accept: "application/json", "Content-Type": "application/json" }
-  const call = (method: string, path: string, body?: unknown) =>
-    Effect.promise(async () => {
-      const response = await fetch(`${sandbox.origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-      return (await response.json()) as any
-    })
-  return {
-    payouts: Effect.map(call("GET", "/__sandbox/payouts"), (r) => r.payouts as Array<{ reference: string; description: string; status: string; amount: number; phone?: string; phoneNumber?: string }>),
-    invariants: call("GET", "/__sandbox/invariants") as Effect.Effect<{ ok: boolean; violations: Array<string> }>,
-    faults: (faults: string) => call("PUT", "/__sandbox/faults", { faults }),
-    testData: call("GET", "/__sandbox/test-data")
-  }
-}
+import { clientLayer } from "../kit/Client.ts"
+import { accountOf, type Sandbox } from "../kit/Sandbox.ts"
 
 /** The run's defaults, with the timings shrunk so a test sees a whole lifecycle in seconds. */
 export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
@@ -73,9 +42,8 @@ export interface RunSetup {
 }
 
 export const run = (sandbox: Sandbox, setup: RunSetup) => {
-  const key = setup.key ?? sandbox.key
-  const connection = { baseUrl: sandbox.baseUrl, apiKey: Redacted.make(key), apiSecret: Redacted.make(setup.secret ?? sandbox.secret) }
-  const client = clientLayer(connection, { requestTimeout: setup.requestTimeout ?? "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" }, ...(setup.rate === undefined ? {} : { ratePerSecond: setup.rate }) })
+  const service = { baseUrl: sandbox.baseUrl, key: setup.key ?? sandbox.key, secret: setup.secret ?? sandbox.secret }
+  const client = clientLayer(service, { requestTimeout: setup.requestTimeout ?? "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" }, ...(setup.rate === undefined ? {} : { ratePerSecond: setup.rate }) })
   const request: RunRequest = {
     accountId: accountOf(sandbox),
     file: setup.file,
@@ -132,14 +100,4 @@ export const readLedger = (file: string) => {
   const [header, ...rows] = readFileSync(file, "utf8").trim().split("\n")
   const columns = header.split(",")
   return rows.map((line) => Object.fromEntries(line.split(",").map((cell, i) => [columns[i], cell])))
-}
-
-/** Every payout of the sandbox that carries the token of a row, by token. */
-export const countByToken = (payouts: ReadonlyArray<{ description: string }>) => {
-  const counts = new Map<Token, number>()
-  for (const p of payouts) {
-    const token = tokenOfDescription(p.description)
-    if (token !== null) counts.set(token, (counts.get(token) ?? 0) + 1)
-  }
-  return counts
 }

@@ -6,7 +6,7 @@ import { checkInvariants } from "../../src/sandbox/Invariants.ts"
 import { entryViolation } from "../../src/sandbox/Journal.ts"
 import { parseFund } from "../../src/sandbox/Sandbox.ts"
 import { addTransaction, fund, makeState, nextIds, plantUnjournaledCredit, post, settle } from "../../src/sandbox/State.ts"
-import { advance, assertInvariants, deliveriesDone, payout, receiver, sandbox } from "./support/Harness.ts"
+import { advance, assertInvariants, deliveriesDone, payout, receiver, sandbox } from "../kit/Sandbox.ts"
 
 const COUNTRIES = ["CM", "CI", "SN", "BJ", "TG"]
 

@@ -5,7 +5,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { advance, assertInvariants, cardPayin, sandbox, status, webhooks, receiver } from "./support/Harness.ts"
+import { advance, assertInvariants, cardPayin, sandbox, status, webhooks, receiver } from "../kit/Sandbox.ts"
 
 const CHROMIUM = "/usr/bin/chromium"
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -5,7 +5,7 @@
 import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { PAYIN_NUMBERS, PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
-import * as H from "./support/Harness.ts"
+import * as H from "../kit/Sandbox.ts"
 
 const { advance, cardPayin, payin, payout, status, statusIs } = H
 const { PAY, rule } = H

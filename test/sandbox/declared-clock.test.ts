@@ -11,7 +11,9 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { admin, countByToken, ordinaryPhone, run, type Sandbox, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, run, writeCsv } from "../run/support.ts"
+import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROWS = 12
 /** 5xx before commit: the client cannot know the payout was never made (outcome unknown). */

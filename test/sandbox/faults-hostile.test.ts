@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
 import { parseFaults } from "../../src/sandbox/Sandbox.ts"
-import { type Api, assertInvariants, counters, payout, sandbox, status } from "./support/Harness.ts"
+import { type Api, assertInvariants, counters, payout, sandbox, status } from "../kit/Sandbox.ts"
 
 const message = (text: string) => Either.getLeft(parseFaults(text)).pipe((o) => (o._tag === "Some" ? o.value : ""))
 const setFaults = (api: Api, faults: string) => Effect.map(api.send("PUT", "/__sandbox/faults", { faults }), (r) => expect(r.status).toBe(200))

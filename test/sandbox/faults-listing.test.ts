@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { seededUnit } from "../../src/sandbox/Faults.ts"
 import { parseFaults } from "../../src/sandbox/Sandbox.ts"
-import { advance, assertInvariants, type Api, eventually, payout, payoutBody, receiver, sandbox, status, wallet, webhooks } from "./support/Harness.ts"
+import { advance, assertInvariants, type Api, eventually, payout, payoutBody, receiver, sandbox, status, wallet, webhooks } from "../kit/Sandbox.ts"
 
 /** Virtual time stands still unless advanced, so visibility edges are exact. */
 const FROZEN = 1e-9

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { parseFaults } from "../../src/sandbox/Sandbox.ts"
-import { advance, assertInvariants, payout, payoutBody, sandbox, type Api } from "./support/Harness.ts"
+import { advance, assertInvariants, payout, payoutBody, sandbox, type Api } from "../kit/Sandbox.ts"
 
 const payouts = (api: Api) => Effect.map(api.get("/__sandbox/payouts"), (r) => r.json.payouts as Array<any>)
 const counters = (api: Api) => Effect.map(api.get("/__sandbox/faults"), (r) => r.json.counters as Record<string, number>)

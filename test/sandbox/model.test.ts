@@ -5,7 +5,7 @@ import { DEFAULT_FEES, feeFor } from "../../src/sandbox/Fees.ts"
 import { checkInvariants } from "../../src/sandbox/Invariants.ts"
 import { advanceDue, createPayout, refund } from "../../src/sandbox/Payouts.ts"
 import { fund, makeState } from "../../src/sandbox/State.ts"
-import { assertInvariants, payout, sandbox, wallet } from "./support/Harness.ts"
+import { assertInvariants, payout, sandbox, wallet } from "../kit/Sandbox.ts"
 
 const customer = { name: "A", phone: "+237670000001", email: "a@b.co" }
 

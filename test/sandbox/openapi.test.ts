@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { launchSandbox } from "../../src/sandbox/Sandbox.ts"
-import { advance, type Api, cardBody, deliveriesDone, payinBody, payoutBody, receiver, sandbox, webhooks } from "./support/Harness.ts"
+import { advance, type Api, cardBody, deliveriesDone, payinBody, payoutBody, receiver, sandbox, webhooks } from "../kit/Sandbox.ts"
 
 type Json = Record<string, any>
 

@@ -5,7 +5,8 @@ import { PaymentClient } from "../../src/api/Client.ts"
 import type { RequestGate } from "../../src/api/RequestGate.ts"
 import type { CardPayinRequest, MobileMoneyPayinRequest } from "../../src/api/Schemas.ts"
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
-import { cardBody, clientLayer, payinBody, submitCheckout } from "./support/Harness.ts"
+import { cardBody, payinBody, submitCheckout } from "../kit/Sandbox.ts"
+import { clientLayer } from "../kit/Client.ts"
 
 const withClient = <A, E>(use: (client: PaymentClient, info: SandboxInfo) => Effect.Effect<A, E, RequestGate>) =>
   Effect.gen(function* () {

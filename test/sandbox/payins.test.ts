@@ -1,19 +1,7 @@
 /** Pay-ins over HTTP: mobile money outcomes and expiry, card checkout by form posts, settlement, refunds. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import {
-  advance,
-  assertInvariants,
-  cardPayin,
-  payin,
-  receiver,
-  sandbox,
-  status,
-  statusIs,
-  submitCheckout,
-  wallet,
-  webhooks
-} from "./support/Harness.ts"
+import { advance, assertInvariants, cardPayin, payin, receiver, sandbox, status, statusIs, submitCheckout, wallet, webhooks } from "../kit/Sandbox.ts"
 
 const PAY = { number: "4242 4242 4242 4242", expiry: "12/39", cvv: "123", action: "pay" }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PAYOUT_NUMBERS } from "../../src/sandbox/TestNumbers.ts"
-import { advance, assertInvariants, counters, deliveriesDone, eventually, payout, receiver, sandbox, status, statusIs, wallet } from "./support/Harness.ts"
+import { advance, assertInvariants, counters, deliveriesDone, eventually, payout, receiver, sandbox, status, statusIs, wallet } from "../kit/Sandbox.ts"
 
 const SLOW = { payoutDelaySeconds: 60 }
 const FAST = { payoutDelaySeconds: 0.1 }

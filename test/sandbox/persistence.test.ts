@@ -4,7 +4,7 @@ import { Effect, Exit, Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { advance, assertInvariants, type Api, cardPayin, payin, payout, sandbox, status, statusIs, submitCheckout } from "./support/Harness.ts"
+import { advance, assertInvariants, type Api, cardPayin, payin, payout, sandbox, status, statusIs, submitCheckout } from "../kit/Sandbox.ts"
 
 const tempFile = Effect.acquireRelease(
   Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "sandbox-data-"))),

@@ -7,7 +7,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { FAST, start, until } from "../cli/binarySupport.ts"
-import { admin, countByToken, ordinaryPhone, startSandbox, tempDir, writeCsv } from "../run/support.ts"
+import { ordinaryPhone, writeCsv } from "../run/support.ts"
+import { admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROWS = 10
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { assertInvariants, payout, payoutBody, sandbox, wallet } from "./support/Harness.ts"
+import { assertInvariants, payout, payoutBody, sandbox, wallet } from "../kit/Sandbox.ts"
 
 const refusedWith = (overrides: Record<string, unknown>, key: string) =>
   Effect.gen(function* () {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { advance, assertInvariants, payout, sandbox, status } from "./support/Harness.ts"
+import { advance, assertInvariants, payout, sandbox, status } from "../kit/Sandbox.ts"
 
 const SLOW = { payoutDelaySeconds: 60 }
 const list = (api: { get: (p: string) => Effect.Effect<any> }, query = "") => api.get(`/v1/wallet/transactions${query}`)

@@ -1,6 +1,4 @@
 import { Context, Effect, Exit, Layer, Scope } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AccountId, BatchId, MinorUnits } from "../../src/domain/Ids.ts"
 import { mintToken } from "../../src/domain/Token.ts"
@@ -9,17 +7,12 @@ import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { POSTGRES_ADAPTERS } from "./postgres.ts"
 import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
 import type { StoreError } from "../../src/store/Model.ts"
+import { scopedTempDir } from "../kit/TempDir.ts"
 
 export const ACCOUNT = AccountId.make("acct-sandbox")
 export const OTHER_ACCOUNT = AccountId.make("acct-live")
 
-/** A temp directory removed when the test's scope closes. */
-export const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "payouts-store-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
-
-export const tempDbPath = Effect.map(tempDir, (dir) => join(dir, "state", "payouts.db"))
+export const tempDbPath = Effect.map(scopedTempDir("payouts-store-"), (dir) => join(dir, "state", "payouts.db"))
 
 /** Opens a store on `filename` in a scope of its own, so a test can close it mid-way (a crash). */
 export const openStore = (filename: string, options: Partial<SqliteStateStore.SqliteOptions> = {}) =>

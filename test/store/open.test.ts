@@ -6,7 +6,8 @@ import { dirname, join } from "node:path"
 import { layerClient } from "../../src/store/Sqlite/Open.ts"
 import { MIGRATIONS_TABLE } from "../../src/store/Sqlite/Migrations.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { ACCOUNT, newBatch, openStore, rowInputs, tempDbPath, tempDir } from "./fixtures.ts"
+import { ACCOUNT, newBatch, openStore, rowInputs, tempDbPath } from "./fixtures.ts"
+import { scopedTempDir } from "../kit/TempDir.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
 
 const mode = (path: string) => statSync(path).mode & 0o777
@@ -39,7 +40,7 @@ describe("opening the SQLite state store", () => {
 
   it.scoped("keeps an existing directory as it is", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       const filename = join(dir, "payouts.db")
       const before = mode(dir)
       const { close } = yield* openStore(filename)
@@ -76,7 +77,7 @@ describe("opening the SQLite state store", () => {
 
   it.scoped("an unopenable path is a typed StoreError, not a defect", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       writeFileSync(join(dir, "not-a-dir"), "")
       const filename = join(dir, "not-a-dir", "payouts.db")
       const error = yield* Layer.build(SqliteStateStore.layer({ filename })).pipe(

@@ -12,7 +12,8 @@ import { layerClient } from "../../src/store/Sqlite/Open.ts"
 import { makeWalSync, type SyncFile } from "../../src/store/Sqlite/WalSync.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { newBatch, rowInputs, tempDbPath, tempDir } from "./fixtures.ts"
+import { newBatch, rowInputs, tempDbPath } from "./fixtures.ts"
+import { scopedTempDir } from "../kit/TempDir.ts"
 
 /** An fsync the test finishes: each call waits in `pending` until `finish` is called. */
 const manualSync = () => {
@@ -80,7 +81,7 @@ describe("the WAL's fsync after a commit", () => {
 
   it.live("syncs a real file, kept open from its first sync, and reports a missing one", () =>
     Effect.scoped(Effect.gen(function* () {
-      const dir = yield* tempDir
+      const dir = yield* scopedTempDir()
       const missing = yield* Effect.exit(makeWalSync(join(dir, "missing-wal")).sync)
       expect(Exit.isFailure(missing)).toBe(true)
       const path = join(dir, "payouts.db-wal")

@@ -1,15 +1,24 @@
-/** Test harness: a sandbox on an ephemeral port, plain-fetch helpers, a webhook receiver, invariants. */
+/**
+ * The one sandbox harness of the tests: a sandbox on an ephemeral port, plain-fetch helpers, a webhook
+ * receiver and the money invariants.
+ */
 import { expect, it } from "@effect/vitest"
-import { NodeHttpClient } from "@effect/platform-node"
-import { PaymentClient } from "../../../src/api/Client.ts"
-import { PaymentClientConfig, type PaymentClientSettingsInput } from "../../../src/api/ClientConfig.ts"
-import { RequestGate } from "../../../src/api/RequestGate.ts"
-import type { SandboxInfo } from "../../../src/sandbox/Sandbox.ts"
-import { Effect, Layer, Schedule, type Scope } from "effect"
+import { Effect, Schedule, type Scope } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { launchSandbox, type SandboxOptions } from "../../../src/sandbox/Sandbox.ts"
-import type { SandboxState } from "../../../src/sandbox/State.ts"
+import { serviceAccountId } from "../../src/api/ClientConfig.ts"
+import { type Token, tokenOfDescription } from "../../src/domain/Token.ts"
+import { launchSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
+import type { SandboxState } from "../../src/sandbox/State.ts"
+
+const launch = (defaults: SandboxOptions, options: SandboxOptions) =>
+  Effect.orDie(launchSandbox({ webhookRetryMillis: 50, ...defaults, ...options }))
+
+/** A sandbox for a run: funded for any batch, its clock 600 times faster so a payout settles in a second. */
+export const startSandbox = (options: SandboxOptions = {}) =>
+  launch({ fund: { XAF: 50_000_000, XOF: 50_000_000 }, timeScale: 600, payoutDelaySeconds: 10 }, options)
+
+export type Sandbox = Effect.Effect.Success<ReturnType<typeof startSandbox>>
 
 export interface Reply {
   readonly status: number
@@ -33,29 +42,58 @@ const toReply = (response: Response) =>
     return { status: response.status, json: text === "" ? undefined : JSON.parse(text), headers: response.headers }
   })
 
-/** `path` starting with "/v1" or "/__sandbox" is relative to the origin. */
+/** Plain-fetch helpers over a sandbox; `path` starting with "/v1" or "/__sandbox" is relative to the origin. */
+export const apiOf = (info: Sandbox): Api => {
+  const headers = { "X-API-Key": info.key, "X-API-Secret": info.secret, Accept: "application/json" }
+  const raw = (path: string, init: RequestInit) => Effect.tryPromise(() => fetch(`${info.origin}${path}`, init))
+  return {
+    baseUrl: info.baseUrl,
+    origin: info.origin,
+    state: info.state,
+    headers,
+    raw,
+    get: (path, extra = {}) => Effect.orDie(raw(path, { headers: { ...headers, ...extra } })).pipe(Effect.flatMap(toReply)),
+    send: (method, path, body, extra = {}) =>
+      Effect.orDie(
+        raw(path, {
+          method,
+          headers: { ...headers, "Content-Type": "application/json", ...extra },
+          body: typeof body === "string" ? body : JSON.stringify(body)
+        })
+      ).pipe(Effect.flatMap(toReply))
+  }
+}
+
+/** A sandbox for the API's rules: its own clock, 1,000,000 of each currency, with `apiOf`'s helpers. */
 export const sandbox = (options: SandboxOptions = {}): Effect.Effect<Api, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const info = yield* Effect.orDie(launchSandbox({ fund: { XAF: 1_000_000, XOF: 1_000_000 }, webhookRetryMillis: 50, ...options }))
-    const headers = { "X-API-Key": info.key, "X-API-Secret": info.secret, Accept: "application/json" }
-    const raw = (path: string, init: RequestInit) => Effect.tryPromise(() => fetch(`${info.origin}${path}`, init))
-    return {
-      baseUrl: info.baseUrl,
-      origin: info.origin,
-      state: info.state,
-      headers,
-      raw,
-      get: (path, extra = {}) => Effect.orDie(raw(path, { headers: { ...headers, ...extra } })).pipe(Effect.flatMap(toReply)),
-      send: (method, path, body, extra = {}) =>
-        Effect.orDie(
-          raw(path, {
-            method,
-            headers: { ...headers, "Content-Type": "application/json", ...extra },
-            body: typeof body === "string" ? body : JSON.stringify(body)
-          })
-        ).pipe(Effect.flatMap(toReply))
-    }
-  })
+  Effect.map(launch({ fund: { XAF: 1_000_000, XOF: 1_000_000 } }, options), apiOf)
+
+/** The sandbox's account as payouts names it: its host plus its wallets' ids. */
+export const accountOf = (sandbox: Pick<Sandbox, "baseUrl" | "state">) =>
+  serviceAccountId(sandbox.baseUrl, Object.values(sandbox.state.wallets).map((w) => w.id))
+
+/** The sandbox's admin routes, read as a run's test reads them. */
+export const admin = (sandbox: Sandbox) => {
+  const api = apiOf(sandbox)
+  const call = (method: string, path: string, body?: unknown) =>
+    Effect.map(method === "GET" ? api.get(path) : api.send(method, path, body), (reply) => reply.json as any)
+  return {
+    payouts: Effect.map(call("GET", "/__sandbox/payouts"), (r) => r.payouts as Array<{ reference: string; description: string; status: string; amount: number; phone?: string; phoneNumber?: string }>),
+    invariants: call("GET", "/__sandbox/invariants") as Effect.Effect<{ ok: boolean; violations: Array<string> }>,
+    faults: (faults: string) => call("PUT", "/__sandbox/faults", { faults }),
+    testData: call("GET", "/__sandbox/test-data")
+  }
+}
+
+/** Every payout of the sandbox that carries the token of a row, by token. */
+export const countByToken = (payouts: ReadonlyArray<{ description: string }>) => {
+  const counts = new Map<Token, number>()
+  for (const p of payouts) {
+    const token = tokenOfDescription(p.description)
+    if (token !== null) counts.set(token, (counts.get(token) ?? 0) + 1)
+  }
+  return counts
+}
 
 export const payoutBody = (overrides: Record<string, unknown> = {}) => ({
   amount: 1000,
@@ -224,21 +262,4 @@ export const rule = <E>(name: string, body: (api: Api) => Effect.Effect<void, E,
       yield* body(api)
       yield* assertInvariants(api)
     })
-  )
-
-/** The real client against a sandbox, with short timeouts and retries. */
-export const clientLayer = (info: SandboxInfo, input: Partial<PaymentClientSettingsInput> = {}) =>
-  PaymentClient.Default.pipe(
-    Layer.provideMerge(RequestGate.layer({})),
-    Layer.provide(
-      PaymentClientConfig.layer({
-        baseUrl: info.baseUrl,
-        apiKey: info.key,
-        apiSecret: info.secret,
-        requestTimeout: "5 seconds",
-        getRetry: { base: "20 millis", times: 4 },
-        ...input
-      })
-    ),
-    Layer.provide(NodeHttpClient.layerUndici)
   )
