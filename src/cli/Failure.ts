@@ -8,7 +8,7 @@
 import { ValidationError as CliValidationError } from "@effect/cli"
 import { SystemError } from "@effect/platform/Error"
 import type { Teardown } from "@effect/platform/Runtime"
-import { Cause, Console, Data, Effect, Exit, Option, Predicate } from "effect"
+import { Cause, Console, Context, Data, Effect, Exit, Option, Predicate, Ref } from "effect"
 import type * as Api from "../api/Errors.ts"
 import { maskUrlPasswords } from "../domain/Secrets.ts"
 import { describeFileError } from "../output/AtomicFile.ts"
@@ -161,14 +161,27 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>, command?: strin
     })
   })
 
-// A signal interrupts the whole program; for a batch run that means "incomplete, run again" (3).
-let interruptedExitCode: number = ExitCode.ok
+/**
+ * The exit code a signal ends the program with: a batch run says "incomplete, run again" (3).
+ * `withInterruptExit` gives the program its own Ref.
+ */
+export class InterruptExit extends Context.Reference<InterruptExit>()("cli/InterruptExit", {
+  defaultValue: (): Ref.Ref<number> => Ref.unsafeMake<number>(ExitCode.ok)
+}) {}
 
 /** The exit code to use if a signal interrupts the program from now on. */
-export const exitCodeOnInterrupt = (code: number) =>
-  Effect.sync(() => {
-    interruptedExitCode = code
-  })
+export const exitCodeOnInterrupt = (code: number) => Effect.flatMap(InterruptExit, (ref) => Ref.set(ref, code))
+
+/** The program ended by a signal fails with the exit code its command set (`exitCodeOnInterrupt`). */
+export const withInterruptExit = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E | Exiting, R> =>
+  Effect.flatMap(Ref.make<number>(ExitCode.ok), (ref) =>
+    Effect.uninterruptibleMask((restore) =>
+      restore(Effect.provideService(program, InterruptExit, ref)).pipe(
+        Effect.catchAllCause((cause): Effect.Effect<never, E | Exiting> =>
+          Cause.isInterruptedOnly(cause) ? Effect.flatMap(Ref.get(ref), (code) => Effect.fail(new Exiting({ code }))) : Effect.failCause(cause)
+        )
+      )
+    ))
 
 export const teardown: Teardown = (exit, onExit) =>
   onExit(
@@ -176,7 +189,7 @@ export const teardown: Teardown = (exit, onExit) =>
       onSuccess: () => ExitCode.ok,
       onFailure: (cause) =>
         Cause.isInterruptedOnly(cause)
-          ? interruptedExitCode
+          ? ExitCode.ok
           : Option.match(Cause.failureOption(cause), {
               onSome: (error) => (error instanceof Exiting ? error.code : ExitCode.refused),
               onNone: () => ExitCode.internal

@@ -24,7 +24,7 @@ import { transactionsCommand } from "./commands/Transactions.ts"
 import { walletCommand } from "./commands/Wallet.ts"
 import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
-import { report, teardown } from "./Failure.ts"
+import { report, teardown, withInterruptExit } from "./Failure.ts"
 import { answerHelp, refuseBuiltIns, strayOption } from "./help/Help.ts"
 import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
@@ -98,5 +98,6 @@ Effect.console.pipe(
   Effect.withTracerEnabled(false),
   Effect.provide(NoticesLive),
   Effect.provide(PlatformLive),
+  withInterruptExit,
   NodeRuntime.runMain({ disableErrorReporting: true, teardown })
 )
