@@ -27,7 +27,7 @@ export interface IntakeValidRow {
   /** Needed for the rows without an id only (compared with other batches' rows by it). */
   readonly repeatKey: string | undefined
   readonly phone: string
-  /** In minor units (a `MinorUnits` read back from a worker's column is a plain number). */
+  /** In minor units. */
   readonly amountMinor: number
   readonly operator: string
   readonly currency: PayoutCurrency
@@ -113,7 +113,7 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
     /** The group's extras from what `lookup` found for its ids and keys. */
     const extrasOf = (group: ReadonlyArray<IntakeRow>, { byId, byKey }: Found) =>
       Effect.gen(function* () {
-        // Most rows get nothing: they share one empty array (a million rows, a million arrays less).
+        // Most rows get nothing: they share one empty array.
         const extras: Array<ReadonlyArray<RowError>> = group.map((row) => {
           if (row._tag !== "ValidRow" || (byId.size === 0 && byKey.size === 0)) return NONE
           const extra: Array<RowError> = []

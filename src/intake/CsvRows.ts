@@ -1,6 +1,6 @@
 /**
- * The incremental engine under `Csv.ts`: bytes in, rows of cells out, one chunk at a time, so a file
- * of a million rows is never held whole. papaparse splits the cells; this keeps what it does not:
+ * The incremental engine under `Csv.ts`: bytes in, rows of cells out, one chunk at a time, so a big
+ * file is never held whole. papaparse splits the cells; this keeps what it does not:
  * UTF-8 checks, line breaks of every kind, and the physical line where each row starts.
  */
 import { Either } from "effect"

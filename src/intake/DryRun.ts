@@ -8,7 +8,7 @@ import { csvFileErrorRows } from "./Csv.ts"
 import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
 import { isCsvFileError } from "./CsvErrors.ts"
 import { Intake } from "./IntakeResult.ts"
-import { dryRunResult, type FileCheckInput, intakeRows, type OtherBatches } from "./IntakeRows.ts"
+import { dryRunResult, type FileCheckInput, intakeRows, type OtherBatches, payable } from "./IntakeRows.ts"
 import { PendingColumns } from "./PendingColumns.ts"
 
 export type { FileCheckInput, OtherBatches }
@@ -24,10 +24,10 @@ export const checkFile = <E, R>(input: FileCheckInput, others: OtherBatches<E, R
     const read = yield* rows.pipe(
       Stream.runForEach((group) =>
         Effect.sync(() => {
-          for (const { errors, row } of group) {
-            if (errors.length > 0) rejected++
-            else if (row._tag === "ValidRow") pending.push(row.index, row.currency, row.amountMinor)
-          }
+          group.rows.forEach((row, i) => {
+            if (payable(group, i) && row._tag === "ValidRow") pending.push(row.index, row.currency, row.amountMinor)
+            else rejected++
+          })
         })
       ),
       Effect.either

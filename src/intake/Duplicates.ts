@@ -1,9 +1,7 @@
 /**
  * Duplicates within one file, in file order: a later row repeating an id, or repeating (phone, amount,
- * operator) where either row has no id. The same finder serves the streamed check (`makeRowChecker`)
- * and the merge of the chunks validated on worker threads, so both name the same lines with the same
- * words. It is fed hashes (see `fastHash64`), never the rows themselves: a million rows cost two
- * tables of about 24 MB, whatever else the rows hold; and a row costs no object unless it is an error.
+ * operator) where either row has no id. It is fed 64-bit hashes (ValidateKeys.ts), never the rows
+ * themselves, so its memory does not depend on what the rows hold.
  */
 import { visible } from "../domain/Text.ts"
 import type { CsvColumn } from "./CsvHeader.ts"

@@ -1,8 +1,6 @@
 /**
- * A file's bytes, `chunkSize` at a time, by a loop of reads: the opens, reads and errors of
- * `fs.stream`, without its read-ahead (a fiber and a queue), which cost a small file ~8 ms of its
- * check; the parse is the slower side of a big file, so reading ahead of it gained nothing. Read by
- * the CSV parse and by the batch id's hash.
+ * A file's bytes, `chunkSize` at a time, by a loop of reads (no read-ahead fiber: the parse is the
+ * slower side). Read by the CSV parse and by the batch id's hash.
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"

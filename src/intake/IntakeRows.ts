@@ -39,13 +39,14 @@ export interface FileCheckInput {
   readonly skipInvalid: boolean
 }
 
-/** A row of the file with every error it has: its own, its duplicates' and the other batches'. */
-export interface TalliedRow {
-  readonly row: CheckedRow
-  /** What the other batches and the guards added (part of `errors`). */
-  readonly extra: ReadonlyArray<RowError>
-  readonly errors: ReadonlyArray<RowError>
+/** A group of the file's rows and, for each, what the other batches and the guards add to its own errors. */
+export interface TalliedGroup {
+  readonly rows: ReadonlyArray<CheckedRow>
+  readonly extras: ReadonlyArray<ReadonlyArray<RowError>>
 }
+
+/** Whether row i of a group would be paid: valid on its own, in its file, and against the other batches. */
+export const payable = (group: TalliedGroup, i: number): boolean => group.rows[i]._tag === "ValidRow" && group.extras[i].length === 0
 
 /** What a dry run of a new file gives: refused, or checked (nothing stored either way). */
 export type DryRunResult = Extract<Intake, { readonly _tag: "Refused" | "Checked" }>
@@ -69,19 +70,20 @@ const makeTally = <E, R>(input: FileCheckInput, others: OtherBatches<E, R>, phon
     check === undefined ? Effect.tap(others.open, (c) => Effect.sync(() => void (check = c))) : Effect.succeed(check)
   )
 
-  const count = (group: ReadonlyArray<CheckedRow>, extras: ReadonlyArray<ReadonlyArray<RowError>> | undefined): Array<TalliedRow> =>
-    group.map((row, i) => {
-      const extra = extras === undefined ? NONE : extras[i]
+  const count = (group: ReadonlyArray<CheckedRow>, extras: ReadonlyArray<ReadonlyArray<RowError>>): TalliedGroup => {
+    group.forEach((row, i) => {
+      const extra = extras[i]
       for (const e of extra) added.add(e)
-      const rowErrors = row._tag === "RejectedRow" ? (extra.length === 0 ? row.errors : [...row.errors, ...extra]) : extra
-      for (const e of rowErrors) errors.push(e)
-      rows++
-      return { row, extra, errors: rowErrors }
+      if (row._tag === "RejectedRow") for (const e of row.errors) errors.push(e)
+      for (const e of extra) errors.push(e)
     })
+    rows += group.length
+    return { rows: group, extras }
+  }
 
-  const add = (group: ReadonlyArray<CheckedRow>): Effect.Effect<Array<TalliedRow>, E | CrossBatchError, R> => {
+  const add = (group: ReadonlyArray<CheckedRow>): Effect.Effect<TalliedGroup, E | CrossBatchError, R> => {
     if (others.ownFirst && !invalidAlone && group.some((row) => row._tag === "RejectedRow")) invalidAlone = true
-    if (refusedAlone()) return Effect.sync(() => count(group, undefined))
+    if (refusedAlone()) return Effect.sync(() => count(group, group.map(() => NONE)))
     return Effect.flatMap(opened, (c) =>
       Effect.flatMap(c(group), (extras) => Effect.as(Effect.map(c.historyOf(group, extras), history.add), count(group, extras)))
     )

@@ -1,13 +1,6 @@
 /**
- * The rows a batch would pay, as columns off the JavaScript heap: 13 bytes a row in typed arrays,
- * where arrays of numbers and strings cost 24. Off the heap also matters to the garbage collector,
- * which lets a heap's garbage grow with what the heap holds alive.
- *
- * The columns are kept in blocks of a fixed size, added as rows come and never copied nor freed:
- * arrays that grew by doubling left a half-size copy to free at each step (7 MiB at a million rows),
- * and freeing a block that big raises glibc's threshold for serving allocations from their own
- * mapping (it follows the biggest block freed, up to 32 MiB), after which every 512 KiB piece of a
- * file on its way to a worker came from the heap arena instead, whose freed space stays in the RSS.
+ * The rows a batch would pay, as columns in typed arrays (13 bytes a row, off the JavaScript heap),
+ * in fixed-size blocks never copied: a dry run of a big file keeps every row it would pay.
  */
 const BLOCK = 8192
 

@@ -1,8 +1,7 @@
 /**
  * One phone, one recipient (issue 30 item 2): within a file, a phone number paid under a second name
  * is refused from the second row on, naming the first row, unless shared phones are allowed. Fed in
- * file order by the streamed check (`makeRowChecker`) and by the merge of the worker threads' chunks,
- * so both paths refuse the same rows with the same words. Kept light for a million rows: the phone as
+ * file order by the row checker (`makeRowChecker`). Kept light for a big file: the phone as
  * a 64-bit hash, and the first name of each phone as UTF-8 bytes in one growing buffer.
  */
 import { hasTrailingZeros, maskPhone } from "../domain/Phone.ts"

@@ -169,20 +169,21 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
   return (record) => {
     const row = checkRecord(record, options.fileName)
     finder ??= new DuplicateFinder(options.allowRepeats === true, record.headers, options.sharedPhones)
-    const errors: Array<RowError> = []
+    // Made only for a row with a duplicate: nearly every row has none.
+    let errors: Array<RowError> | undefined
     if (row.id !== undefined) {
       const hash = fastHash64(canonicalId(row.id))
       const first = finder.idSeen(hash.hi, hash.lo, row.line)
-      if (first !== undefined) errors.push(finder.duplicateId(row.line, row.id, first))
+      if (first !== undefined) (errors ??= []).push(finder.duplicateId(row.line, row.id, first))
     }
     if (row._tag === "ValidRow") {
       const hash = hashOfHex(row.repeatKey)
       const first = finder.repeatSeen(row.id !== undefined, hash.hi, hash.lo, row.line)
-      if (first !== undefined) errors.push(finder.repeat(row.line, [row.phone, record.fields.amount?.trim(), row.operator], first))
+      if (first !== undefined) (errors ??= []).push(finder.repeat(row.line, [row.phone, record.fields.amount?.trim(), row.operator], first))
       const shared = finder.sharedPhone(row.phone, row.name, row.line)
-      if (shared !== undefined) errors.push(shared)
+      if (shared !== undefined) (errors ??= []).push(shared)
     }
-    if (errors.length === 0) return row
+    if (errors === undefined) return row
     if (row._tag === "RejectedRow") return { ...row, errors: [...row.errors, ...errors] }
     const [first, ...rest] = errors
     return {

@@ -15,7 +15,7 @@ export interface Hash64 {
 
 const digest = (text: string): Buffer => crypto.createHash("sha256").update(text, "utf8").digest()
 
-// One call, no Hash object (a fifth of createHash's cost a row); Node before 20.12 has no `crypto.hash`.
+// One call, no Hash object per row; Node before 20.12 has no `crypto.hash`.
 const sha256Hex: (text: string) => string =
   typeof crypto.hash === "function" ? (text) => crypto.hash("sha256", text, "hex") : (text) => digest(text).toString("hex")
 
@@ -59,8 +59,7 @@ export const hashOfHex = (hex: string): Hash64 => ({
 
 /**
  * A set of 64-bit hashes, each with the line where it was first seen. Filled to 80% at most: linear
- * probing then looks at about 13 slots for a new key (6 at 70%), nanoseconds against the 14 us a row
- * costs, and a million keys take 1.25 million slots (15 MB) rather than 1.43 million (17 MB).
+ * probing stays cheap, and fewer slots are kept than at a lower load.
  */
 export class LineTable {
   private his = new Uint32Array(1024)
@@ -107,7 +106,7 @@ export class LineTable {
 
   /**
    * Room for `keys` keys at once: a file whose size tells its rows ahead skips every regrowth, and the
-   * moments when the old and the new arrays are both alive (30 MB a table at a million keys).
+   * moments when the old and the new arrays are both alive.
    */
   reserve(keys: number): void {
     const size = Math.ceil((keys * 5) / 4) + 1
@@ -115,8 +114,7 @@ export class LineTable {
   }
 
   /**
-   * By half again, not double: a million keys take 1.5 million slots (18 MB) rather than 2 million
-   * (25 MB), and the moment both the old and new arrays are alive costs 30 MB rather than 37.
+   * By half again, not double: less slack after a growth, and a smaller moment with both arrays alive.
    */
   private grow(): void {
     this.rehash(Math.ceil(this.lines.length * 1.5))
