@@ -25,10 +25,10 @@ import { makeUnpaidColumns, unpaidCsvPath, writeUnpaidCsv } from "./UnpaidCsv.ts
 export const reportPath = (paths: OutputPaths): string =>
   join(dirname(paths.ledger), basename(paths.ledger).replace(/\.ledger\.csv$/, "") + ".report.html")
 
-import type { FailedRow, NotPaidStatus, OperatorStats, ReportData, UnpaidRow } from "./ReportData.ts"
+import type { NotPaidStatus, OperatorStats, ReportData, ReportRow } from "./ReportData.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
-export type { FailedRow, OperatorStats, ReportData, UnpaidRow }
+export type { OperatorStats, ReportData, ReportRow }
 
 const MAX_FAILED_LISTED = 500
 
@@ -60,13 +60,25 @@ const kindOf = (row: Row): Kind => (isAlreadyPaid(row, undefined) ? "listed" : i
  * The report's figures, gathered one row at a time: fed by the ledger's own pass over the rows at the
  * end of a run (one read of the batch for both files, not two), or by a pass of its own.
  */
+const reportRow = (row: Row, format: Format): ReportRow => ({
+  line: row.line,
+  id: row.rowId ?? "",
+  reference: row.reference ?? "",
+  operator: row.operator,
+  amount: amountOf(row, format),
+  name: row.name,
+  phone: maskPhone(row.phone),
+  status: row.state,
+  error: row.error ?? ""
+})
+
 export const makeReportTally = (format: Format) => {
   // Per operator and per kind of row: the rows another batch paid are left out at the end (below).
   const operators = new Map<string, Record<Kind, OperatorCounts>>()
   const repay: Record<string, { rows: number; minor: number }> = {}
   const times: Array<readonly [number, Kind]> = []
-  const notPaid = new Map<string, { total: number; rows: Array<FailedRow> }>(NOT_PAID.map((s) => [s, { total: 0, rows: [] }]))
-  const unpaid: Array<UnpaidRow> = []
+  const notPaid = new Map<string, { total: number; rows: Array<ReportRow> }>(NOT_PAID.map((s) => [s, { total: 0, rows: [] }]))
+  const unpaid: Array<ReportRow> = []
   let unpaidTotal = 0
   const unpaidColumns = makeUnpaidColumns()
   let batch: { readonly accountId: AccountId; readonly batchId: BatchId } | undefined
@@ -95,23 +107,13 @@ export const makeReportTally = (format: Format) => {
     if (group !== undefined) {
       group.total += 1
       if (group.rows.length < MAX_FAILED_LISTED) {
-        group.rows.push({
-          line: row.line,
-          id: row.rowId ?? "",
-          reference: row.reference ?? "",
-          operator: row.operator,
-          amount: amountOf(row, format),
-          name: row.name,
-          phone: maskPhone(row.phone),
-          status: row.state,
-          error: row.error ?? ""
-        })
+        group.rows.push(reportRow(row, format))
       }
     }
     if (DROPPED_STATES.includes(row.state)) {
       unpaidTotal += 1
       if (unpaid.length < MAX_FAILED_LISTED) {
-        unpaid.push({ line: row.line, id: row.rowId ?? "", operator: row.operator, amount: amountOf(row, format), name: row.name, status: row.state, reason: row.error ?? "" })
+        unpaid.push(reportRow(row, format))
       }
     }
   }

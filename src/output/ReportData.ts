@@ -12,17 +12,20 @@ export interface OperatorStats {
   readonly expired: number
 }
 
-export interface FailedRow {
+/** A row as the report lists it: one not paid after it was sent, or one never sent. */
+export interface ReportRow {
   readonly line: number
   readonly id: string
-  /** The service's reference ("" when the POST was never answered). */
+  /** The service's reference ("" when the POST was never answered or the row never sent). */
   readonly reference: string
   readonly operator: string
+  /** With its currency; as the file wrote it for a rejected row. */
   readonly amount: string
   /** The recipient as the file named them: finance needs to know whom it still owes (the file is owner-only). */
   readonly name: string
   readonly phone: string
   readonly status: string
+  /** The service's error, or why the row was not sent. */
   readonly error: string
 }
 
@@ -33,19 +36,7 @@ export interface NotPaidGroup {
   readonly status: NotPaidStatus
   /** All rows of this status; `rows` lists the first of them. */
   readonly total: number
-  readonly rows: ReadonlyArray<FailedRow>
-}
-
-/** A row never sent: rejected by validation (`--skip-invalid`) or skipped for balance. */
-export interface UnpaidRow {
-  readonly line: number
-  readonly id: string
-  readonly operator: string
-  /** As the file wrote it for a rejected row; with its currency. */
-  readonly amount: string
-  readonly name: string
-  readonly status: string
-  readonly reason: string
+  readonly rows: ReadonlyArray<ReportRow>
 }
 
 export interface ReportData {
@@ -55,7 +46,8 @@ export interface ReportData {
   readonly timesToFinal: ReadonlyArray<number>
   /** failed, cancelled, expired, refunded and unknown, in this order, each with its own count. */
   readonly notPaid: ReadonlyArray<NotPaidGroup>
-  readonly unpaid: ReadonlyArray<UnpaidRow>
+  /** Rows never sent: rejected by validation (`--skip-invalid`) or skipped for balance. */
+  readonly unpaid: ReadonlyArray<ReportRow>
   readonly unpaidTotal: number
   /** Minor units per currency of the failed, cancelled and expired rows: what is left to pay again. */
   readonly repay: Readonly<Record<string, { readonly rows: number; readonly minor: number }>>

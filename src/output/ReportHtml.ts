@@ -198,7 +198,7 @@ ${alreadyPaid(data)}
 ${data.notPaid.filter((g) => g.status === "failed" || g.total > 0).map((g) => notPaidSection(g, data)).join("\n")}
 <section class="wide"><h2>Rows not paid: rejected or skipped (${f.count(data.unpaidTotal)}${data.unpaidTotal > data.unpaid.length ? `, first ${f.count(data.unpaid.length)} shown` : ""})</h2>${table(
     ["line", "id", "name", "operator", "amount", "status", "reason"],
-    data.unpaid.map((r) => [r.line, r.id, visible(r.name), r.operator, r.amount, r.status, r.reason]),
+    data.unpaid.map((r) => [r.line, r.id, visible(r.name), r.operator, r.amount, r.status, r.error]),
     `data-table="unpaid"`
   )}</section>
 ${unpaidCsvSection(data)}
