@@ -84,25 +84,26 @@ const declaredLength = (value: string | undefined): number | undefined =>
   value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined
 
 /**
- * The whole answer, its body read as a stream no further than `maxBytes`: failing the fold ends the
- * stream, which aborts the request and drops the connection (nothing past the cap is buffered).
+ * The whole answer, no longer than `maxBytes`. A declared length bounds the body by HTTP framing, so
+ * it is read at once; without one the body is read as a stream and failing the fold past the cap ends
+ * the stream, which aborts the request and drops the connection (nothing past the cap is buffered).
  */
 const readAnswer = (response: HttpClientResponse.HttpClientResponse, maxBytes: number): Effect.Effect<Answer, HttpClientError.ResponseError | TooLarge> => {
   const headers = response.headers
   const declared = declaredLength(headers["content-length"])
   const tooLong = declared !== undefined && declared > maxBytes
-  const body = Stream.runFoldEffect(response.stream, { size: 0, parts: new Array<Uint8Array>() }, (read, bytes) => {
+  const answer = (body: string): Answer => ({ status: response.status, retryAfter: headers["retry-after"], date: headers["date"], clock: headers["x-sandbox-clock"], body })
+  if (declared !== undefined && !tooLong) return Effect.map(response.text, answer)
+  return Stream.runFoldEffect(response.stream, { size: 0, parts: new Array<Uint8Array>() }, (read, bytes) => {
     const size = read.size + bytes.length
     if (tooLong || size > maxBytes) return Effect.fail(new TooLarge(response.status, maxBytes, tooLong ? declared : undefined))
     read.parts.push(bytes)
     return Effect.succeed({ size, parts: read.parts })
   }).pipe(
-    Effect.map((read) => (tooLong ? Either.left(new TooLarge(response.status, maxBytes, declared)) : Either.right(utf8.decode(read.parts.length === 1 ? read.parts[0] : Buffer.concat(read.parts))))),
+    Effect.flatMap((read) => (tooLong ? Effect.fail(new TooLarge(response.status, maxBytes, declared)) : Effect.succeed(answer(utf8.decode(Buffer.concat(read.parts)))))),
     // fetch gives no stream for an answer without a body: that is an empty body, as `text` reads it.
-    Effect.catchIf((e) => e._tag === "ResponseError" && e.reason === "EmptyBody", () => Effect.succeed(Either.right(""))),
-    Effect.flatMap((text) => text)
+    Effect.catchIf((e) => e._tag === "ResponseError" && e.reason === "EmptyBody", () => (tooLong ? Effect.fail(new TooLarge(response.status, maxBytes, declared)) : Effect.succeed(answer(""))))
   )
-  return Effect.map(body, (text) => ({ status: response.status, retryAfter: headers["retry-after"], date: headers["date"], clock: headers["x-sandbox-clock"], body: text }))
 }
 
 const queryOf = (filters: TransactionFilters): Record<string, string> =>
