@@ -224,6 +224,7 @@ const validateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
     }
     log(`validate of ${sizes.map((s) => s.toLocaleString("en")).join(", ")} rows by each build, and bare libphonenumber (one thread) over the same numbers`)
     const phones: Array<number> = []
+    const phonesPerCpu: Array<number> = []
     const perSize = new Map<number, Map<Build, Array<ChildRun>>>()
     const n = pairs(3)
     for (const size of sizes) {
@@ -235,7 +236,9 @@ const validateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
         return r
       }))
       // The bound measured between the runs it bounds, at the same load.
-      phones.push((await barePhones(files.get(largest)!)).perSecond)
+      const measured = await barePhones(files.get(largest)!)
+      phones.push(measured.perSecond)
+      phonesPerCpu.push(measured.perCpuSecond)
     }
     const bare = median(phones)
     const rate = (size: number) => byLabel(perSize.get(size)!, (xs) => size / median(xs.map((x) => x.seconds)))
@@ -247,6 +250,7 @@ const validateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
     // Less sensitive to other work on the machine than the wall clock (the baseline used two threads).
     const perCpu = byLabel(perSize.get(largest)!, (xs) => largest / median(xs.map((x) => x.cpuSeconds)))
     row({ section: "validate", figure: `  validate rows per CPU-second, ${label(largest)} rows`, unit: "/s", head: perCpu.HEAD, baseline: perCpu.baseline })
+    row({ section: "validate", figure: `  bare libphonenumber numbers per CPU-second`, unit: "/s", head: median(phonesPerCpu), baseline: median(phonesPerCpu) })
     for (const size of sizes.slice(0, -1)) {
       const r = rate(size)
       row({ section: "validate", figure: `  validate rows/s, ${label(size)} rows`, unit: "/s", head: r.HEAD, baseline: r.baseline })
@@ -273,6 +277,7 @@ const validateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
     details.validate = {
       sizes,
       barePhonesPerSecond: phones.map((x) => round(x)),
+      barePhonesPerCpuSecond: phonesPerCpu.map((x) => round(x)),
       runs: Object.fromEntries([...perSize].map(([size, runs]) => [size, Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map(strip)]))]))
     }
   } finally {
