@@ -1,8 +1,6 @@
 /**
- * Responses of the sandbox. A route's answer is a plain `Answer` (status, JSON text, extra headers),
- * so the hot routes can be served both through the Effect router (when faults apply) and by the
- * plain Node handler of the fast path, with the same bytes. Every refusal is the spec's envelope A;
- * bodies are decoded by hand.
+ * Responses of the sandbox: a route's `Answer` (status, JSON text, extra headers) becomes the response.
+ * Every refusal of the v1 API is envelope A, except the pay-ins' envelope B.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"

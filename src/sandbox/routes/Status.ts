@@ -10,7 +10,6 @@ import { statusLie } from "../AnswerFaults.ts"
 
 export const HISTORY_DAYS = 90
 
-/** A plain function of the request, shared by the router and the fast path. */
 export const statusAnswer = (ctx: SandboxContext, reference: string, now: number): Answer => {
   const txn = Object.hasOwn(ctx.state.transactions, reference) ? ctx.state.transactions[reference] : undefined
   if (txn === undefined || txn.type === "adjustment" || txn.createdAt < now - HISTORY_DAYS * DAY) {

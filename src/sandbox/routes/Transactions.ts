@@ -15,7 +15,7 @@ import { transactionView } from "../Views.ts"
 import { claimedTotals } from "../AnswerFaults.ts"
 import { HISTORY_DAYS } from "./Status.ts"
 
-// Compiled once: a listing request checks its filters without building a validator.
+// Compiled once, not per request.
 const isType = Schema.is(TransactionType)
 const isStatus = Schema.is(TransactionStatus)
 
@@ -157,7 +157,6 @@ const mangled = (mangle: DescMangle | undefined) => (txn: Txn): Txn => {
   return { ...txn, description }
 }
 
-/** The listing as a plain function of the request's URL, shared by the router and the fast path. */
 export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): Answer => {
   const parsed = parseQuery(url.searchParams)
   if (Either.isLeft(parsed)) return invalidAnswer(parsed.left)

@@ -10,7 +10,6 @@ import { answerOk, type Answer, jsonOf, ok, toResponse } from "../Http.ts"
 import type { SandboxState } from "../State.ts"
 import { walletView } from "../Views.ts"
 
-/** GET /v1/wallet as a plain function, shared by the router and the fast path. */
 export const walletsAnswer = (ctx: SandboxContext): Answer =>
   answerOk(jsonOf<typeof WalletsResponse.Encoded>({ wallets: Object.values(ctx.state.wallets).map(walletView) }))
 
