@@ -4,7 +4,7 @@
  * consecutive failures while the others go on. Both only stop new payouts; what was sent is followed
  * to its end. A paused batch stays paused in the store until `payouts resume`.
  */
-import { Clock, Context, DateTime, Effect, Layer, Option, Ref, Stream } from "effect"
+import { Clock, Context, DateTime, Effect, HashSet, Layer, Option, Ref, Stream } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
@@ -27,7 +27,7 @@ export interface SafeguardsShape {
    * A row's POST begins: its place in its operator's submission order (the breaker counts consecutive
    * failures in that order), and its operator known without reading the row back.
    */
-  readonly sending: (idx: number, operator: string) => void
+  readonly sending: (idx: number, operator: string) => Effect.Effect<void>
   /**
    * Asked right before a row's POST begins: false while its operator, not yet proven by a completed
    * payout, already had `breakerFailures` payouts sent (ProbeWindow.ts). True counts the row in that
@@ -66,13 +66,13 @@ const make = Effect.gen(function* () {
   const settings: SafeguardSettings = { ...DEFAULT_SAFEGUARDS, ...run.safeguards }
   const paused = yield* Ref.make<string | undefined>(undefined)
   const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
-  const seen = new Set<number>()
+  // The stop rule's count: rows settled once each, and how many of them failed.
+  const tally = yield* Ref.make<{ readonly seen: HashSet.HashSet<number>; readonly settled: number; readonly failures: number }>({ seen: HashSet.empty(), settled: 0, failures: 0 })
+  // The breaker's count and the probe windows: synchronous structures, touched only inside Effect.sync.
   const breaker = makeBreakerCount()
   const probeWindow = makeProbeWindow(settings.breakerFailures, settings.breakerProbeMs)
   // Operators already looked for among the batch's completed rows (an earlier run paid one of them).
-  const lookedUp = new Set<string>()
-  let settled = 0
-  let failures = 0
+  const lookedUp = yield* Ref.make<ReadonlySet<string>>(new Set())
 
   const pause = (reason: string) => Ref.update(paused, (current) => current ?? reason)
   const outside = yield* Effect.serviceOption(RunHold)
@@ -88,34 +88,48 @@ const make = Effect.gen(function* () {
   }
 
   /** The operator of a row this run did not send (an earlier run did), read back from the store. */
-  const operatorOfEarlier = (idx: number) =>
-    breaker.knows(idx)
-      ? Effect.succeed(undefined)
-      : batchStore.getRow(idx).pipe(
-          Effect.map(Option.map((row) => row.operator)),
-          Effect.map(Option.getOrUndefined),
-          Effect.orElseSucceed(() => undefined)
-        )
+  const operatorOfEarlier = (idx: number): Effect.Effect<string | undefined> =>
+    Effect.suspend(() =>
+      breaker.knows(idx)
+        ? Effect.succeed(undefined)
+        : batchStore.getRow(idx).pipe(
+            Effect.map(Option.map((row) => row.operator)),
+            Effect.map(Option.getOrUndefined),
+            Effect.orElseSucceed(() => undefined)
+          )
+    )
 
   const observe = (t: Transition) =>
     Effect.gen(function* () {
       const failed = SETTLED_FAILURE_STATES.includes(t.to)
       // Skipped right before its POST (a guard, the balance): never sent, its place is free again.
-      if (t.to === "skipped") probeWindow.cancel(t.idx, yield* Clock.currentTimeMillis)
-      if ((!failed && t.to !== "completed") || seen.has(t.idx)) return
-      seen.add(t.idx)
-      settled += 1
-      if (failed) failures += 1
+      if (t.to === "skipped") {
+        const now = yield* Clock.currentTimeMillis
+        yield* Effect.sync(() => probeWindow.cancel(t.idx, now))
+      }
+      if (!failed && t.to !== "completed") return
+      const counted = yield* Ref.modify(tally, (before) =>
+        HashSet.has(before.seen, t.idx)
+          ? [undefined, before]
+          : ((after) => [after, after] as const)({ seen: HashSet.add(before.seen, t.idx), settled: before.settled + 1, failures: before.failures + (failed ? 1 : 0) })
+      )
+      if (counted === undefined) return
+      const { failures, settled } = counted
       if (settled >= settings.stopMinSettled && failures / settled > settings.stopFailureRatio) {
         yield* pause(
           `stop rule: ${failures} of ${settled} settled rows failed (${percent(failures / settled)} > ${percent(settings.stopFailureRatio)})`
         )
       }
       if (settings.breakerFailures <= 0) return
-      const counted = breaker.settled(t.idx, failed, yield* operatorOfEarlier(t.idx))
-      probeWindow.settled(t.idx, counted?.operator, !failed, yield* Clock.currentTimeMillis)
-      if (counted === undefined || counted.run < settings.breakerFailures) return
-      const { operator, run } = counted
+      const earlier = yield* operatorOfEarlier(t.idx)
+      const now = yield* Clock.currentTimeMillis
+      const lane = yield* Effect.sync(() => {
+        const inLane = breaker.settled(t.idx, failed, earlier)
+        probeWindow.settled(t.idx, inLane?.operator, !failed, now)
+        return inLane
+      })
+      if (lane === undefined || lane.run < settings.breakerFailures) return
+      const { operator, run } = lane
       const opened = yield* Ref.modify(circuits, (open) =>
         open.has(operator) ? [false, open] : [true, new Map([...open, [operator, `${run} consecutive failures`]])]
       )
@@ -136,16 +150,14 @@ const make = Effect.gen(function* () {
 
   const probing = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    for (const operator of probeWindow.expire(now)) {
+    for (const operator of yield* Effect.sync(() => probeWindow.expire(now))) {
       yield* tell(RunEvent.ProbeExpired({ operator, probeMs: settings.breakerProbeMs, first: settings.breakerFailures }))
     }
-    const full = probeWindow.full()
-    for (const operator of full) {
-      if (lookedUp.has(operator)) continue
-      lookedUp.add(operator)
-      if (yield* completedBefore(operator)) probeWindow.open(operator)
+    for (const operator of yield* Effect.sync(() => probeWindow.full())) {
+      const first = yield* Ref.modify(lookedUp, (done) => (done.has(operator) ? [false, done] : [true, new Set([...done, operator])]))
+      if (first && (yield* completedBefore(operator))) yield* Effect.sync(() => probeWindow.open(operator))
     }
-    return probeWindow.full()
+    return yield* Effect.sync(() => probeWindow.full())
   })
 
   // The breaker first: it names the operator whose rows are held, whatever paused the rest.
@@ -159,9 +171,9 @@ const make = Effect.gen(function* () {
   return {
     settings,
     observe,
-    sending: (idx, operator) => breaker.sending(idx, operator),
+    sending: (idx, operator) => Effect.sync(() => breaker.sending(idx, operator)),
     admit: (idx, operator) =>
-      probeWindow.isOpen(operator) ? Effect.succeed(true) : Effect.map(Clock.currentTimeMillis, (now) => probeWindow.admit(idx, operator, now)),
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => probeWindow.isOpen(operator) || probeWindow.admit(idx, operator, now))),
     unadmit: (idx) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => probeWindow.cancel(idx, now))),
     probing,
     pause,

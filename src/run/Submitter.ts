@@ -44,7 +44,7 @@ const make = Effect.gen(function* () {
 
   // Whether the last submitAll left rows for a probe window: the run turns again rather than ending
   // (a window may open between the last claim and the run's check that nothing is in flight).
-  let probeHeld = false
+  const probeHeld = yield* Ref.make(false)
   // Whether the last submitAll left rows for a lease not valid at the claim or the send: the run turns
   // again, as the lease may be renewed between that moment and the run's own look at it.
   const leaseHeld = yield* Ref.make(false)
@@ -54,65 +54,45 @@ const make = Effect.gen(function* () {
     | { readonly _tag: "Halt"; readonly why: string }
     | { readonly _tag: "Guard"; readonly breach: Breach }
     | { readonly _tag: "Unchecked"; readonly why: string }
+  const halt = (why: string): Blocked => ({ _tag: "Halt", why })
 
   /**
    * Asked by the client after the rate gate, right before the request leaves: the lease, the
    * account's halt (cached about a second) and, for a first send, the guards. `resend`: a row the
-   * reconciler proved unpaid, already counted by the guards when it was first sent.
+   * reconciler proved unpaid, already counted by the guards when it was first sent. Undefined: it goes.
    */
-  const mayStillSend = (row: Row, resend: boolean, blocked: { current?: Blocked }) =>
+  const whyNotSend = (row: Row, resend: boolean): Effect.Effect<Blocked | undefined> =>
     Effect.gen(function* () {
       // Asked again: the try before did not send (a new rate slot, a 429, a request never made).
       yield* unsent.retry(row.idx)
-      if (yield* unsent.closed) {
-        blocked.current = { _tag: "Halt", why: "the run was interrupted" }
-        return false
-      }
-      if (!(yield* leaseValid(ctx))) {
-        yield* Ref.set(leaseHeld, true)
-        blocked.current = { _tag: "Halt", why: "the lease may have lapsed" }
-        return false
-      }
-      const halt = yield* safeguards.halt
-      if (Option.isSome(halt)) {
-        blocked.current = { _tag: "Halt", why: describeHalt(halt.value) }
-        return false
-      }
+      if (yield* unsent.closed) return halt("the run was interrupted")
+      if (!(yield* leaseValid(ctx))) return yield* Effect.as(Ref.set(leaseHeld, true), halt("the lease may have lapsed"))
+      const halted = yield* safeguards.halt
+      if (Option.isSome(halted)) return halt(describeHalt(halted.value))
       // The breaker or a pause may have tripped while this row waited for its rate slot.
-      if (yield* safeguards.holds(row.operator)) {
-        blocked.current = { _tag: "Halt", why: "held by a safeguard" }
-        return false
-      }
-      if (resend) return yield* begins(row, blocked)
+      if (yield* safeguards.holds(row.operator)) return halt("held by a safeguard")
+      if (resend) return yield* begins(row)
       const breach = yield* book.admit(row).pipe(Effect.either)
-      if (Either.isLeft(breach)) {
-        blocked.current = { _tag: "Unchecked", why: `guards not checked: ${breach.left.message}` }
-        return false
-      }
-      if (breach.right !== undefined) {
-        blocked.current = { _tag: "Guard", breach: breach.right }
-        return false
-      }
-      return yield* begins(row, blocked)
+      if (Either.isLeft(breach)) return { _tag: "Unchecked", why: `guards not checked: ${breach.left.message}` }
+      if (breach.right !== undefined) return { _tag: "Guard", breach: breach.right }
+      return yield* begins(row)
     })
 
   /** The moment the POST begins: from here on the row may reach the service and is never released. */
-  const begins = (row: Row, blocked: { current?: Blocked }) =>
+  const begins = (row: Row): Effect.Effect<Blocked | undefined> =>
     Effect.gen(function* () {
       // The operator's probe window (not proven yet, its first payouts unsettled): the row waits, released.
       if (!(yield* safeguards.admit(row.idx, row.operator))) {
-        probeHeld = true
-        blocked.current = { _tag: "Halt", why: "its operator's first payouts have no final status yet" }
-        return false
+        yield* Ref.set(probeHeld, true)
+        return halt("its operator's first payouts have no final status yet")
       }
       if (yield* unsent.begin(row.idx)) {
-        safeguards.sending(row.idx, row.operator)
+        yield* safeguards.sending(row.idx, row.operator)
         yield* Ref.set(ctx.sentAny, true)
-        return true
+        return undefined
       }
       yield* safeguards.unadmit(row.idx)
-      blocked.current = { _tag: "Halt", why: "the run was stopped" }
-      return false
+      return halt("the run was stopped")
     })
 
   /** Puts back one row never sent, unless a stop already took it (and releases it with the others). */
@@ -146,22 +126,25 @@ const make = Effect.gen(function* () {
       const halt = yield* safeguards.halt
       if (Option.isSome(halt)) return yield* notSent(row, { _tag: "Halt", why: describeHalt(halt.value) })
       const body = payoutRequest(row, ctx.settings)
-      const blocked: { current?: Blocked } = {}
+      // Why the client's last gate said no, kept for the failure it then ends with.
+      const blocked = yield* Ref.make<Blocked | undefined>(undefined)
+      const mayStillSend = Effect.flatMap(whyNotSend(row, resend), (why) => Effect.as(Ref.set(blocked, why), why === undefined))
       // A try that never reached the service (or was refused by rate) leaves the row unsent while it
       // waits to try again: a stop meanwhile releases it at once instead of waiting for the backoff.
-      const attempt = client.payout(body, mayStillSend(row, resend, blocked)).pipe(
+      const attempt = client.payout(body, mayStillSend).pipe(
         Effect.tapError((e) => (resendable(e) && !fenced(e) ? unsent.retry(row.idx) : Effect.void))
       )
       yield* Effect.retry(attempt, { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
         Effect.matchEffect({
           // A row left unsent by its last try is put back by `refused`: no longer this run's to release.
           onFailure: (e) =>
-            fenced(e) && blocked.current !== undefined
-              ? notSent(row, blocked.current)
-              : Effect.zipRight(unsent.take(row.idx), refused(row, e)).pipe(
+            Effect.flatMap(Ref.get(blocked), (why) =>
+              fenced(e) && why !== undefined
+                ? notSent(row, why)
+                : Effect.zipRight(unsent.take(row.idx), refused(row, e)).pipe(
                   // Released by `refused` (never reached the service): its place in the probe window is free.
                   Effect.zipLeft(releasedByRefusal(e) ? safeguards.unadmit(row.idx) : Effect.void)
-                ),
+                )),
           onSuccess: (r) => accepted(row, r)
         })
       )
@@ -193,7 +176,7 @@ const make = Effect.gen(function* () {
     // (An operator whose breaker tripped is held for good: nothing to wait for.)
     const circuits = yield* safeguards.openCircuits
     const probing = (yield* safeguards.probing).filter((operator) => !circuits.has(operator))
-    if (probing.length > 0) probeHeld = true
+    if (probing.length > 0) yield* Ref.set(probeHeld, true)
     const excludeOperators = [...circuits.keys(), ...probing]
     // A lease that may have lapsed (a renewal late or failing) claims nothing until renewed.
     if (!(yield* leaseValid(ctx))) return yield* Effect.as(Ref.set(leaseHeld, true), Option.none())
@@ -209,12 +192,7 @@ const make = Effect.gen(function* () {
 
   /** Sends every validated row (SendSlots.ts); returns when none is left or the run must stop. */
   const submitAll = Effect.zipRight(
-    Effect.zipRight(
-      Ref.set(leaseHeld, false),
-      Effect.sync(() => {
-        probeHeld = false
-      })
-    ),
+    Effect.zipRight(Ref.set(leaseHeld, false), Ref.set(probeHeld, false)),
     sendInSlots(ctx.settings.concurrency, claimGroup, (row: Row) => submitOne(row))
   )
 
@@ -255,7 +233,7 @@ const make = Effect.gen(function* () {
   })
 
   yield* Effect.addFinalizer(() => stopSending.pipe(Effect.ignore))
-  return { submitAll, claimResend, resend, awaitInFlight, stopSending, stopped: unsent.closed, probeHeld: Effect.sync(() => probeHeld), leaseHeld: Ref.get(leaseHeld) } as const
+  return { submitAll, claimResend, resend, awaitInFlight, stopSending, stopped: unsent.closed, probeHeld: Ref.get(probeHeld), leaseHeld: Ref.get(leaseHeld) } as const
 })
 
 /** Sends the run's rows, each payout once; rows it claimed and never sent are released when the run ends. */
