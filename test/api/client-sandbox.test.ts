@@ -7,6 +7,7 @@ import { RequestGate } from "../../src/api/RequestGate.ts"
 import type { PayoutRequest } from "../../src/api/Schemas.ts"
 import { type SandboxInfo, startSandbox } from "../../src/sandbox/Sandbox.ts"
 import { clientLayer } from "../kit/Client.ts"
+import { payoutBody } from "../kit/Sandbox.ts"
 
 const admin = (info: SandboxInfo, method: string, path: string, body?: unknown) =>
   Effect.promise(async () => {
@@ -23,19 +24,8 @@ const admin = (info: SandboxInfo, method: string, path: string, body?: unknown) 
     return { status: response.status, json: await response.json() }
   })
 
-const request = (description: string, overrides: Partial<PayoutRequest> = {}): PayoutRequest => ({
-    amount: 1000,
-    currency: "XAF",
-    phoneNumber: "+237670000001",
-    operator: "carrier1_cm",
-    return_url: "https://merchant.example/return",
-    cancel_url: "https://merchant.example/cancel",
-    callback_url: "https://merchant.example/callback",
-    description,
-    payout_details: { row: description.slice(1, 7) },
-    customer: { name: "Awa Diallo", phone: "+237670000001", email: "awa@example.com" },
-    ...overrides
-  })
+const request = (description: string, overrides: Partial<PayoutRequest> = {}): PayoutRequest =>
+  payoutBody({ description, payout_details: { row: description.slice(1, 7) }, ...overrides }) as PayoutRequest
 
 const withSandbox = <A, E>(
   use: (info: SandboxInfo, client: PaymentClient) => Effect.Effect<A, E, RequestGate>,

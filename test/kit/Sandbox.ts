@@ -95,19 +95,25 @@ export const countByToken = (payouts: ReadonlyArray<{ description: string }>) =>
   return counts
 }
 
-export const payoutBody = (overrides: Record<string, unknown> = {}) => ({
-  amount: 1000,
+/** The fields a payout and a mobile-money pay-in share, with the overrides given. */
+const requestBody = (customer: { readonly name: string; readonly phone: string; readonly email: string }, overrides: Record<string, unknown>) => ({
   currency: "XAF",
-  phoneNumber: "+237670000001",
+  phoneNumber: customer.phone,
   operator: "carrier1_cm",
   return_url: "https://merchant.example/return",
   cancel_url: "https://merchant.example/cancel",
   callback_url: "https://merchant.example/callback",
-  description: "Seller settlement",
-  payout_details: { seller: "S-1" },
-  customer: { name: "Awa Diallo", phone: "+237670000001", email: "awa@example.com" },
+  customer,
   ...overrides
 })
+
+export const payoutBody = (overrides: Record<string, unknown> = {}) =>
+  requestBody({ name: "Awa Diallo", phone: "+237670000001", email: "awa@example.com" }, {
+    amount: 1000,
+    description: "Seller settlement",
+    payout_details: { seller: "S-1" },
+    ...overrides
+  })
 
 export const payout = (api: Api, overrides: Record<string, unknown> = {}) =>
   api.send("POST", "/v1/payments/payout/mobile-money", payoutBody(overrides))
@@ -197,19 +203,13 @@ export const receiver = (statusFor: (n: number) => number = () => 200) =>
       })
   ).pipe(Effect.map(({ url, received }) => ({ url, received })))
 
-export const payinBody = (overrides: Record<string, unknown> = {}) => ({
-  amount: 10_000,
-  currency: "XAF",
-  phoneNumber: "+237690000001",
-  operator: "carrier1_cm",
-  return_url: "https://merchant.example/return",
-  cancel_url: "https://merchant.example/cancel",
-  callback_url: "https://merchant.example/callback",
-  description: "Order 42",
-  payment_details: { order: "42" },
-  customer: { name: "Jean Mbarga", phone: "+237690000001", email: "jean@example.com" },
-  ...overrides
-})
+export const payinBody = (overrides: Record<string, unknown> = {}) =>
+  requestBody({ name: "Jean Mbarga", phone: "+237690000001", email: "jean@example.com" }, {
+    amount: 10_000,
+    description: "Order 42",
+    payment_details: { order: "42" },
+    ...overrides
+  })
 
 export const cardBody = (overrides: Record<string, unknown> = {}) => {
   const { phoneNumber: _, ...rest } = payinBody({ amount: 2_500, currency: "USD", operator: "cardnet1", ...overrides })

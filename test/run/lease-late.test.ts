@@ -11,6 +11,18 @@ import { ordinaryPhone, run, writeCsv } from "./support.ts"
 import { admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
 
+type Wrap = NonNullable<Parameters<typeof run>[1]["store"]>
+type BatchStore = ReturnType<Parameters<Wrap>[0]["batch"]>
+
+/** The store with some of a batch's operations replaced. */
+const withBatch = (over: (batch: BatchStore) => Partial<BatchStore>): Wrap => (store) => ({
+  ...store,
+  batch: (accountId, batchId) => {
+    const batch = store.batch(accountId, batchId)
+    return { ...batch, ...over(batch) }
+  }
+})
+
 describe("a late lease renewal", () => {
   it.scopedLive("pauses the claims until it is renewed, then every row is paid once (exit 0)", () =>
     Effect.gen(function* () {
@@ -27,16 +39,9 @@ describe("a late lease renewal", () => {
         // so from about 1.3 s to 2.7 s the lease has lapsed and nothing is claimed, while the rows
         // sent before are followed to their final status within that time (polls every 50 ms).
         settings: { concurrency: 2, leaseTtlMs: 1_200, pollIntervalMs: 50, pollMaxMs: 100 },
-        store: (store) => ({
-          ...store,
-          batch: (accountId, batchId) => {
-            const batch = store.batch(accountId, batchId)
-            return {
-              ...batch,
-              renewLease: (fence, ttl) => (++renewals === 2 ? Effect.zipRight(Effect.sleep("1500 millis"), batch.renewLease(fence, ttl)) : batch.renewLease(fence, ttl))
-            }
-          }
-        })
+        store: withBatch((batch) => ({
+          renewLease: (fence, ttl) => (++renewals === 2 ? Effect.zipRight(Effect.sleep("1500 millis"), batch.renewLease(fence, ttl)) : batch.renewLease(fence, ttl))
+        }))
       })
       expect(renewals).toBeGreaterThanOrEqual(3)
       const counts = countByToken(yield* admin(sandbox).payouts)
@@ -61,25 +66,18 @@ describe("a late lease renewal", () => {
         file,
         state: join(dir, "state.db"),
         settings: { concurrency: 2, leaseTtlMs: 1_200 },
-        store: (store) => ({
-          ...store,
-          batch: (accountId, batchId) => {
-            const batch = store.batch(accountId, batchId)
-            return {
-              ...batch,
-              acquireLease: (owner, ttl) => Effect.tap(batch.acquireLease(owner, ttl), () => Effect.sleep("1500 millis")),
-              renewLease: (fence, ttl) =>
-                Effect.if(Deferred.isDone(released), {
-                  onTrue: () => Effect.tap(batch.renewLease(fence, ttl), () => Deferred.succeed(renewed, undefined)),
-                  onFalse: () => Effect.fail(new StoreError({ reason: "Busy", message: "held by the test" }))
-                }),
-              rowsInStates: (states, page) =>
-                states.length === 1 && states[0] === "unknown"
-                  ? Deferred.succeed(released, undefined).pipe(Effect.zipRight(Deferred.await(renewed)), Effect.zipRight(batch.rowsInStates(states, page)))
-                  : batch.rowsInStates(states, page)
-            }
-          }
-        })
+        store: withBatch((batch) => ({
+          acquireLease: (owner, ttl) => Effect.tap(batch.acquireLease(owner, ttl), () => Effect.sleep("1500 millis")),
+          renewLease: (fence, ttl) =>
+            Effect.if(Deferred.isDone(released), {
+              onTrue: () => Effect.tap(batch.renewLease(fence, ttl), () => Deferred.succeed(renewed, undefined)),
+              onFalse: () => Effect.fail(new StoreError({ reason: "Busy", message: "held by the test" }))
+            }),
+          rowsInStates: (states, page) =>
+            states.length === 1 && states[0] === "unknown"
+              ? Deferred.succeed(released, undefined).pipe(Effect.zipRight(Deferred.await(renewed)), Effect.zipRight(batch.rowsInStates(states, page)))
+              : batch.rowsInStates(states, page)
+        }))
       })
       const counts = countByToken(yield* admin(sandbox).payouts)
       expect({ exit: result.exitCode, paid: counts.size, twice: [...counts.values()].filter((n) => n > 1).length }).toEqual({ exit: 0, paid: rows, twice: 0 })
