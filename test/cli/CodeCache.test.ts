@@ -25,7 +25,7 @@ const refused = (dist: string, flags: ReadonlyArray<string> = []) => {
     `import { compileBody } from ${JSON.stringify(join(dist, "load.cjs"))}`,
     `import { readdirSync } from "node:fs"`,
     `import { pathToFileURL } from "node:url"`,
-    `const bodies = readdirSync(${JSON.stringify(dist)}).filter((f) => f.endsWith(".js") && f !== "main.js" && f !== "ValidateWorker.js")`,
+    `const bodies = readdirSync(${JSON.stringify(dist)}).filter((f) => f.endsWith(".js") && f !== "main.js")`,
     `const refused = bodies.filter((f) => compileBody(pathToFileURL(${JSON.stringify(dist + "/")} + f)).rejected)`,
     `console.log(JSON.stringify({ bodies: bodies.length, refused: refused.length }))`
   ].join("\n")
