@@ -64,3 +64,17 @@ export const acquireLease = Effect.fn("Lease.acquire")(function* (accountId: Acc
     yield* store.batch(accountId, batchId).releaseLease(holder.value)
     return yield* store.batch(accountId, batchId).acquireLease(owner, ttl)
   })
+
+/**
+ * The lease for the enclosing scope: taken and its release registered in one uninterruptible step,
+ * so a Ctrl-C that lands just after the store granted it cannot leave it held until it expires.
+ * Leaving gives up the lease and this owner's intents (every POST of ours has ended: rule 5).
+ */
+export const holdLease = (accountId: AccountId, batchId: BatchId, owner: string, ttl: Duration.DurationInput) =>
+  Effect.acquireRelease(acquireLease(accountId, batchId, owner, ttl), (held) =>
+    Option.isNone(held)
+      ? Effect.void
+      : Effect.flatMap(StateStore, (store) => {
+          const batch = store.batch(accountId, batchId)
+          return Effect.zipRight(batch.releaseIntents(owner), batch.releaseLease(owner)).pipe(Effect.ignore)
+        }))

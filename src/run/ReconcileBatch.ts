@@ -11,7 +11,7 @@ import { formatAmount, fromWire } from "../domain/Money.ts"
 import type { Format } from "../output/Format.ts"
 import { DAY_MS, dayOf, serviceDays, syncDays } from "./ListingMirror.ts"
 import type { Fence, Row } from "../store/Model.ts"
-import { acquireLease, runnerName } from "./Lease.ts"
+import { holdLease, runnerName } from "./Lease.ts"
 import { ANSWERED_STATES, canMove, stateOfStatus, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
@@ -61,12 +61,8 @@ const side = (s: Sums, currency: string): SideTotals => ({
  * runner holds it, the batch is compared and reported but the store is left to that runner.
  */
 export const reconcileBatch = Effect.fn("ReconcileBatch.run")(function* (accountId: AccountId, batchId: BatchId) {
-    const store = yield* StateStore
     const owner = runnerName("reconcile")
-    const fence = yield* acquireLease(accountId, batchId, owner, "5 minutes")
-    return yield* compare(accountId, batchId, fence).pipe(
-      Effect.ensuring(store.batch(accountId, batchId).releaseLease(owner).pipe(Effect.ignore))
-    )
+    return yield* Effect.scoped(Effect.flatMap(holdLease(accountId, batchId, owner, "5 minutes"), (fence) => compare(accountId, batchId, fence)))
   })
 
 const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: AccountId, batchId: BatchId, fence: Option.Option<Fence>) {

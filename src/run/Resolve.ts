@@ -10,7 +10,7 @@ import { Chunk, Clock, DateTime, Duration, Effect, Either, Option, Stream } from
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import type { Fence, Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { acquireLease, runnerName } from "./Lease.ts"
+import { holdLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
 import {
   type Applied,
@@ -124,7 +124,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
   const store = yield* StateStore
   const { accountId, batchId } = request
   const owner = runnerName("resolve")
-  const held = yield* acquireLease(accountId, batchId, owner, LEASE_TTL)
+  const held = yield* holdLease(accountId, batchId, owner, LEASE_TTL)
   if (Option.isNone(held)) {
     return yield* fail(`batch ${batchId} is being run by another process; stop it (or wait for it to end) before resolving`)
   }
@@ -221,5 +221,5 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
       stillOpen: after.filter(needsPerson).map((r) => ({ line: r.line, state: r.state, amountMinor: r.amountMinor, currency: r.currency })),
       claimed: after.filter((r) => r.state === "submitting").map((r) => r.line)
     } satisfies ResolveOutcome
-  }).pipe(Effect.ensuring(Effect.zipRight(batch.releaseIntents(owner), batch.releaseLease(owner)).pipe(Effect.ignore)))
-})
+  })
+}, Effect.scoped)

@@ -15,7 +15,7 @@ import { notify } from "../notify/Notifier.ts"
 import type { EventType } from "../notify/Payload.ts"
 import { dryRunOutcome } from "./BalanceCheck.ts"
 import { EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_REFUSED } from "./ExitCode.ts"
-import { acquireLease, runnerName } from "./Lease.ts"
+import { holdLease, runnerName } from "./Lease.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import { Progress } from "./Progress.ts"
 import { Reconciler } from "./Reconciler.ts"
@@ -109,7 +109,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         // A dry run holds no lease: its fence matches none, so a row write it attempted would be refused.
         let fence: Fence = { owner, number: -1 }
         if (!request.dryRun) {
-          const held = yield* acquireLease(accountId, batchId, owner, leaseTtl)
+          const held = yield* holdLease(accountId, batchId, owner, leaseTtl)
           if (Option.isNone(held)) {
             const batch = yield* batchStore.getBatch()
             const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
@@ -117,10 +117,6 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
             return resultOf(EXIT_INCOMPLETE, { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE }, "another runner holds the batch")
           }
           fence = held.value
-          // Leaving cleanly: every POST of ours has ended, so our unknown rows no longer need our word (rule 5).
-          yield* Effect.addFinalizer(() =>
-            Effect.zipRight(batchStore.releaseIntents(owner), batchStore.releaseLease(owner)).pipe(Effect.ignore)
-          )
         }
         const wakeups = yield* Queue.unbounded<string>()
         let settings = request.settings
