@@ -4,6 +4,6 @@ import { Options } from "@effect/cli"
 export type OptionValue<T> = T extends Options.Options<infer A> ? A : never
 import { Console } from "effect"
 
-export const jsonOption = Options.boolean("json").pipe(Options.withDescription("Print JSON (for scripts) instead of a table."))
+export const jsonOption = Options.boolean("json").pipe(Options.withAlias("j"), Options.withDescription("Print JSON (for scripts) instead of a table."))
 
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))

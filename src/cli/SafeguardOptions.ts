@@ -15,7 +15,7 @@ const PER_CURRENCY = "CUR:AMOUNT,..."
 /** What the run watches while it pays (not `validate`'s business). */
 export const stopRuleOptions = Options.all({
   stopMinSettled: withDefault(Options.integer("stop-min-settled"), DEFAULT_SAFEGUARDS.stopMinSettled, "Stop rule: judge the failure ratio once this many rows are settled."),
-  stopFailureRatio: withDefault(Options.text("stop-failure-ratio"), "50%", "Stop rule: pause the batch when more than this share of settled rows failed."),
+  stopFailureRatio: withDefault(Options.text("stop-failure-ratio").pipe(Options.withPseudoName("RATIO")), "50%", "Stop rule: pause the batch when more than this share of settled rows failed."),
   breakerFailures: withDefault(Options.integer("breaker-failures"), DEFAULT_SAFEGUARDS.breakerFailures, "Circuit breaker: after this many consecutive failures of one operator (in the order sent), send it nothing new; its rows are held and the batch paused (0: off)."),
   breakerProbe: withDefault(durationOption("breaker-probe"), Duration.millis(DEFAULT_SAFEGUARDS.breakerProbeMs), "Circuit breaker: until one of an operator's payouts completes, at most --breaker-failures of them are sent (its other rows wait); after this long with no final status, they are sent without waiting."),
   stuckAfter: withDefault(durationOption("stuck-after"), Duration.millis(DEFAULT_SAFEGUARDS.stuckAfterMs), "List sent rows without a final status after this long as stuck.")

@@ -74,6 +74,7 @@ export interface Connection {
  * it: no fallback, since PAYOUTS_PROFILE has already been read there.
  */
 export const profileOption = Options.text("profile").pipe(
+  Options.withAlias("p"),
   Options.withPseudoName("NAME"),
   Options.withDescription(described("PAYOUTS_PROFILE", "Take settings from this profile of the config file ($XDG_CONFIG_HOME/payouts/config.json or config.toml); a flag or the environment still wins.")),
   Options.optional

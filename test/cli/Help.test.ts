@@ -1,7 +1,8 @@
 /**
- * `payouts --help` and every `payouts COMMAND --help` through the real binary: wrapped at 80 columns
- * in a pipe, without colour there, in colour under a pseudo-terminal unless NO_COLOR is set, each
- * command with only its own options and their defaults; argument errors as one `payouts:` line.
+ * `payouts --help` and every `payouts COMMAND --help` through the real binary: wrapped at 100 columns
+ * in a pipe, without colour there, in colour under a pseudo-terminal unless NO_COLOR is set, commands
+ * in groups, each command's page with its own options, examples and at most 60 lines, the options
+ * commands share on `payouts help options|checks|tuning`; argument errors as one `payouts:` line.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -46,30 +47,57 @@ const underTerminal = (args: ReadonlyArray<string>, columns: number, env: Readon
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g
 const widest = (text: string) => Math.max(...text.split("\n").map((line) => line.replace(/\r$/, "").length))
 
+const TOPICS = ["options", "checks", "tuning"]
 const COMMANDS = ["run", "validate", "retry", "watch", "approve", "reject", "batches", "summary", "ledger", "resume", "resolve", "reconcile", "halt", "workers", "wallet", "transactions", "status", "config", "sandbox"]
 
 describe("payouts --help", () => {
-  it.live("the program's help and every command's fit 80 columns in a pipe, with no escape sequence", () =>
+  it.live("the program's help, every command's and every topic's fit 100 columns and 60 lines in a pipe, with no escape sequence", () =>
     Effect.gen(function* () {
       const top = yield* piped(["--help"])
       expect(top.code).toBe(0)
       expect(top.stdout).toContain("Usage: payouts COMMAND")
+      for (const group of ["Pay:", "Operate:", "Inspect:", "Sandbox:", "Configure:"]) expect(top.stdout).toContain(`\n${group}\n`)
       for (const command of COMMANDS) expect(top.stdout).toMatch(new RegExp(`^  ${command} `, "m"))
       expect(top.stdout).not.toContain("--wizard")
       expect(top.stdout).toContain("--completions")
       expect(top.stdout).toContain("--version")
       const helps = yield* Effect.forEach(COMMANDS, (command) => Effect.map(piped([command, "--help"]), (ran) => ({ command, ...ran })), { concurrency: 2 })
-      for (const { command, code, stdout } of [{ command: "", ...top }, ...helps]) {
+      const topics = yield* Effect.forEach(TOPICS, (topic) => Effect.map(piped(["help", topic]), (ran) => ({ command: `help ${topic}`, ...ran })), { concurrency: 2 })
+      for (const { command, code, stdout } of [{ command: "", ...top }, ...helps, ...topics]) {
         expect(code, command).toBe(0)
-        expect(widest(stdout), `payouts ${command} --help`).toBeLessThanOrEqual(80)
+        expect(widest(stdout), `payouts ${command} --help`).toBeLessThanOrEqual(100)
+        expect(stdout.trimEnd().split("\n").length, `payouts ${command} --help`).toBeLessThanOrEqual(60)
         expect(stdout.match(ANSI), `payouts ${command} --help`).toBeNull()
         expect(stdout, command).not.toContain("A user-defined piece of text")
         expect(stdout, command).not.toContain("This setting is optional")
       }
+      const shared = topics.map((t) => t.stdout).join("\n")
+      for (const { command, stdout } of helps) {
+        // Examples that are real command lines of this command, with options it takes.
+        const examples = stdout.slice(stdout.indexOf("\nExamples:\n") + 1, stdout.indexOf("\n\n", stdout.indexOf("\nExamples:\n") + 1))
+        expect(examples, command).toMatch(new RegExp(`^  payouts ${command}( |$)`, "m"))
+        for (const line of examples.split("\n").slice(1)) {
+          expect(line, command).toMatch(new RegExp(`^  payouts ${command}( |$)`))
+          for (const flag of line.split("#")[0].split(/\s+/).filter((word) => /^--?[a-z]/.test(word))) {
+            expect(`${stdout}\n${shared}`, `${command}: ${line}`).toMatch(new RegExp(`(^|[ ,])${flag}([ ,]|$)`, "m"))
+          }
+        }
+      }
       const run = helps.find((h) => h.command === "run")!.stdout
       expect(run).toMatch(/^Usage: payouts run \[OPTIONS\] FILE$/m)
-      expect(run).toMatch(/--concurrency N\n\s+Payout requests in flight at once\. Default: 8\./)
-      expect(run).toMatch(/--poll-interval DURATION\n\s+First status poll after submission; doubles each time\. Default: 5s\./)
+      expect(run).toMatch(/-c, --concurrency N +Payout requests in flight at once\. Default: 8\./)
+      // Shared options are explained once, on their topic's page, and the command points there.
+      expect(run).not.toContain("--poll-interval")
+      expect(run).not.toContain("--base-url")
+      expect(run).toContain("payouts help tuning")
+      expect(run).toContain("payouts help options")
+      const tuning = topics.find((t) => t.command === "help tuning")!.stdout
+      expect(tuning).toMatch(/--poll-interval DURATION +First status poll after submission; doubles each time\. Default: 5s\./)
+      const options = topics.find((t) => t.command === "help options")!.stdout
+      for (const shared of ["--base-url URL", "--api-key KEY", "--state FILE", "-p, --profile NAME", "--rate"]) expect(options).toContain(shared)
+      expect(options).toContain("Short flags: -p --profile, -o --out, -j --json, -y --yes, -c --concurrency.")
+      // `payouts help COMMAND` is `payouts COMMAND --help`.
+      expect((yield* piped(["help", "run"])).stdout).toBe(run)
     }), 120_000)
 
   it.live("no arguments at all shows the program's help", () =>
@@ -82,7 +110,7 @@ describe("payouts --help", () => {
   it.live("validate lists only what validation and the preflight use", () =>
     Effect.gen(function* () {
       const { stdout } = yield* piped(["validate", "--help"])
-      for (const own of ["--fee-estimate", "--on-insufficient", "--skip-invalid", "--max-payout", "--sandbox", "--state"]) expect(stdout).toContain(own)
+      for (const own of ["--fee-estimate", "--on-insufficient", "--skip-invalid", "--max-payout", "payouts help options"]) expect(stdout.replace(/\s+/g, " ")).toContain(own)
       for (const runOnly of ["--listen", "--concurrency", "--ledger-every", "--poll-interval", "--yes", "--stop-failure-ratio", "--callback-url"]) {
         expect(stdout).not.toContain(runOnly)
       }
@@ -91,7 +119,7 @@ describe("payouts --help", () => {
   it.live("watch lists neither --out, --json, --listen nor --yes, and refuses them as unknown options", () =>
     Effect.gen(function* () {
       const { stdout } = yield* piped(["watch", "--help"])
-      for (const own of ["--schedule", "--require-approval", "--concurrency", "--fee-estimate", "--log-format"]) expect(stdout).toContain(own)
+      for (const own of ["--schedule", "--require-approval", "--concurrency", "--log-format", "payouts help checks"]) expect(stdout.replace(/\s+/g, " ")).toContain(own)
       for (const notWatch of ["--out ", "--json", "--listen", "--yes"]) expect(stdout).not.toContain(notWatch)
       const refused = yield* piped(["watch", "--out", ROOT])
       expect(refused.code).toBe(2)

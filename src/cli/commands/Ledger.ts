@@ -9,7 +9,7 @@ import { connectionOptions } from "../Settings.ts"
 
 export const ledgerCommand = Command.make("ledger", {
   batch: batchArg,
-  out: Options.directory("out").pipe(Options.withDescription("Where to write them (default: the current folder)."), Options.withDefault(".")),
+  out: Options.directory("out").pipe(Options.withAlias("o"), Options.withDescription("Where to write them (default: the current folder)."), Options.withDefault(".")),
   jobs: jobsOption,
   state: jobsStateOption,
   connection: connectionOptions,

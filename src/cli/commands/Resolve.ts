@@ -28,7 +28,7 @@ export const resolveCommand = Command.make("resolve", {
   abandon: Options.boolean("abandon").pipe(Options.withDescription("Declare the rows not paid: they are never retried automatically.")),
   acknowledge: Options.boolean("acknowledge").pipe(Options.withDescription("Clear the rows' alarms after checking them (e.g. a duplicate settled with the recipient).")),
   listingOk: Options.boolean("listing-ok").pipe(Options.withDescription("Clear the account alarm after a person checked the service's listing.")),
-  yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before a decision over several rows (--lines, --all-unknown).")),
+  yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Do not ask before a decision over several rows (--lines, --all-unknown).")),
   json: jsonOption
 }).pipe(
   Command.withDescription(

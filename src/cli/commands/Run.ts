@@ -29,8 +29,8 @@ const checkFields = {
     Options.withDescription("Start the embedded sandbox in this process, funded, and run against it (a rehearsal).")
   ),
   timeScale: withDefault(Options.float("time-scale").pipe(Options.withPseudoName("X")), DEFAULT_TIME_SCALE, "With --sandbox: sandbox seconds per real second."),
-  out: Options.directory("out").pipe(Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
-  json: Options.boolean("json").pipe(Options.withDescription("Print the summary as JSON on stdout.")),
+  out: Options.directory("out").pipe(Options.withAlias("o"), Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
+  json: Options.boolean("json").pipe(Options.withAlias("j"), Options.withDescription("Print the summary as JSON on stdout.")),
   rate: Options.float("rate").pipe(
     Options.filterMap((n) => (Number.isFinite(n) && n > 0 ? Option.some(n) : Option.none()), `--rate ${ABOVE_ZERO}`),
     Options.withPseudoName("PER_SECOND"),
@@ -56,7 +56,7 @@ export const checkOptions = Options.all(checkFields)
 const payFields = {
   redirects: redirectOptions,
   concurrency: withDefault(
-    Options.integer("concurrency").pipe(Options.filterMap((n) => (n >= 1 ? Option.some(n) : Option.none()), `--concurrency ${AT_LEAST_ONE}`)),
+    Options.integer("concurrency").pipe(Options.withAlias("c"), Options.filterMap((n) => (n >= 1 ? Option.some(n) : Option.none()), `--concurrency ${AT_LEAST_ONE}`)),
     DEFAULTS.concurrency,
     "Payout requests in flight at once."
   ).pipe(fromEnvironment("concurrency", positiveInteger)),
@@ -84,7 +84,7 @@ export const runFields = {
   ...checkFields,
   ...payFields,
   listen: Options.text("listen").pipe(Options.withPseudoName("HOST:PORT"), Options.withDescription("HOST:PORT of a webhook receiver (callback_url http://HOST:PORT/webhooks)."), fromEnvironment("listen", Config.string), Options.optional),
-  yes: Options.boolean("yes").pipe(Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service)."))
+  yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Do not ask before paying (asked only on a terminal, against a real service)."))
 }
 
 export const batchOptions = Options.all(runFields)

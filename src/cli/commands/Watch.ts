@@ -14,7 +14,7 @@ const watchOptions = Options.all({
   batch: watchBatchOptions,
   once: Options.boolean("once").pipe(Options.withDescription("Process what is waiting (and in processing/), then exit: for system cron.")),
   schedule: Options.text("schedule").pipe(Options.withPseudoName("CRON"), Options.withDescription('Take waiting files only at these times, e.g. "0 2 * * 1-5".'), fromEnvironment("schedule", Config.string), Options.optional),
-  timezone: Options.text("timezone").pipe(Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), fromEnvironment("timezone", Config.string), Options.optional),
+  timezone: Options.text("timezone").pipe(Options.withPseudoName("ZONE"), Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), fromEnvironment("timezone", Config.string), Options.optional),
   requireApproval: Options.boolean("require-approval").pipe(Options.withDescription("Validate and preflight each file, then wait for `payouts approve` before paying.")),
   approvers: Options.text("approvers").pipe(
     Options.withPseudoName("NAME,NAME"),

@@ -79,6 +79,8 @@ const PSEUDO_NAMES: Record<string, string> = { float: "NUMBER", integer: "N", te
 const termOf = (span: Span): string =>
   spanText(span)
     .replace(/^<(.*)>$/, "$1")
+    // An option with a short alias reads `(-o, --out directory)`.
+    .replace(/^\((-\w, --.*)\)$/, "$1")
     .replace(/ (float|integer|text|redacted|directory|file|path|date)$/, (_, kind: string) => ` ${PSEUDO_NAMES[kind]}`)
     .replace(/ ((?:[\w-]+ \| )+[\w-]+)$/, (_, choices: string) => ` ${choices.replaceAll(" | ", "|")}`)
 

@@ -7,52 +7,90 @@
 import { CliConfig, Command, HelpDoc, ValidationError } from "@effect/cli"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
 import { Config, Console, Effect, HashMap, Option } from "effect"
-import { readCommandHelp } from "./Doc.ts"
-import { type Program, renderCommand, renderProgram, type Style } from "./Render.ts"
+import { type CommandHelp, type Entry, readCommandHelp } from "./Doc.ts"
+import { type CommandPage, type Program, renderCommand, renderProgram, renderTopic, type Style, type TopicPage } from "./Render.ts"
+import { DAILY, EXAMPLES, GROUPS, MANUAL, type Topic, topicOf, TOPICS } from "./Topics.ts"
 
 const CONFIG = CliConfig.make({ showBuiltIns: false })
 
-/** What the arguments ask help for: none, the program's, or a command's (by name). */
-export const helpRequest = (argv: ReadonlyArray<string>, commands: ReadonlyArray<string>): Option.Option<Option.Option<string>> => {
+/**
+ * What the arguments ask help for: none, the program's, or a command's or a topic's (by name).
+ * `payouts help [NAME]` asks as `payouts [NAME] --help` does.
+ */
+export const helpRequest = (argv: ReadonlyArray<string>, names: ReadonlyArray<string>): Option.Option<Option.Option<string>> => {
   const end = argv.indexOf("--")
   const args = end === -1 ? argv : argv.slice(0, end)
   if (args.length === 0) return Option.some(Option.none())
+  if (args[0] === "help") return Option.some(Option.fromNullable(args.slice(1).find((arg) => names.includes(arg))))
   if (!args.some((arg) => arg === "--help" || arg === "-h")) return Option.none()
-  return Option.some(Option.fromNullable(args.find((arg) => commands.includes(arg))))
+  return Option.some(Option.fromNullable(args.find((arg) => names.includes(arg))))
 }
 
-/** Wrapped at the terminal's width (80 off a terminal), in colour only on a terminal without NO_COLOR. */
+/** Wrapped at the terminal's width (100 off a terminal), in colour only on a terminal without NO_COLOR. */
 const terminalStyle: Effect.Effect<Style> = Effect.gen(function* () {
   const tty = process.stdout.isTTY === true
   const noColor = yield* Config.string("NO_COLOR").pipe(Config.withDefault(""), Effect.orElseSucceed(() => ""))
   const columns = process.stdout.columns
-  return { width: tty && columns !== undefined && columns >= 40 ? columns : 80, colour: tty && noColor === "" }
+  return { width: tty && columns !== undefined && columns >= 40 ? columns : 100, colour: tty && noColor === "" }
 })
 
-const firstParagraph = (doc: HelpDoc.HelpDoc) => readCommandHelp(doc).description[0] ?? ""
+const longName = (entry: Entry) => entry.term.split(/[ ,]+/).find((word) => word.startsWith("--")) ?? entry.term
+
+type Descriptors = HashMap.HashMap<string, Descriptor.Command<unknown>>
+
+const helpOf = (subcommands: Descriptors, name: string) =>
+  Option.map(HashMap.get(subcommands, name), (command) => readCommandHelp(Descriptor.getHelp(command, CONFIG)))
+
+/** A command's page: its own options and the shared ones it is used with daily; the others by topic. */
+const commandPage = (program: Program, name: string, help: CommandHelp): CommandPage => {
+  const daily = DAILY[name] ?? []
+  const shown = help.options.filter((option) => {
+    const topic = topicOf(longName(option))
+    return topic === undefined || (topic.name !== "options" && daily.includes(longName(option)))
+  })
+  const topics = TOPICS.filter((topic) => help.options.some((option) => topic.options.includes(longName(option)) && !shown.includes(option)))
+  // config takes every setting to show what it would do: named once, not explained again.
+  const previews = shown.filter((option) => option.meaning.join(" ").startsWith("See what "))
+  const manual = MANUAL[name]
+  return {
+    path: `${program.name} ${name}`,
+    help: { ...help, description: help.description.slice(0, 1), options: shown.filter((option) => !previews.includes(option)) },
+    examples: EXAMPLES[name] ?? [],
+    pointers: [
+      ...(previews.length > 0 ? [`Also takes, to show what it would do: ${previews.map(longName).join(", ")}.`] : []),
+      ...(topics.length > 0 ? [`Also takes: ${topics.map((topic) => `${topic.title.split(" (")[0].toLowerCase()} (${program.name} help ${topic.name})`).join("; ")}.`] : []),
+      ...(manual === undefined ? [] : [`Manual: ${manual}.`])
+    ]
+  }
+}
+
+/** A topic's page: each of its options as the first command that takes it explains it. */
+const topicPage = (subcommands: Descriptors, topic: Topic): TopicPage => {
+  const known = new Map<string, Entry>()
+  for (const group of GROUPS) {
+    for (const [name] of group.commands) {
+      for (const option of Option.match(helpOf(subcommands, name), { onNone: () => [], onSome: (help) => help.options })) {
+        if (!known.has(longName(option))) known.set(longName(option), option)
+      }
+    }
+  }
+  return { title: topic.title, intro: topic.intro, options: topic.options.flatMap((option) => known.get(option) ?? []), more: topic.more ?? [] }
+}
 
 const render = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>, program: Program, target: Option.Option<string>, style: Style) => {
-  const subcommands = Command.getSubcommands(root)
-  return Option.match(Option.flatMap(target, (name) => HashMap.get(subcommands, name)), {
-    onNone: () =>
-      renderProgram(
-        program,
-        [...HashMap.entries(subcommands)]
-          .map(([name, command]) => ({ name, summary: firstParagraph(Descriptor.getHelp(command, CONFIG)) }))
-          .sort((a, b) => order(a.name) - order(b.name)),
-        style
-      ),
-    onSome: (command) => renderCommand(`${program.name} ${Option.getOrElse(target, () => "")}`, readCommandHelp(Descriptor.getHelp(command, CONFIG)), style)
+  const subcommands = Command.getSubcommands(root) as Descriptors
+  const name = Option.getOrElse(target, () => "")
+  const topic = TOPICS.find((t) => t.name === name)
+  if (topic !== undefined) return renderTopic(topicPage(subcommands, topic), style)
+  return Option.match(helpOf(subcommands, name), {
+    onNone: () => renderProgram(program, GROUPS, style),
+    onSome: (help) => renderCommand(commandPage(program, name, help), style)
   })
 }
 
-// The order a new user meets the commands in; any command not named here comes after, by name.
-const ORDER = ["run", "validate", "retry", "watch", "approve", "reject", "batches", "summary", "ledger", "resume", "resolve", "reconcile", "halt", "workers", "wallet", "transactions", "status", "config", "sandbox"]
-const order = (name: string) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length + name.charCodeAt(0))
-
 /** Prints the help the arguments ask for and succeeds with true, or succeeds with false. */
 export const answerHelp = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>, program: Program, argv: ReadonlyArray<string>) => {
-  const names = [...HashMap.keys(Command.getSubcommands(root))]
+  const names = [...HashMap.keys(Command.getSubcommands(root)), ...TOPICS.map((topic) => topic.name)]
   return Option.match(helpRequest(argv, names), {
     onNone: () => Effect.succeed(false),
     onSome: (target) => Effect.flatMap(terminalStyle, (style) => Effect.as(Console.log(render(root, program, target, style)), true))

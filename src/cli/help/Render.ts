@@ -38,15 +38,9 @@ const heading = (style: Style, title: string) => bold(style, title)
 
 const meaningOf = (entry: Entry): string => entry.meaning.join(" ")
 
-/** A term, then its meaning indented below it (wrapped), as in a manual page. */
-const definition = (style: Style, term: string, meaning: string): Array<string> => [
-  ...wrap(term, style.width, 2).map((line) => bold(style, line)),
-  ...wrap(meaning, style.width, 6)
-]
-
 /** Short terms in a column beside their meaning; the meaning wraps under itself. */
-const table = (style: Style, rows: ReadonlyArray<readonly [string, string]>): Array<string> => {
-  const column = Math.min(Math.max(...rows.map(([term]) => term.length)) + 4, Math.floor(style.width / 3))
+const table = (style: Style, rows: ReadonlyArray<readonly [string, string]>, widest = Math.max(...rows.map(([term]) => term.length))): Array<string> => {
+  const column = Math.min(widest + 4, Math.floor(style.width / 3))
   return rows.flatMap(([term, meaning]) => {
     const body = wrap(meaning, style.width, column)
     if (2 + term.length + 2 > column) return [bold(style, `  ${term}`), ...body]
@@ -61,41 +55,70 @@ export interface Program {
   readonly description: string
 }
 
-export interface Listed {
-  readonly name: string
-  readonly summary: string
+export interface ListedGroup {
+  readonly title: string
+  readonly commands: ReadonlyArray<readonly [string, string]>
 }
 
-const GLOBAL_OPTIONS: ReadonlyArray<readonly [string, string]> = [
-  ["-h, --help", "Show this help; `payouts COMMAND --help` shows a command's options."],
+const PROGRAM_OPTIONS: ReadonlyArray<readonly [string, string]> = [
+  ["-h, --help", "This help; payouts help COMMAND for a command's."],
   ["--version", "Print the version."],
-  ["--completions SHELL", "Print a completion script for sh, bash, fish or zsh (see the README)."],
-  ["--log-level LEVEL", "Show log lines from this level up: all, trace, debug, info, warning, error, fatal, none."]
+  ["--completions SHELL", "Print a completion script for bash, zsh, fish or sh."],
+  ["--log-level LEVEL", "Log lines from LEVEL up: all, trace, debug, info, warning, error, fatal, none."]
 ]
 
-export const renderProgram = (program: Program, commands: ReadonlyArray<Listed>, style: Style): string =>
+export const renderProgram = (program: Program, groups: ReadonlyArray<ListedGroup>, style: Style): string =>
   [
     ...wrap(`${program.name} ${program.version}: ${program.description}`, style.width, 0),
     "",
     `${heading(style, "Usage:")} ${program.name} COMMAND [OPTIONS] [ARGUMENTS]`,
-    "",
-    heading(style, "Commands:"),
-    ...table(style, commands.map((command) => [command.name, command.summary] as const)),
+    // One column for every group: the summaries line up down the page.
+    ...groups.flatMap((group) => ["", heading(style, `${group.title}:`), ...table(style, group.commands, Math.max(...groups.flatMap((g) => g.commands.map(([name]) => name.length))))]),
     "",
     heading(style, "Options:"),
-    ...table(style, GLOBAL_OPTIONS),
+    ...table(style, PROGRAM_OPTIONS),
     "",
-    ...wrap(`Run \`${program.name} COMMAND --help\` for the options of a command. Every setting can also come from the environment variable its help names.`, style.width, 0)
+    ...wrap(`${program.name} COMMAND --help shows a command's options and examples; ${program.name} help options, help checks and help tuning the options commands share. Every setting can also come from the environment variable its help names.`, style.width, 0)
   ].join("\n")
 
 const usage = (path: string, help: CommandHelp) =>
   [path, ...(help.options.length > 0 ? ["[OPTIONS]"] : []), ...help.args.map((arg) => (arg.optional ? `[${arg.term}]` : arg.term))].join(" ")
 
-export const renderCommand = (path: string, help: CommandHelp, style: Style): string =>
+export interface CommandPage {
+  readonly path: string
+  readonly help: CommandHelp
+  /** Lines of `command  # what it does`. */
+  readonly examples: ReadonlyArray<string>
+  /** Closing lines: the shared options it takes (by topic) and its page of the manual. */
+  readonly pointers: ReadonlyArray<string>
+}
+
+const entries = (options: ReadonlyArray<Entry>) => options.map((option) => [option.term, meaningOf(option)] as const)
+
+export const renderCommand = (page: CommandPage, style: Style): string =>
   [
-    ...wrap(`${heading(style, "Usage:")} ${usage(path, help)}`, style.width + (style.colour ? 8 : 0), 0),
+    ...wrap(`${heading(style, "Usage:")} ${usage(page.path, page.help)}`, style.width + (style.colour ? 8 : 0), 0),
     "",
-    ...help.description.flatMap((text) => wrap(text, style.width, 0)),
-    ...(help.args.length > 0 ? ["", heading(style, "Arguments:"), ...help.args.flatMap((arg) => definition(style, arg.term, meaningOf(arg)))] : []),
-    ...(help.options.length > 0 ? ["", heading(style, "Options:"), ...help.options.flatMap((option) => definition(style, option.term, meaningOf(option)))] : [])
+    ...page.help.description.flatMap((text) => wrap(text, style.width, 0)),
+    ...(page.help.args.length > 0 ? ["", heading(style, "Arguments:"), ...table(style, entries(page.help.args))] : []),
+    ...(page.help.options.length > 0 ? ["", heading(style, "Options:"), ...table(style, entries(page.help.options))] : []),
+    ...(page.examples.length > 0 ? ["", heading(style, "Examples:"), ...page.examples.map((line) => `  ${line}`)] : []),
+    ...(page.pointers.length > 0 ? ["", ...page.pointers.flatMap((line) => wrap(line, style.width, 0))] : [])
+  ].join("\n")
+
+export interface TopicPage {
+  readonly title: string
+  readonly intro: string
+  readonly options: ReadonlyArray<Entry>
+  readonly more: ReadonlyArray<string>
+}
+
+export const renderTopic = (page: TopicPage, style: Style): string =>
+  [
+    heading(style, page.title),
+    "",
+    ...wrap(page.intro, style.width, 0),
+    "",
+    ...table(style, entries(page.options)),
+    ...(page.more.length > 0 ? ["", ...page.more.flatMap((line) => wrap(line, style.width, 0))] : [])
   ].join("\n")
