@@ -11,7 +11,6 @@ import type { Overview } from "../run/RunRequest.ts"
 import { describeHalt } from "../run/Safeguards.ts"
 
 const plural = (format: Format, n: number, what: string) => `${format.count(n)} ${what}${n === 1 ? "" : "s"}`
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19) + "Z"
 const seconds = (ms: number) => Math.round(ms / 1000)
 
 /** What a stop did with the rows it had claimed and not sent: said at every stop, 0 included. */
@@ -100,7 +99,7 @@ export const noticeText = (event: RunEvent, format: Format): string =>
     Verdict: ({ invalidRows, result }) => verdict(result, invalidRows, format),
     BalanceRefused: () => "Refused: the wallet cannot cover the batch (use --on-insufficient partial to pay what fits). Nothing was paid.",
     AccountAlarmInForce: ({ reason, since }) =>
-      `Account alarm (since ${new Date(since).toISOString()}): ${reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`,
+      `Account alarm (since ${format.time(since)}): ${reason}. No automatic resend until a person clears it with payouts resolve --listing-ok.`,
     RowsUnderAlarm: ({ count }) => `${count} row(s) of this batch are under alarm and wait for payouts resolve.`,
     ForeignIntents: ({ runner }) => `Rows written by runner ${runner} (not proven dead) are never resent automatically; they wait and alarm at the deadline.`,
     HaltedAtStart: ({ halt }) =>
@@ -129,7 +128,7 @@ export const noticeText = (event: RunEvent, format: Format): string =>
     GraceRaised: ({ fromMs, lagMs, toMs }) =>
       `reconcile grace raised from ${seconds(fromMs)} s to ${seconds(toMs)} s: request timeout + lease time + twice the listing lag (p99 ${seconds(lagMs)} s)`,
     Waiting: ({ alarmAt, line, reason, until }) =>
-      `line ${line}: outcome unknown, waiting: ${reason}${until === undefined ? "" : ` (until ${clock(until)})`}; alarm at ${clock(alarmAt)} if still unproven`,
+      `line ${line}: outcome unknown, waiting: ${reason}${until === undefined ? "" : ` (until ${format.time(until)})`}; alarm at ${format.time(alarmAt)} if still unproven`,
     Resending: ({ evidence, line, token }) => `line ${line}: resending once with the same token [${token}]: ${evidence}`,
     PreScanIncomplete: ({ days, first }) =>
       `Pre-scan: the listing of ${days} day(s) could not be read completely (${first.join(", ")}...): tokens there may be missed.`,

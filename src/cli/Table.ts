@@ -4,22 +4,64 @@
 import { fromWire } from "../domain/Money.ts"
 import { DEFAULT_LOCALE, type Format, formatFor } from "../output/Format.ts"
 import { blankControl } from "../domain/Text.ts"
+import { wrap } from "./help/Render.ts"
 
 export interface Column<A> {
   readonly header: string
   readonly value: (row: A) => string
   readonly align?: "left" | "right"
+  /** May be left out when the table is wider than the screen (without --wide): the highest first. */
+  readonly drop?: number
+  /** May be cut short (…) when the table is still too wide. */
+  readonly shrink?: boolean
 }
 
-export const renderTable = <A>(columns: ReadonlyArray<Column<A>>, rows: ReadonlyArray<A>): string => {
-  const cells = rows.map((row) => columns.map((column) => clean(column.value(row))))
-  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => line[i].length)))
+/** How wide the table may be; `wide` (--wide): every column, whole. */
+export interface Fit {
+  readonly width: number
+  readonly wide: boolean
+}
+
+/** The terminal's width, or 100 columns off a terminal. */
+export const screenFit = (wide: boolean): Fit => {
+  const columns = process.stdout.isTTY === true ? process.stdout.columns : undefined
+  return { width: columns !== undefined && columns >= 40 ? columns : 100, wide }
+}
+
+const MIN_CUT = 8
+
+/** Aligned columns under UPPERCASE headers; with a `fit`, columns left out or cut to fit it, and a line saying so. */
+export const renderTable = <A>(columns: ReadonlyArray<Column<A>>, rows: ReadonlyArray<A>, fit?: Fit): string => {
+  let shown = columns.map((column) => ({ column, cells: rows.map((row) => clean(column.value(row))) }))
+  type Shown = (typeof shown)[number]
+  const widthOf = (x: Shown) => Math.max(x.column.header.length, ...x.cells.map((cell) => cell.length))
+  const total = () => shown.reduce((sum, x) => sum + widthOf(x), 0) + 2 * (shown.length - 1)
+  const left: Array<string> = []
+  if (fit !== undefined && !fit.wide) {
+    // A column with nothing to say (every cell 0 or -) goes before any other.
+    const blank = (x: Shown) => (x.cells.every((cell) => cell === "0" || cell === "-") ? 1 : 0)
+    const droppable = shown.filter((x) => x.column.drop !== undefined).sort((a, b) => blank(b) - blank(a) || b.column.drop! - a.column.drop!)
+    for (const x of droppable) {
+      if (total() <= fit.width) break
+      shown = shown.filter((y) => y !== x)
+      left.push(x.column.header.toLowerCase())
+    }
+    for (const x of shown.filter((y) => y.column.shrink === true)) {
+      const excess = total() - fit.width
+      if (excess <= 0) break
+      const room = Math.max(MIN_CUT, widthOf(x) - excess, x.column.header.length)
+      x.cells = x.cells.map((cell) => (cell.length > room ? `${cell.slice(0, room - 1)}…` : cell))
+    }
+  }
+  const widths = shown.map(widthOf)
   const render = (line: ReadonlyArray<string>) =>
     line
-      .map((cell, i) => (columns[i].align === "right" ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .map((cell, i) => (shown[i].column.align === "right" ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
       .join("  ")
       .trimEnd()
-  return [render(columns.map((column) => column.header)), ...cells.map(render)].join("\n")
+  const table = [render(shown.map((x) => x.column.header.toUpperCase())), ...rows.map((_, r) => render(shown.map((x) => x.cells[r])))].join("\n")
+  if (left.length === 0 || fit === undefined) return table
+  return [table, ...wrap(`(left out to fit: ${left.join(", ")}; --wide shows every column)`, fit.width, 0)].join("\n")
 }
 
 /** Label/value pairs, labels aligned. */
@@ -34,10 +76,11 @@ export const defaultFormat: Format = formatFor(DEFAULT_LOCALE)
 /** A wire amount (major units) with the currency's digits and separators: 1250.5 USD -> "1,250.50". */
 export const amount = (value: number, currency: string, format: Format = defaultFormat): string => format.minor(fromWire(value, currency), currency)
 
-export const column = <A>(header: string, value: (row: A) => string, align: "left" | "right" = "left"): Column<A> => ({
+export const column = <A>(header: string, value: (row: A) => string, align: "left" | "right" = "left", fitting: Pick<Column<A>, "drop" | "shrink"> = {}): Column<A> => ({
   header,
   value,
-  align
+  align,
+  ...fitting
 })
 
 export const orDash = (value: string | null | undefined): string => (value === null || value === undefined || value === "" ? "-" : value)

@@ -5,9 +5,9 @@
 import type { BalanceSummary, Pagination, StatusRecord, Wallet, WalletSummary, WalletTransaction } from "../api/Schemas.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import type { Format } from "../output/Format.ts"
-import { amount, column, defaultFormat, orDash, renderRecord, renderTable } from "./Table.ts"
+import { amount, column, defaultFormat, type Fit, orDash, renderRecord, renderTable } from "./Table.ts"
 
-export const walletsTable = (wallets: ReadonlyArray<Wallet>, f: Format = defaultFormat): string =>
+export const walletsTable = (wallets: ReadonlyArray<Wallet>, f: Format = defaultFormat, fit?: Fit): string =>
   wallets.length === 0
     ? "No wallets."
     : renderTable(
@@ -15,17 +15,18 @@ export const walletsTable = (wallets: ReadonlyArray<Wallet>, f: Format = default
           column<Wallet>("CURRENCY", (w) => w.currency),
           column<Wallet>("AVAILABLE", (w) => amount(w.available_balance, w.currency, f), "right"),
           column<Wallet>("BALANCE", (w) => amount(w.balance, w.currency, f), "right"),
-          column<Wallet>("RESERVED", (w) => amount(w.reserved_balance, w.currency, f), "right"),
-          column<Wallet>("PENDING", (w) => amount(w.pending_balance, w.currency, f), "right"),
-          column<Wallet>("WALLET", (w) => w.id),
-          column<Wallet>("UPDATED", (w) => f.time(w.last_updated))
+          column<Wallet>("RESERVED", (w) => amount(w.reserved_balance, w.currency, f), "right", { drop: 1 }),
+          column<Wallet>("PENDING", (w) => amount(w.pending_balance, w.currency, f), "right", { drop: 2 }),
+          column<Wallet>("WALLET", (w) => w.id, "left", { drop: 4 }),
+          column<Wallet>("UPDATED", (w) => f.time(w.last_updated), "left", { drop: 3 })
         ],
-        wallets
+        wallets,
+        fit
       )
 
 const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 
-export const transactionsTable = (transactions: ReadonlyArray<WalletTransaction>, f: Format = defaultFormat): string =>
+export const transactionsTable = (transactions: ReadonlyArray<WalletTransaction>, f: Format = defaultFormat, fit?: Fit): string =>
   transactions.length === 0
     ? "No transactions match."
     : renderTable(
@@ -36,13 +37,14 @@ export const transactionsTable = (transactions: ReadonlyArray<WalletTransaction>
           column<WalletTransaction>("STATUS", (t) => t.status),
           column<WalletTransaction>("CUR", (t) => t.currency),
           column<WalletTransaction>("AMOUNT", (t) => amount(t.amount, t.currency, f), "right"),
-          column<WalletTransaction>("FEE", (t) => amount(t.fee, t.currency, f), "right"),
-          column<WalletTransaction>("NET", (t) => amount(t.net_amount, t.currency, f), "right"),
-          column<WalletTransaction>("OPERATOR", (t) => orDash(t.operator)),
-          column<WalletTransaction>("CUSTOMER", (t) => shorten(orDash(t.customer_name), 24)),
-          column<WalletTransaction>("DESCRIPTION", (t) => shorten(orDash(t.description), 40))
+          column<WalletTransaction>("FEE", (t) => amount(t.fee, t.currency, f), "right", { drop: 1 }),
+          column<WalletTransaction>("NET", (t) => amount(t.net_amount, t.currency, f), "right", { drop: 4 }),
+          column<WalletTransaction>("OPERATOR", (t) => orDash(t.operator), "left", { drop: 3 }),
+          column<WalletTransaction>("CUSTOMER", (t) => shorten(orDash(t.customer_name), 24), "left", { drop: 2, shrink: true }),
+          column<WalletTransaction>("DESCRIPTION", (t) => shorten(orDash(t.description), 40), "left", { shrink: true })
         ],
-        transactions
+        transactions,
+        fit
       )
 
 export const pageFooter = (pagination: Pagination, f: Format = defaultFormat): string => {

@@ -25,6 +25,7 @@ import { walletCommand } from "./commands/Wallet.ts"
 import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown, withInterruptExit } from "./Failure.ts"
+import { UtcTimes } from "../output/Format.ts"
 import { answerHelp, refuseBuiltIns, strayOption } from "./help/Help.ts"
 import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
@@ -69,7 +70,12 @@ const cli = Command.run(
   PROGRAM
 )
 
-const argv = process.argv.slice(2)
+const given = process.argv.slice(2)
+const optionsEnd = given.indexOf("--")
+// `--utc` is the program's, for every command: times read in UTC instead of the local zone.
+const utc = given.some((arg, i) => arg === "--utc" && (optionsEnd === -1 || i < optionsEnd))
+const argv = utc ? given.filter((arg, i) => !(arg === "--utc" && (optionsEnd === -1 || i < optionsEnd))) : given
+const fullArgv = [...process.argv.slice(0, 2), ...argv]
 
 /**
  * What the commands and @effect/cli ask of the platform: files, paths, the terminal. Not the whole
@@ -83,7 +89,7 @@ Effect.console.pipe(
     Effect.flatMap(answerHelp(payouts, PROGRAM, argv), (answered) =>
       answered
         ? Effect.void
-        : Effect.zipRight(refuseBuiltIns(argv), cli(process.argv)).pipe(
+        : Effect.zipRight(refuseBuiltIns(argv), cli(fullArgv)).pipe(
           Effect.withConsole({ ...console, error: () => Effect.void }),
           Effect.provideService(HandlerConsole, console)
         ))
@@ -91,12 +97,13 @@ Effect.console.pipe(
   (program) => report(program, argv.find((arg) => HashMap.has(Command.getSubcommands(payouts), arg)), () => strayOption(payouts, argv)),
   // Outside the report above, so that its advice sees the selected profile (where a setting came
   // from); a fault of the config file itself is reported by the report below.
-  Effect.provide(profileLayer(process.argv)),
+  Effect.provide(profileLayer(fullArgv)),
   (program) => report(program),
   // Nothing exports traces: every span would be built, timed and dropped. With the tracer off they are
   // no-op spans (the names still read in the code); see docs/PERFORMANCE.md, the orchestrator's cost.
   Effect.withTracerEnabled(false),
   Effect.provide(NoticesLive),
+  Effect.provideService(UtcTimes, utc),
   Effect.provide(PlatformLive),
   withInterruptExit,
   NodeRuntime.runMain({ disableErrorReporting: true, teardown })

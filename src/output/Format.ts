@@ -1,9 +1,11 @@
 /**
  * Numbers and dates as people read them, in one place: counts and amounts with the user's thousands
- * separators (the locale of LC_ALL, LC_NUMERIC or LANG, else en-US), times as `2026-11-23 09:14:05 UTC`.
- * Only what people read goes through here: `--json`, the ledger and the summary keep raw values.
+ * separators (the locale of LC_ALL, LC_NUMERIC or LANG, else en-US), times in the local zone with the
+ * zone named (`2026-11-23 10:14:05 GMT+1`; `UTC` where the zone is UTC), or with `--utc` as
+ * `2026-11-23T09:14:05Z`. Only what people read goes through here: `--json`, the ledger and the
+ * summary keep raw values.
  */
-import { Config, DateTime, Effect } from "effect"
+import { Config, Context, DateTime, Effect } from "effect"
 import { minorDigits } from "../domain/Money.ts"
 
 export const DEFAULT_LOCALE = "en-US"
@@ -38,7 +40,7 @@ export interface Format {
   readonly minor: (minor: number, currency: string) => string
   /** A plain decimal as the ledger and summary write it ("11000", "1250.50") with separators. */
   readonly decimal: (text: string) => string
-  /** A time as `2026-11-23 09:14:05 UTC`; text that is not a time is returned as it is. */
+  /** A time as `2026-11-23 10:14:05 GMT+1` (local) or `2026-11-23T09:14:05Z` (UTC); text that is not a time is returned as it is. */
   readonly time: (at: string | number | Date | DateTime.DateTime) => string
 }
 
@@ -46,8 +48,9 @@ export interface Format {
  * The number formats are made on first use: the first Intl.NumberFormat of a process loads the
  * locale's data (about 10 ms), which every command would pay at start for its notices, printed or not.
  */
-export const formatFor = (locale: string): Format => {
+export const formatFor = (locale: string, utc = false): Format => {
   let made: { readonly whole: Intl.NumberFormat; readonly point: string } | undefined
+  let clock: Intl.DateTimeFormat | undefined
   const numbers = () =>
     (made ??= {
       whole: new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }),
@@ -70,10 +73,18 @@ export const formatFor = (locale: string): Format => {
   const time = (at: string | number | Date | DateTime.DateTime) => {
     const millis = DateTime.isDateTime(at) ? DateTime.toEpochMillis(at) : at instanceof Date ? at.getTime() : typeof at === "number" ? at : Date.parse(at)
     if (Number.isNaN(millis)) return String(at)
-    return `${new Date(millis).toISOString().slice(0, 19).replace("T", " ")} UTC`
+    if (utc) return `${new Date(millis).toISOString().slice(0, 19)}Z`
+    clock ??= new Intl.DateTimeFormat("en-US", {
+      year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short"
+    })
+    const part = Object.fromEntries(clock.formatToParts(millis).map((p) => [p.type, p.value]))
+    return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second} ${part.timeZoneName}`
   }
   return { locale, count: (n) => (Number.isInteger(n) ? numbers().whole.format(n) : String(n)), minor, decimal, time }
 }
 
-/** The formats of the user's locale (from the environment, through Config). */
-export const userFormat: Effect.Effect<Format> = Effect.map(numberLocale, formatFor)
+/** Whether times are shown in UTC (`--utc`, a program option) rather than the local zone. */
+export class UtcTimes extends Context.Reference<UtcTimes>()("output/UtcTimes", { defaultValue: () => false }) {}
+
+/** The formats of the user's locale (from the environment, through Config) and zone. */
+export const userFormat: Effect.Effect<Format> = Effect.flatMap(UtcTimes, (utc) => Effect.map(numberLocale, (locale) => formatFor(locale, utc)))

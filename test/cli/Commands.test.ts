@@ -104,7 +104,7 @@ describe("payouts CLI", () => {
         const { baseUrl, origin } = yield* TestSandbox
         const { reference, phone } = yield* payOnce(origin)
 
-        const list = yield* cli(["transactions", "--type", "payout", "--currency", "xaf"], settings(baseUrl))
+        const list = yield* cli(["transactions", "--type", "payout", "--currency", "xaf", "--wide"], settings(baseUrl))
         expect(list.code, list.stderr).toBe(0)
         const line = [...Str.linesIterator(list.stdout)].find((l) => l.includes(reference))
         expect(line, list.stdout).toBeDefined()

@@ -81,7 +81,7 @@ describe("payouts retry (the binary)", () => {
         const views = JSON.parse(listed.stdout) as Array<{ batch_id: string; parent: string | null; retried_as: string | null }>
         expect(views.find((v) => v.batch_id === child.batch_id)?.parent).toBe(parent.batch_id)
         expect(views.find((v) => v.batch_id === parent.batch_id)?.retried_as).toBe(child.batch_id)
-        const table = yield* cli(sandbox, state, ["batches"])
+        const table = yield* cli(sandbox, state, ["batches", "--wide"])
         expect(table.stdout).toMatch(new RegExp(`sellers\\.retry1\\.csv.*${parent.batch_id}`))
 
         // Outside a retry the failed ids are still used: a new file reusing one is refused, nothing paid.

@@ -1,7 +1,9 @@
 /**
- * Tables for people through the real binary (issue 16, item 4): `batches` counts failed and cancelled
- * apart with a readable creation time, `status`, `wallet` and `reconcile` show amounts with the user's thousands
- * separators (LC_ALL, else LANG; en-US by default) and times as `YYYY-MM-DD HH:MM:SS UTC`; `--json`
+ * Tables for people through the real binary (issue 16, item 4; issue 33, item 4): `batches` counts
+ * failed and cancelled apart with a readable creation time, `status`, `wallet` and `reconcile` show
+ * amounts with the user's thousands separators (LC_ALL, else LANG; en-US by default) and times in the
+ * local zone with the zone named (`YYYY-MM-DD HH:MM:SS UTC` where it is UTC), or `...T...Z` with
+ * `--utc`; headers in UPPERCASE; tables fit 100 columns off a terminal unless `--wide`; `--json`
  * keeps raw integers and ISO times.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -13,7 +15,8 @@ import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST } from "./binarySupport.ts"
 
 const READABLE = /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/
-const EN = { LC_ALL: "C.UTF-8", LC_NUMERIC: "", LANG: "" }
+const EN = { LC_ALL: "C.UTF-8", LC_NUMERIC: "", LANG: "", TZ: "UTC" }
+const widest = (text: string) => Math.max(...text.split("\n").map((line) => line.length))
 
 describe("tables for people (the binary)", () => {
   it.scopedLive("batches: failed and cancelled apart, a readable time; status and wallet: separators of the locale; --json raw", () =>
@@ -30,15 +33,29 @@ describe("tables for people (the binary)", () => {
       const run = yield* cli(sandbox, state, ["run", file, ...FAST], EN)
       expect(run.code, run.stderr).toBe(1)
 
-      const listed = yield* cli(sandbox, state, ["batches"], EN)
+      // Off a terminal the table fits 100 columns: columns with nothing to say are left out, and it says so.
+      const fitted = yield* cli(sandbox, state, ["batches"], EN)
+      expect(fitted.code, fitted.stderr).toBe(0)
+      expect(widest(fitted.stdout)).toBeLessThanOrEqual(100)
+      const fittedHead = fitted.stdout.split("\n")[0].split(/\s{2,}/)
+      expect(fittedHead).toEqual(expect.arrayContaining(["BATCH", "COMPLETED", "FAILED", "CANCELLED"]))
+      expect(fittedHead).not.toContain("REFUNDED")
+      expect(fitted.stdout.replace(/\s+/g, " ")).toMatch(/\(left out to fit: [a-z, ]*refunded[a-z, ]*; --wide shows every column\)/)
+
+      const listed = yield* cli(sandbox, state, ["batches", "--wide"], EN)
       expect(listed.code, listed.stderr).toBe(0)
       const [head, row] = listed.stdout.trim().split("\n")
       const columns = head.split(/\s{2,}/)
-      expect(columns).toEqual(expect.arrayContaining(["completed", "failed", "cancelled", "expired"]))
+      expect(columns).toEqual(expect.arrayContaining(["COMPLETED", "FAILED", "CANCELLED", "EXPIRED", "REFUNDED"]))
       const cells = row.split(/\s{2,}/)
       const at = (name: string) => cells[columns.indexOf(name)]
-      expect([at("completed"), at("failed"), at("cancelled"), at("expired")]).toEqual(["2", "1", "1", "0"])
-      expect(at("created")).toMatch(new RegExp(`^${READABLE.source}$`))
+      expect([at("COMPLETED"), at("FAILED"), at("CANCELLED"), at("EXPIRED")]).toEqual(["2", "1", "1", "0"])
+      expect(at("CREATED")).toMatch(new RegExp(`^${READABLE.source}$`))
+      // The local zone, named; or UTC with Z under --utc.
+      const douala = yield* cli(sandbox, state, ["batches", "--wide"], { ...EN, TZ: "Africa/Douala" })
+      expect(douala.stdout).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d GMT\+1/)
+      const utc = yield* cli(sandbox, state, ["batches", "--wide", "--utc"], { ...EN, TZ: "Africa/Douala" })
+      expect(utc.stdout).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/)
 
       const json = yield* cli(sandbox, state, ["batches", "--json"], EN)
       const [batch] = JSON.parse(json.stdout)
@@ -51,7 +68,7 @@ describe("tables for people (the binary)", () => {
       expect(status.stdout).toMatch(/^Amount:\s+1,234,567 XAF$/m)
       expect(status.stdout).toMatch(new RegExp(`^Created:\\s+${READABLE.source}$`, "m"))
       // German groups thousands with dots.
-      const german = yield* cli(sandbox, state, ["status", reference], { LC_ALL: "", LC_NUMERIC: "", LANG: "de_DE.UTF-8" })
+      const german = yield* cli(sandbox, state, ["status", reference], { LC_ALL: "", LC_NUMERIC: "", LANG: "de_DE.UTF-8", TZ: "UTC" })
       expect(german.stdout).toMatch(/^Amount:\s+1\.234\.567 XAF$/m)
       const raw = yield* cli(sandbox, state, ["status", reference, "--json"], { LC_ALL: "", LANG: "de_DE.UTF-8" })
       expect(JSON.parse(raw.stdout).amount).toBe(1234567)

@@ -2,7 +2,7 @@
 import { Command, Options } from "@effect/cli"
 import { Schema } from "effect"
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from "../../api/TransactionFilters.ts"
-import { jsonOption } from "../Output.ts"
+import { jsonOption, wideOption } from "../Output.ts"
 import { connectionOptions } from "../Settings.ts"
 
 const day = (flag: string) =>
@@ -33,6 +33,6 @@ const filterOptions = Options.all({
   all: Options.boolean("all").pipe(Options.withDescription("Fetch every page."))
 })
 
-export const transactionsCommand = Command.make("transactions", { connection: connectionOptions, json: jsonOption, args: filterOptions }).pipe(
+export const transactionsCommand = Command.make("transactions", { connection: connectionOptions, json: jsonOption, wide: wideOption, args: filterOptions }).pipe(
   Command.withDescription("List the wallet transaction history (90 days), newest first, one page or --all.")
 )

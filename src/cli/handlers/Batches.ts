@@ -9,7 +9,7 @@ import { accountOf } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
 import { storeLayer } from "../StoreLocation.ts"
 import { printJson } from "../Output.ts"
-import { type Column, renderTable } from "../Table.ts"
+import { type Column, renderTable, screenFit } from "../Table.ts"
 
 /** The approval's record (JSON: the hash and totals approved), shown as it was stored. */
 const approvedWhat = (text: string | null): unknown => {
@@ -21,7 +21,7 @@ const approvedWhat = (text: string | null): unknown => {
   }
 }
 
-export const batches = ({ connection, jobs, json, state }: Parsed<typeof batchesCommand>) =>
+export const batches = ({ connection, jobs, json, state, wide }: Parsed<typeof batchesCommand>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const account = yield* accountOf(connection)
@@ -72,7 +72,8 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
     if (views.length === 0) return yield* Console.log("No batches in this account's state store.")
     type View = (typeof views)[number]
     const f = yield* userFormat
-    const col = (header: string, value: (v: View) => unknown, align: "left" | "right" = "right"): Column<View> => ({
+    const col = (header: string, value: (v: View) => unknown, align: "left" | "right" = "right", fitting: Pick<Column<View>, "drop" | "shrink"> = {}): Column<View> => ({
+      ...fitting,
       header,
       value: (v) => {
         const x = value(v)
@@ -84,24 +85,25 @@ export const batches = ({ connection, jobs, json, state }: Parsed<typeof batches
       renderTable(
         [
           col("batch", (v) => v.batch_id, "left"),
-          col("file", (v) => v.file, "left"),
+          col("file", (v) => v.file, "left", { shrink: true }),
           col("state", (v) => v.state, "left"),
-          col("approved by", (v) => ("approved_by" in v ? v.approved_by : "-"), "left"),
+          col("approved by", (v) => ("approved_by" in v ? v.approved_by : "-"), "left", { drop: 2 }),
           col("created", (v) => f.time(v.created_at), "left"),
           col("rows", (v) => v.rows),
           col("completed", (v) => v.completed),
           col("failed", (v) => v.failed),
-          col("cancelled", (v) => v.cancelled),
-          col("expired", (v) => v.expired),
-          col("refunded", (v) => v.refunded),
-          col("pending", (v) => v.pending),
-          col("unknown", (v) => v.unknown),
-          col("waiting", (v) => v.waiting),
-          col("skipped", (v) => v.skipped),
-          col("rejected", (v) => v.rejected),
-          col("retry of", (v) => v.parent ?? "-", "left")
+          col("cancelled", (v) => v.cancelled, "right", { drop: 3 }),
+          col("expired", (v) => v.expired, "right", { drop: 8 }),
+          col("refunded", (v) => v.refunded, "right", { drop: 9 }),
+          col("pending", (v) => v.pending, "right", { drop: 1 }),
+          col("unknown", (v) => v.unknown, "right", { drop: 0 }),
+          col("waiting", (v) => v.waiting, "right", { drop: 7 }),
+          col("skipped", (v) => v.skipped, "right", { drop: 6 }),
+          col("rejected", (v) => v.rejected, "right", { drop: 5 }),
+          col("retry of", (v) => v.parent ?? "-", "left", { drop: 4 })
         ],
-        views
+        views,
+        screenFit(wide)
       )
     )
     for (const v of views) if (v.pause_reason !== undefined) yield* Console.log(`${v.batch_id} paused: ${v.pause_reason} (payouts resume ${v.batch_id})`)

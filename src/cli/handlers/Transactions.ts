@@ -6,6 +6,7 @@ import { UsageError } from "../Errors.ts"
 import type { Parsed } from "../Lazy.ts"
 import { printJson } from "../Output.ts"
 import { userFormat } from "../../output/Format.ts"
+import { screenFit } from "../Table.ts"
 import { pageFooter, transactionsTable } from "../Views.ts"
 
 type Filters = Parsed<typeof transactionsCommand>["args"]
@@ -30,7 +31,7 @@ const filtersOf = (args: Filters): TransactionFilters => ({
   limit: Option.getOrUndefined(args.limit)
 })
 
-export const transactions = ({ connection, json, args }: Parsed<typeof transactionsCommand>) =>
+export const transactions = ({ connection, json, wide, args }: Parsed<typeof transactionsCommand>) =>
   Effect.gen(function* () {
     yield* checkPaging(args)
     const client = yield* PaymentClient
@@ -40,8 +41,8 @@ export const transactions = ({ connection, json, args }: Parsed<typeof transacti
       const transactions = Chunk.toReadonlyArray(yield* Stream.runCollect(client.transactionStream(filters)))
       return yield* json
         ? printJson({ transactions })
-        : Console.log(`${transactionsTable(transactions, f)}\n${f.count(transactions.length)} transactions.`)
+        : Console.log(`${transactionsTable(transactions, f, screenFit(wide))}\n${f.count(transactions.length)} transactions.`)
     }
     const page = yield* client.transactions(filters)
-    yield* json ? printJson(page) : Console.log(`${transactionsTable(page.transactions, f)}\n${pageFooter(page.pagination, f)}`)
+    yield* json ? printJson(page) : Console.log(`${transactionsTable(page.transactions, f, screenFit(wide))}\n${pageFooter(page.pagination, f)}`)
   }).pipe(withClient(connection))

@@ -10,14 +10,15 @@ import { accountOf } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
 import { printJson } from "../Output.ts"
 import { storeLayer } from "../StoreLocation.ts"
-import { type Column, renderTable } from "../Table.ts"
+import { userFormat } from "../../output/Format.ts"
+import { type Column, renderTable, screenFit } from "../Table.ts"
 
 /** host:boot:pid of an owner name host:boot:pid:role: a worker and the runners it started share it. */
 const processOf = (owner: string) => owner.split(":").slice(0, -1).join(":")
 
 const ago = (ms: number) => (ms < 1_000 ? "now" : ms < 120_000 ? `${Math.round(ms / 1_000)}s ago` : `${Math.round(ms / 60_000)}m ago`)
 
-export const workers = ({ connection, jobs, json, state }: Parsed<typeof workersCommand>) =>
+export const workers = ({ connection, jobs, json, state, wide }: Parsed<typeof workersCommand>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const account = yield* accountOf(connection)
@@ -36,18 +37,20 @@ export const workers = ({ connection, jobs, json, state }: Parsed<typeof workers
     if (json) return yield* printJson(views)
     if (views.length === 0) return yield* Console.log("No worker has beaten in this account's state store (start one with: payouts watch DIR).")
     type View = (typeof views)[number]
-    const col = (header: string, value: (v: View) => string): Column<View> => ({ header, value, align: "left" })
+    const f = yield* userFormat
+    const col = (header: string, value: (v: View) => string, fitting: Pick<Column<View>, "drop" | "shrink"> = {}): Column<View> => ({ header, value, align: "left", ...fitting })
     yield* Console.log(
       renderTable(
         [
           col("worker", (v) => v.worker),
           col("state", (v) => v.state),
           col("last heartbeat", (v) => ago(v.last_heartbeat_ms_ago)),
-          col("started", (v) => v.started_at.slice(0, 19)),
-          col("batches", (v) => (v.batches.length === 0 ? "-" : v.batches.join(", "))),
-          col("files", (v) => (v.running.length === 0 ? "-" : v.running.join(", ")))
+          col("started", (v) => f.time(v.started_at), { drop: 1 }),
+          col("batches", (v) => (v.batches.length === 0 ? "-" : v.batches.join(", ")), { shrink: true }),
+          col("files", (v) => (v.running.length === 0 ? "-" : v.running.join(", ")), { shrink: true })
         ],
-        views
+        views,
+        screenFit(wide)
       )
     )
     const lost = views.filter((v) => v.state === "lost").length

@@ -64,7 +64,8 @@ const PROGRAM_OPTIONS: ReadonlyArray<readonly [string, string]> = [
   ["-h, --help", "This help; payouts help COMMAND for a command's."],
   ["--version", "Print the version."],
   ["--completions SHELL", "Print a completion script for bash, zsh, fish or sh."],
-  ["--log-level LEVEL", "Log lines from LEVEL up: all, trace, debug, info, warning, error, fatal, none."]
+  ["--log-level LEVEL", "Log lines from LEVEL up: all, trace, debug, info, warning, error, fatal, none."],
+  ["--utc", "Show times in UTC (2026-11-23T09:14:05Z) instead of the local zone."]
 ]
 
 export const renderProgram = (program: Program, groups: ReadonlyArray<ListedGroup>, style: Style): string =>

@@ -65,7 +65,7 @@ export const TOPICS: ReadonlyArray<Topic> = [
     options: ["--profile", "--base-url", "--api-key", "--api-secret", "--state", "--sandbox", "--time-scale", "--rate", "--request-timeout", "--callback-url", "--return-url", "--cancel-url"],
     more: [
       "Short flags: -p --profile, -o --out, -j --json, -y --yes, -c --concurrency.",
-      "Program options: -h, --help (this help; payouts help COMMAND), --version, --completions SHELL (bash, zsh, fish, sh), --log-level LEVEL."
+      "Program options: -h, --help (this help; payouts help COMMAND), --version, --completions SHELL (bash, zsh, fish, sh), --log-level LEVEL, --utc (times in UTC)."
     ]
   },
   {
