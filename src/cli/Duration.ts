@@ -22,12 +22,12 @@ export const parseDuration = (text: string): Either.Either<Duration.Duration, st
   return Either.right(Duration.millis(Math.round(millis)))
 }
 
-/** The short form back: `90000` ms renders as `1m30s`. */
+/** The short form back: `90000` ms renders as `1m30s`; hours are the largest unit (`24h`, `26h`), one way for every default. */
 export const formatDuration = (duration: Duration.Duration): string => {
   let rest = Math.round(Duration.toMillis(duration))
   if (rest === 0) return "0s"
   const parts: Array<string> = []
-  for (const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1_000], ["ms", 1]] as const) {
+  for (const [unit, size] of [["h", 3_600_000], ["m", 60_000], ["s", 1_000], ["ms", 1]] as const) {
     const count = Math.floor(rest / size)
     if (count > 0) parts.push(`${count}${unit}`)
     rest -= count * size

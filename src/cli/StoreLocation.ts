@@ -130,7 +130,7 @@ export const storeForWatch = (state: Option.Option<string>, dir: string) =>
     if (pinned !== undefined) {
       if (Option.isSome(explicit) && !sameStore(explicit.value, pinned)) {
         return yield* new UsageError({
-          reason: `${dir} is pinned to the store ${shownLocation(pinned)} (${pinFile(dir)}); refusing to watch it with ${shownLocation(explicit.value)}. To move the store, see the README ("Moving an existing store").`
+          reason: `${dir} is pinned to the store ${shownLocation(pinned)} (${pinFile(dir)}); refusing to watch it with ${shownLocation(explicit.value)}. To move the store, see docs/configuration.md ("Moving an existing store").`
         })
       }
       return yield* checkLocal(Option.isSome(explicit) ? explicit.value : pinned)

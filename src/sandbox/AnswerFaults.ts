@@ -1,6 +1,6 @@
 /**
  * The faults that make an answer lie about its numbers or its size, so a client's checks can be
- * rehearsed (README "Fault injection"): a status with an absurd or negative fee, another reference's
+ * rehearsed (docs/sandbox.md, the fault grammar): a status with an absurd or negative fee, another reference's
  * record, a listing claiming more than it holds, a body padded to a size. Only the answer lies: the
  * sandbox's state, and so its money invariant, is untouched.
  */

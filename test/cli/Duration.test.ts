@@ -31,7 +31,8 @@ describe("parseDuration", () => {
 
   it("formats back to the short form", () => {
     expect(formatDuration(Duration.millis(90_500))).toBe("1m30s500ms")
-    expect(formatDuration(Duration.hours(26))).toBe("1d2h")
+    expect(formatDuration(Duration.hours(26))).toBe("26h")
+    expect(formatDuration(Duration.hours(24))).toBe("24h")
     expect(formatDuration(Duration.zero)).toBe("0s")
   })
 

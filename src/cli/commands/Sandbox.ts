@@ -38,7 +38,7 @@ const options = Options.all({
     Options.optional
   ),
   settlementDelay: durationOption("settlement-delay").pipe(
-    Options.withDescription("Sandbox time before a completed pay-in's funds become available (default 1d)."),
+    Options.withDescription("Sandbox time before a completed pay-in's funds become available (default 24h)."),
     Options.optional
   ),
   webhookSecret: Options.redacted("webhook-secret").pipe(

@@ -73,7 +73,7 @@ const BOILERPLATE = [
 
 const OPTIONAL = /^This setting is optional\./
 
-/** `--time-scale float` reads `--time-scale NUMBER`: the value's kind, as the README writes it. */
+/** `--time-scale float` reads `--time-scale NUMBER`: the value's kind, as the manual writes it. */
 const PSEUDO_NAMES: Record<string, string> = { float: "NUMBER", integer: "N", text: "TEXT", redacted: "SECRET", directory: "DIR", file: "FILE", path: "PATH", date: "DATE" }
 
 const termOf = (span: Span): string =>

@@ -1,0 +1,131 @@
+/**
+ * The manual and the help agree (issue 33): every command and every option the help shows is
+ * explained somewhere in README.md or docs/, and every `payouts ...` line of the docs' code blocks
+ * names a real command with options that command takes; the README's tour runs as written against
+ * a sandbox.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFileSync, spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { startSandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+const BIN = join(ROOT, "bin", "payouts.js")
+const COMMANDS = ["run", "validate", "retry", "watch", "approve", "reject", "resume", "resolve", "reconcile", "halt", "batches", "ledger", "workers", "wallet", "summary", "transactions", "status", "sandbox", "config"]
+const TOPICS = ["options", "checks", "tuning"]
+/** The docs show these on purpose as what is refused, or what does not exist. */
+const SHOWN_REFUSED = new Set(["--bogus"])
+const NOT_COMMANDS = new Set(["state"])
+/** COMMAND, BATCH, FILE: a placeholder, not a word to type. */
+const placeholder = (word: string) => /^[A-Z][A-Z_.]*$/.test(word)
+
+const help = (args: ReadonlyArray<string>) => execFileSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
+const flagsIn = (text: string) => new Set(text.match(/(?<![\w-])--[a-z][a-z0-9-]*/g) ?? [])
+const shortsIn = (text: string) => new Set(text.match(/(?<![\w-])-[a-z](?=[, ])/g) ?? [])
+
+const docs = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => join("docs", f))]
+const manual = docs.map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n")
+
+/** Words of a command line, up to a comment, a pipe or a second command; quoted words stay whole. */
+const wordsOf = (text: string) =>
+  (text.split(/\s+#|\s\|\s|\s&&\s|;/)[0].match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((w) => w.replace(/^['"]|['"]$/g, ""))
+
+/** Every `payouts ...` command line of the docs: lines of fenced blocks and inline code spans. */
+const documentedLines = (): ReadonlyArray<{ readonly where: string; readonly words: ReadonlyArray<string> }> =>
+  docs.flatMap((file) => {
+    const lines = readFileSync(join(ROOT, file), "utf8").split("\n")
+    let fenced = false
+    return lines.flatMap((line, i) => {
+      const where = `${file}:${i + 1}`
+      if (line.trimStart().startsWith("```")) {
+        fenced = !fenced
+        return []
+      }
+      if (fenced) {
+        const command = /^\s*(?:\$\s+)?payouts\s+(.*)$/.exec(line)
+        return command === null ? [] : [{ where, words: wordsOf(command[1]) }]
+      }
+      return [...line.matchAll(/`payouts\s+([^`]*)`/g)].map((span) => ({ where, words: wordsOf(span[1]) }))
+    })
+  })
+
+/** `node bin/payouts.js ARGS` without blocking this process (the sandbox it talks to runs here). */
+const payouts = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.async<{ readonly code: number | null; readonly stderr: string }>((resume) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("close", (code) => resume(Effect.succeed({ code, stderr })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+describe("the manual and the help", () => {
+  const pages = new Map<string, string>([["", help(["--help"])], ...COMMANDS.map((c) => [c, help([c, "--help"])] as const), ...TOPICS.map((t) => [`help ${t}`, help(["help", t])] as const)])
+
+  it("every command and every option the help shows is in the manual", () => {
+    const missing: Array<string> = []
+    for (const command of COMMANDS) if (!new RegExp(`payouts ${command}\\b`).test(manual)) missing.push(`payouts ${command}`)
+    for (const [page, text] of pages) {
+      for (const flag of flagsIn(text)) if (!new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(manual)) missing.push(`${flag} (payouts ${page} --help)`)
+    }
+    expect(missing).toEqual([])
+  })
+
+  it("every payouts command line in the docs names a real command and options it takes", () => {
+    const program = pages.get("")!
+    const wrong: Array<string> = []
+    const lines = documentedLines()
+    expect(lines.length).toBeGreaterThan(100)
+    for (const { where, words } of lines) {
+      const [first, ...rest] = words
+      if (first === undefined || first.startsWith("-")) {
+        for (const flag of words.filter((w) => w.startsWith("-"))) if (!flagsIn(program).has(flag.split("=")[0]) && !shortsIn(program).has(flag)) wrong.push(`${where}: ${flag}`)
+        continue
+      }
+      if (placeholder(first) || NOT_COMMANDS.has(first)) continue
+      if (first === "help") {
+        if (rest[0] !== undefined && !placeholder(rest[0]) && !COMMANDS.includes(rest[0]) && !TOPICS.includes(rest[0])) wrong.push(`${where}: help ${rest[0]}`)
+        continue
+      }
+      const page = pages.get(first)
+      if (page === undefined) {
+        wrong.push(`${where}: no command ${first}`)
+        continue
+      }
+      // What the command's page explains, the topics it points to, and the program's own options.
+      const topics = TOPICS.filter((t) => page.replace(/\s+/g, " ").includes(`payouts help ${t}`)).map((t) => pages.get(`help ${t}`)!)
+      const taken = [page, ...topics, program].join("\n") + (first === "config" ? "\n" + pages.get("run") + pages.get("watch") : "")
+      for (const word of rest.filter((w) => /^--?[a-z]/.test(w))) {
+        const flag = word.split("=")[0]
+        if (SHOWN_REFUSED.has(flag)) continue
+        if (!(flag.startsWith("--") ? flagsIn(taken).has(flag) : shortsIn(taken).has(flag))) wrong.push(`${where}: payouts ${first} ${flag}`)
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it.scopedLive("the README's tour runs as written against a sandbox", () =>
+    Effect.gen(function* () {
+      const readme = readFileSync(join(ROOT, "README.md"), "utf8")
+      const tour = readme.slice(readme.indexOf("## A short tour"))
+      const block = tour.slice(tour.indexOf("```sh") + 5, tour.indexOf("```", tour.indexOf("```sh") + 5))
+      const steps = block.split("\n").map((line) => line.split(/\s+#/)[0].trim()).filter((line) => line.startsWith("payouts ") && !line.startsWith("payouts sandbox") && !line.includes("TXN..."))
+      expect(steps.map((s) => s.split(" ")[1])).toEqual(["wallet", "validate", "run", "transactions"])
+      const variables = /export (PAYOUTS_BASE_URL=\S+ PAYOUTS_API_KEY=\S+ PAYOUTS_API_SECRET=\S+)/.exec(block)
+      expect(variables).not.toBeNull()
+      const sandbox = yield* startSandbox({ timeScale: 600 })
+      const env = Object.fromEntries(variables![1].split(" ").map((pair) => pair.split("=") as [string, string]))
+      const dir = tempDir("payouts-tour-")
+      for (const step of steps) {
+        // The sandbox the test started (its own port, the default credentials) stands for terminal 1's; /tmp/out becomes a temp folder.
+        const args = step.replace(/^payouts /, "").replaceAll("/tmp/out", join(dir, "out")).split(/\s+/)
+        const ran = yield* payouts(args, { PAYOUTS_STATE: join(dir, "state.db"), PAYOUTS_BASE_URL: sandbox.baseUrl, PAYOUTS_API_KEY: env.PAYOUTS_API_KEY, PAYOUTS_API_SECRET: env.PAYOUTS_API_SECRET })
+        // The sample pays test numbers that fail on purpose: exit 1 is the run's documented end.
+        expect([0, ...(args[0] === "run" ? [1] : [])], `${step}\n${ran.stderr}`).toContain(ran.code)
+      }
+    }), 180_000)
+})
