@@ -155,18 +155,19 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
       if (read?.closed === true && read.readAt >= (options.trustClosedAfter ?? 0)) complete.add(day)
       return !complete.has(day)
     })
-    const save = (day: string, payouts: ReadonlyArray<DayPayout>, maxTotal: number) =>
+    /** Keeps complete reads of days, in one write: a span of 90 days is one transaction, not 90. */
+    const save = (reads: ReadonlyArray<{ readonly day: string; readonly payouts: ReadonlyArray<DayPayout>; readonly maxTotal: number }>) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        yield* store.account(accountId).saveDayRead({
+        yield* store.account(accountId).saveDayReads(reads.map(({ day, maxTotal, payouts }) => ({
           day,
           payouts,
           hash: hashOf(payouts),
           maxTotal,
           closeIfSame: dayStart(day) + DAY_MS + options.closeAfterMs < now,
           at: now
-        }).pipe(Effect.orDie)
-        complete.add(day)
+        }))).pipe(Effect.orDie)
+        for (const { day } of reads) complete.add(day)
       })
 
     // Many open days (a first sync, the pre-scan's 90 days): one read of the whole span first. When it
@@ -187,7 +188,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
           // A payout dated outside the open days (a closed day, a clock at the edge) is still kept.
           ;(byDay.get(day) ?? byDay.get(day < first ? first : last))!.push(p)
         }
-        for (const [day, payouts] of byDay) yield* save(day, payouts, payouts.length)
+        yield* save([...byDay].map(([day, payouts]) => ({ day, payouts, maxTotal: payouts.length })))
         perDay = []
         if (options.progress === true && span.right.pages > 1) yield* tell(RunEvent.ListingSpanRead({ days: open.length, payouts: span.right.payouts.length, pages: span.right.pages }))
       }
@@ -214,7 +215,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
             if (result.claimed !== undefined && options.told?.has(day) !== true) overclaimed.push([day, result.why ?? ""])
             return
           }
-          yield* save(day, result.payouts, result.maxTotal)
+          yield* save([{ day, payouts: result.payouts, maxTotal: result.maxTotal }])
           if (options.progress === true && perDay.length > 3 && (result.pages > 1 || done % 30 === 0 || done === perDay.length)) {
             yield* tell(RunEvent.ListingDaysRead({ done, of: perDay.length, day, payouts: result.payouts.length, pages: result.pages }))
           }

@@ -51,7 +51,7 @@ type AccountOperation = Extract<
   | "findRowByReference"
   | "findRowByToken"
   | "mirrorDays"
-  | "saveDayRead"
+  | "saveDayReads"
   | "mirrorByTokens"
   | "mirrorByReferences"
   | "mirrorOfDays"
@@ -147,7 +147,7 @@ const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({
   findRowByReference: (reference) => d.findRowByReference(a, reference),
   findRowByToken: (token) => d.findRowByToken(a, token),
   mirrorDays: (days) => d.mirrorDays(a, days),
-  saveDayRead: (read) => d.saveDayRead(a, read),
+  saveDayReads: (reads) => d.saveDayReads(a, reads),
   mirrorByTokens: (tokens) => d.mirrorByTokens(a, tokens),
   mirrorByReferences: (references) => d.mirrorByReferences(a, references),
   mirrorOfDays: (fromDay, toDay) => d.mirrorOfDays(a, fromDay, toDay),

@@ -215,8 +215,11 @@ export interface StoreDriver {
   // The listing mirror (DESIGN 7): GET /wallet/transactions?type=payout kept by UTC day.
   /** What the store knows of these days' reads (days never read are absent). */
   readonly mirrorDays: (accountId: AccountId, days: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MirrorDay>, StoreError>
-  /** Keeps one complete read of a day; the day closes when `closeIfSame` and it matches the last read. */
-  readonly saveDayRead: (accountId: AccountId, read: DayRead) => Effect.Effect<void, StoreError>
+  /**
+   * Keeps complete reads of days, all in one transaction; a day closes when its read says `closeIfSame`
+   * and it matches the day's last read.
+   */
+  readonly saveDayReads: (accountId: AccountId, reads: ReadonlyArray<DayRead>) => Effect.Effect<void, StoreError>
   readonly mirrorByTokens: (accountId: AccountId, tokens: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MirroredPayout>, StoreError>
   /**
    * The rows of a batch in `state` whose token a mirrored payout carries (idx, in file order): the

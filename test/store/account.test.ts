@@ -61,11 +61,11 @@ describe.each(ADAPTERS)("account-wide records ($name)", (adapter) => {
         status: "completed", feeMinor: null, createdAt: null
       })
       // Rows 3 and 1 are listed (row 3 twice), an unrelated payout and one without a token are not rows'.
-      yield* store.account(ACCOUNT).saveDayRead({
+      yield* store.account(ACCOUNT).saveDayReads([{
         day: "2026-11-20",
         payouts: [payout("r-3a", rows[3].token), payout("r-1", rows[1].token), payout("r-x", "tk_other"), payout("r-3b", rows[3].token), payout("r-none", null)],
         hash: "h", maxTotal: 5, closeIfSame: false, at: 1
-      })
+      }])
       expect(yield* b1.listedRows("validated")).toEqual([1, 3])
       // Only rows in the state asked for; another account's mirror is not this one's.
       yield* b1.claimRows({ idxs: [1] })

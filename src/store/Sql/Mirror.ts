@@ -27,57 +27,63 @@ export const makeMirror = (db: Db) => {
           WHERE account_id = ${accountId} AND ${where}`.pipe(Effect.flatMap(decodeDays))))
 
   /**
-   * One complete read of a day: its payouts (each reference once) and the day's record, closed when asked
-   * and the same as the read before it. One read of a day at a time: PostgreSQL takes a lock on the day
-   * across machines (SQLite's writer is already alone), so each counts the reads before it.
+   * One complete read of a day, inside a write: its payouts (each reference once) and the day's record,
+   * closed when asked and the same as the read before it. One read of a day at a time: PostgreSQL takes
+   * a lock on the day across machines (SQLite's writer is already alone), so each counts the reads before it.
    */
-  const saveDayRead: StoreDriver["saveDayRead"] = (accountId, read: DayRead) =>
-    db.write(
-      Effect.gen(function* () {
-        yield* sql.onDialectOrElse({
-          pg: () => sql`SELECT pg_advisory_xact_lock(hashtextextended(${`listing_days/${accountId}/${read.day}`}, 0))`,
-          orElse: () => Effect.void
-        })
-        const [before] = yield* sql`SELECT hash, max_total, reads, read_at FROM listing_days
-          WHERE account_id = ${accountId} AND day = ${read.day}`.pipe(Effect.flatMap(decodePrevious))
-        const payouts = [...new Map(read.payouts.map((p) => [p.reference, p])).values()]
-        for (let i = 0; i < payouts.length; i += UPSERT_CHUNK) {
-          yield* sql`INSERT INTO listing ${sql.insert(
-            payouts.slice(i, i + UPSERT_CHUNK).map((p) => ({
-              account_id: accountId,
-              reference: p.reference,
-              day: read.day,
-              token: p.token,
-              description: p.description,
-              amount_minor: p.amountMinor,
-              currency: p.currency,
-              status: p.status,
-              fee_minor: p.feeMinor,
-              created_at: p.createdAt,
-              first_seen_at: read.at,
-              // The day's previous read: a payout not in it was not visible then (the lag's evidence).
-              first_seen_prev_read: before?.readAt ?? null,
-              last_seen_at: read.at
-            }))
-          )} ON CONFLICT (account_id, reference) DO UPDATE SET
-              day = excluded.day, token = excluded.token, description = excluded.description,
-              amount_minor = excluded.amount_minor, currency = excluded.currency, status = excluded.status,
-              fee_minor = excluded.fee_minor, last_seen_at = excluded.last_seen_at`
-        }
-        const closed = read.closeIfSame && before !== undefined && before.hash === read.hash ? 1 : 0
-        yield* sql`INSERT INTO listing_days ${sql.insert({
-          account_id: accountId,
-          day: read.day,
-          closed,
-          hash: read.hash,
-          payouts: read.payouts.length,
-          max_total: Math.max(read.maxTotal, before?.maxTotal ?? 0),
-          reads: (before?.reads ?? 0) + 1,
-          read_at: read.at
-        })} ON CONFLICT (account_id, day) DO UPDATE SET closed = excluded.closed, hash = excluded.hash,
-            payouts = excluded.payouts, max_total = excluded.max_total, reads = excluded.reads, read_at = excluded.read_at`
+  const saveDayRead = (accountId: string, read: DayRead) =>
+    Effect.gen(function* () {
+      yield* sql.onDialectOrElse({
+        pg: () => sql`SELECT pg_advisory_xact_lock(hashtextextended(${`listing_days/${accountId}/${read.day}`}, 0))`,
+        orElse: () => Effect.void
       })
-    ).pipe(Effect.withSpan("StateStore.saveDayRead"))
+      const [before] = yield* sql`SELECT hash, max_total, reads, read_at FROM listing_days
+        WHERE account_id = ${accountId} AND day = ${read.day}`.pipe(Effect.flatMap(decodePrevious))
+      const payouts = [...new Map(read.payouts.map((p) => [p.reference, p])).values()]
+      for (let i = 0; i < payouts.length; i += UPSERT_CHUNK) {
+        yield* sql`INSERT INTO listing ${sql.insert(
+          payouts.slice(i, i + UPSERT_CHUNK).map((p) => ({
+            account_id: accountId,
+            reference: p.reference,
+            day: read.day,
+            token: p.token,
+            description: p.description,
+            amount_minor: p.amountMinor,
+            currency: p.currency,
+            status: p.status,
+            fee_minor: p.feeMinor,
+            created_at: p.createdAt,
+            first_seen_at: read.at,
+            // The day's previous read: a payout not in it was not visible then (the lag's evidence).
+            first_seen_prev_read: before?.readAt ?? null,
+            last_seen_at: read.at
+          }))
+        )} ON CONFLICT (account_id, reference) DO UPDATE SET
+            day = excluded.day, token = excluded.token, description = excluded.description,
+            amount_minor = excluded.amount_minor, currency = excluded.currency, status = excluded.status,
+            fee_minor = excluded.fee_minor, last_seen_at = excluded.last_seen_at`
+      }
+      const closed = read.closeIfSame && before !== undefined && before.hash === read.hash ? 1 : 0
+      yield* sql`INSERT INTO listing_days ${sql.insert({
+        account_id: accountId,
+        day: read.day,
+        closed,
+        hash: read.hash,
+        payouts: read.payouts.length,
+        max_total: Math.max(read.maxTotal, before?.maxTotal ?? 0),
+        reads: (before?.reads ?? 0) + 1,
+        read_at: read.at
+      })} ON CONFLICT (account_id, day) DO UPDATE SET closed = excluded.closed, hash = excluded.hash,
+          payouts = excluded.payouts, max_total = excluded.max_total, reads = excluded.reads, read_at = excluded.read_at`
+    })
+
+  /** Reads of several days in one transaction (one commit for a span's 90 days); days locked in order, as every writer locks them. */
+  const saveDayReads: StoreDriver["saveDayReads"] = (accountId, reads) =>
+    reads.length === 0
+      ? Effect.void
+      : db.write(Effect.forEach([...reads].sort((a, b) => a.day.localeCompare(b.day)), (read) => saveDayRead(accountId, read), { discard: true })).pipe(
+        Effect.withSpan("StateStore.saveDayReads")
+      )
 
   /** Mirrored payouts whose `column` (token or reference) is one of `keys`. */
   const mirrorBy = (column: "token" | "reference") => (accountId: string, keys: ReadonlyArray<string>) =>
@@ -166,7 +172,7 @@ export const makeMirror = (db: Db) => {
   return {
     flaggedRows,
     mirrorDays,
-    saveDayRead,
+    saveDayReads,
     mirrorByTokens: mirrorBy("token"),
     mirrorByReferences: mirrorBy("reference"),
     listedRows,
