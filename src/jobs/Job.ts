@@ -17,6 +17,7 @@ import { writeSummary } from "../output/Ledger.ts"
 import type { RunResult } from "../run/Runner.ts"
 import { AlarmedRow, AlreadyPaid, amendSummary, SharedPhonesHistory } from "../output/SummaryFile.ts"
 import { describeAlreadyPaid } from "../output/AlreadyPaid.ts"
+import { userFormat } from "../output/Format.ts"
 import type { Batch } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
@@ -204,7 +205,7 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
     yield* pointSummaryAt(moved)
     // A re-drop of a batch already paid: said in the watcher's log, not only in its summary.
     const paid = Schema.decodeUnknownOption(AlreadyPaid)(result.summary.already_paid)
-    if (Option.isSome(paid)) yield* Effect.logWarning(`${basename(moved)}: ${describeAlreadyPaid(paid.value)}`).pipe(Effect.annotateLogs({ batch_id: batchId, file: moved, already_paid: paid.value.rows }))
+    if (Option.isSome(paid)) yield* Effect.logWarning(`${basename(moved)}: ${describeAlreadyPaid(paid.value, (yield* userFormat).decimal)}`).pipe(Effect.annotateLogs({ batch_id: batchId, file: moved, already_paid: paid.value.rows }))
     return finished
       ? JobOutcome.Done({ file: moved, batchId, exitCode: result.exitCode, counts: countsOf(result) })
       : JobOutcome.Rejected({ file: moved, batchId, exitCode: result.exitCode, outcome, counts: countsOf(result), ...(yield* errorsBeside(moved)) })

@@ -28,12 +28,12 @@ const checkFields = {
   sandbox: Options.boolean("sandbox").pipe(
     Options.withDescription("Start the embedded sandbox in this process, funded, and run against it (a rehearsal).")
   ),
-  timeScale: withDefault(Options.float("time-scale").pipe(Options.withPseudoName("X")), DEFAULT_TIME_SCALE, "With --sandbox: sandbox seconds per real second."),
+  timeScale: withDefault(Options.float("time-scale").pipe(Options.withPseudoName("NUMBER")), DEFAULT_TIME_SCALE, "With --sandbox: sandbox seconds per real second."),
   out: Options.directory("out").pipe(Options.withAlias("o"), Options.withDescription("Write ledger, summary and errors here instead of beside the file."), Options.optional),
   json: Options.boolean("json").pipe(Options.withAlias("j"), Options.withDescription("Print the summary as JSON on stdout.")),
   rate: Options.float("rate").pipe(
     Options.filterMap((n) => (Number.isFinite(n) && n > 0 ? Option.some(n) : Option.none()), `--rate ${ABOVE_ZERO}`),
-    Options.withPseudoName("PER_SECOND"),
+    Options.withPseudoName("N"),
     Options.withDescription("Requests per second to the service, all calls together (default: adaptive)."),
     fromEnvironment("rate", positiveNumber),
     Options.optional

@@ -8,7 +8,7 @@ const options = Options.all({
   port: Options.integer("port").pipe(Options.withPseudoName("N"), Options.withDescription("Port to listen on (0 picks a free one). Default: 4010."), Options.withDefault(4010)),
   host: Options.text("host").pipe(Options.withPseudoName("HOST"), Options.withDescription("Interface to listen on. Default: 127.0.0.1."), Options.withDefault("127.0.0.1")),
   timeScale: Options.float("time-scale").pipe(
-    Options.withPseudoName("X"),
+    Options.withPseudoName("NUMBER"),
     Options.withDescription("Sandbox seconds per real second (60 = one sandbox minute per second). Default: 1."),
     Options.withDefault(1)
   ),
