@@ -26,7 +26,7 @@ import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown, withInterruptExit } from "./Failure.ts"
 import { UtcTimes } from "../output/Format.ts"
-import { answerHelp, refuseBuiltIns, strayOption } from "./help/Help.ts"
+import { answerCompletions, answerHelp, refuseBuiltIns, strayOption } from "./help/Help.ts"
 import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
 import { NoticesLive } from "./Notices.ts"
@@ -86,7 +86,7 @@ const PlatformLive = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTe
 
 Effect.console.pipe(
   Effect.flatMap((console) =>
-    Effect.flatMap(answerHelp(payouts, PROGRAM, argv), (answered) =>
+    Effect.flatMap(Effect.flatMap(answerHelp(payouts, PROGRAM, argv), (help) => (help ? Effect.succeed(true) : answerCompletions(payouts, argv))), (answered) =>
       answered
         ? Effect.void
         : Effect.zipRight(refuseBuiltIns(argv), cli(fullArgv)).pipe(

@@ -29,8 +29,9 @@ describe("shell completion", () => {
       expect(complete(file, ["payouts", "re"]).sort()).toEqual(["reconcile", "reject", "resolve", "resume", "retry"])
       expect(complete(file, ["payouts", "run", "--conc"])).toEqual(["--concurrency"])
       expect(complete(file, ["payouts", "watch", "--sched"])).toEqual(["--schedule"])
-      // An option of another command is not offered.
+      // An option of another command is not offered, nor @effect/cli's --wizard, which is refused when typed.
       expect(complete(file, ["payouts", "wallet", "--sched"])).toEqual([])
+      expect(complete(file, ["payouts", "run", "--wiz"])).toEqual([])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -41,5 +42,6 @@ describe("shell completion", () => {
     expect(script("zsh")).toContain("validate")
     const fish = script("fish")
     expect(fish).toMatch(/complete -c payouts .*-a "validate"/)
+    for (const shell of ["zsh", "fish"]) expect(script(shell)).not.toContain("wizard")
   })
 })

@@ -97,6 +97,34 @@ export const answerHelp = <Name extends string, R, E, A>(root: Command.Command<N
   })
 }
 
+const completionsOf = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>, shell: string) => {
+  switch (shell) {
+    case "fish":
+      return Command.getFishCompletions(root, "payouts")
+    case "zsh":
+      return Command.getZshCompletions(root, "payouts")
+    default:
+      return Command.getBashCompletions(root, "payouts")
+  }
+}
+
+/**
+ * `--completions SHELL` answered as @effect/cli writes it, less `--wizard`, which is refused when
+ * typed (below): a completion must not offer what the command then rejects.
+ */
+export const answerCompletions = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>, argv: ReadonlyArray<string>) => {
+  const end = argv.indexOf("--")
+  const args = end === -1 ? argv : argv.slice(0, end)
+  const at = args.indexOf("--completions")
+  const shell = at === -1 ? undefined : args[at + 1]
+  if (shell === undefined || !["sh", "bash", "fish", "zsh"].includes(shell)) return Effect.succeed(false)
+  return completionsOf(root, shell).pipe(
+    Effect.map((lines) => lines.filter((line) => !/'--wizard\[|-l wizard\b/.test(line)).map((line) => line.replaceAll(" --wizard", ""))),
+    Effect.flatMap((lines) => Console.log(lines.join("\n"))),
+    Effect.as(true)
+  )
+}
+
 // Built-ins of @effect/cli we offer. Not --wizard: it asks for a whole command interactively, is not
 // in our help, and under a script waits on stdin for ever; typed, it is an unknown option.
 const BUILT_IN = ["--help", "-h", "--version", "--completions", "--log-level"]
