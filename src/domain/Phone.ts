@@ -35,7 +35,8 @@ export const normaliseMobile = (raw: string, country: Country): Either.Either<st
   if (!PHONE_CHARACTERS.test(text)) {
     return Either.left(`"${visible(text)}" is not a phone number: only digits, spaces, + - . ( ) / are allowed`)
   }
-  const parsed = parsePhoneNumberFromString(text, country)
+  // The country as an options object: libphonenumber then copies no options object of its own.
+  const parsed = parsePhoneNumberFromString(text, { defaultCountry: country })
   if (parsed === undefined) return Either.left(`"${visible(text)}" is not a phone number`)
   if (parsed.country !== undefined && parsed.country !== country) {
     return Either.left(`"${visible(text)}" is a number of ${countryName(parsed.country)}, not ${countryName(country)}`)

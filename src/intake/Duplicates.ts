@@ -33,12 +33,6 @@ export class DuplicateFinder {
     return this.phones.check(phone, name, line, this.phoneColumn)
   }
 
-  /** Room for `rows` rows with ids at once (see `LineTable.reserve`). */
-  reserve(rows: number): void {
-    this.ids.reserve(rows)
-    this.keys.reserve(rows)
-  }
-
   /**
    * The line that first used this id (the hash of its canonical form, `canonicalId`: `S-1001` and
    * `s-1001` are one id), if any; every row with an id, valid or not, is noted.

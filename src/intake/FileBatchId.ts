@@ -9,7 +9,7 @@ import { batchIdOf, fileBytes, newFileHash } from "./FileBytes.ts"
 export const fileBatchId = (file: string) =>
   Effect.suspend(() => {
     const hash = newFileHash()
-    return Stream.runForEach(fileBytes(file, 256 * 1024), (bytes) => Effect.sync(() => hash.update(bytes))).pipe(
+    return Stream.runForEach(fileBytes(file, 64 * 1024), (bytes) => Effect.sync(() => hash.update(bytes))).pipe(
       Effect.map(() => batchIdOf(hash))
     )
   })

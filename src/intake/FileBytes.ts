@@ -9,15 +9,21 @@ import { createHash, type Hash } from "node:crypto"
 import { visible } from "../domain/Text.ts"
 import { BatchId } from "../domain/Ids.ts"
 
+/**
+ * Every chunk is a view of one buffer, read into again for the next: its consumer decodes or hashes
+ * it before pulling the next. A buffer per read left freed memory the allocator did not give back.
+ */
 export const fileBytes = (path: string, chunkSize: number): Stream.Stream<Uint8Array, PlatformError, FileSystem.FileSystem> =>
   Stream.unwrapScoped(
-    Effect.map(Effect.flatMap(FileSystem.FileSystem, (fs) => fs.open(path, { flag: "r" })), (file) =>
-      Stream.repeatEffectOption(
-        file.readAlloc(FileSystem.Size(chunkSize)).pipe(
+    Effect.map(Effect.flatMap(FileSystem.FileSystem, (fs) => fs.open(path, { flag: "r" })), (file) => {
+      const buffer = new Uint8Array(chunkSize)
+      return Stream.repeatEffectOption(
+        file.read(buffer).pipe(
           Effect.mapError(Option.some),
-          Effect.flatMap(Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed }))
+          Effect.flatMap((size) => (size === FileSystem.Size(0) ? Effect.fail(Option.none()) : Effect.succeed(buffer.subarray(0, Number(size)))))
         )
-      ))
+      )
+    })
   )
 
 /** The batch id of bytes hashed so far (the account scopes it in the store). */

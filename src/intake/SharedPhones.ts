@@ -2,7 +2,7 @@
  * One phone, one recipient (issue 30 item 2): within a file, a phone number paid under a second name
  * is refused from the second row on, naming the first row, unless shared phones are allowed. Fed in
  * file order by the row checker (`makeRowChecker`). Kept light for a big file: the phone as
- * a 64-bit hash, and the first name of each phone as UTF-8 bytes in one growing buffer.
+ * a 64-bit hash, and the first line and name of each phone as UTF-8 bytes in blocks of a megabyte.
  */
 import { hasTrailingZeros, maskPhone } from "../domain/Phone.ts"
 import { visible } from "../domain/Text.ts"
@@ -29,14 +29,15 @@ export const SHARED_LISTED = 100
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
+/** Bytes of one block of the name store: blocks are added, never copied. */
+const NAME_BLOCK = 64 * 1024
+
 export class SharedPhones {
-  /** Phone hash -> its entry's number + 1. */
+  /** Phone hash -> where its first row's line and name are in `blocks`, + 1. */
   private readonly phones = new LineTable()
-  private lines: Uint32Array = new Uint32Array(1024)
-  private nameAt: Uint32Array = new Uint32Array(1024)
-  private entries = 0
-  private names = new Uint8Array(64 * 1024)
-  private used = 0
+  /** Each first row as its line (4 bytes), its name's length (2 bytes) and the name in UTF-8. */
+  private readonly blocks: Array<Uint8Array> = []
+  private used = NAME_BLOCK
   private readonly listed: Array<SharedPhoneRow> = []
   private count = 0
 
@@ -53,54 +54,49 @@ export class SharedPhones {
    */
   check(phone: string, name: string, line: number, column: string): RowError | undefined {
     const hash = fastHash64(phone)
-    const entry = this.phones.addOrGetHL(hash.hi, hash.lo, this.entries + 1)
+    // At most 3 bytes a UTF-16 unit, names being at most 1,000 characters.
+    const room = 6 + Math.min(name.length * 3, 0xffff)
+    if (this.used + room > NAME_BLOCK) {
+      this.blocks.push(new Uint8Array(NAME_BLOCK))
+      this.used = 0
+    }
+    const at = (this.blocks.length - 1) * NAME_BLOCK + this.used
+    const entry = this.phones.addOrGetHL(hash.hi, hash.lo, at + 1)
     if (entry === undefined) {
-      this.add(name, line)
+      this.add(name, line, room)
       return undefined
     }
-    const firstName = this.nameOf(entry - 1)
-    if (foldName(firstName) === foldName(name)) return undefined
-    const firstLine = this.lines[entry - 1]
+    const first = this.entryAt(entry - 1)
+    if (foldName(first.name) === foldName(name)) return undefined
     if (this.allowed) {
       this.count++
-      if (this.listed.length < SHARED_LISTED) this.listed.push({ line, phone, name, firstLine, firstName })
+      if (this.listed.length < SHARED_LISTED) this.listed.push({ line, phone, name, firstLine: first.line, firstName: first.name })
       return undefined
     }
-    return { line, column, value: phone, reason: sharedPhoneReason(phone, firstLine, firstName, name) }
+    return { line, column, value: phone, reason: sharedPhoneReason(phone, first.line, first.name, name) }
   }
 
-  private add(name: string, line: number): void {
-    if (this.entries === this.lines.length) {
-      this.lines = grown(this.lines, Math.ceil(this.entries * 1.5))
-      this.nameAt = grown(this.nameAt, Math.ceil(this.entries * 1.5))
-    }
-    // Encoded in place (no buffer per row): at most 3 bytes a UTF-16 unit, names being at most 1,000 characters.
-    const room = this.used + 2 + name.length * 3
-    if (room > this.names.length) {
-      const more = new Uint8Array(Math.ceil(room * 1.5))
-      more.set(this.names.subarray(0, this.used))
-      this.names = more
-    }
-    const length = encoder.encodeInto(name, this.names.subarray(this.used + 2, this.used + 2 + Math.min(name.length * 3, 0xffff))).written
-    this.names[this.used] = length >>> 8
-    this.names[this.used + 1] = length & 0xff
-    this.lines[this.entries] = line
-    this.nameAt[this.entries] = this.used
-    this.used += length + 2
-    this.entries++
+  private add(name: string, line: number, room: number): void {
+    const block = this.blocks[this.blocks.length - 1]
+    const at = this.used
+    // Encoded in place: no buffer per row.
+    const length = encoder.encodeInto(name, block.subarray(at + 6, at + room)).written
+    block[at] = line >>> 24
+    block[at + 1] = (line >>> 16) & 0xff
+    block[at + 2] = (line >>> 8) & 0xff
+    block[at + 3] = line & 0xff
+    block[at + 4] = length >>> 8
+    block[at + 5] = length & 0xff
+    this.used += 6 + length
   }
 
-  private nameOf(entry: number): string {
-    const at = this.nameAt[entry]
-    const length = (this.names[at] << 8) | this.names[at + 1]
-    return decoder.decode(this.names.subarray(at + 2, at + 2 + length))
+  private entryAt(position: number): { readonly line: number; readonly name: string } {
+    const block = this.blocks[Math.floor(position / NAME_BLOCK)]
+    const at = position % NAME_BLOCK
+    const line = ((block[at] << 24) | (block[at + 1] << 16) | (block[at + 2] << 8) | block[at + 3]) >>> 0
+    const length = (block[at + 4] << 8) | block[at + 5]
+    return { line, name: decoder.decode(block.subarray(at + 6, at + 6 + length)) }
   }
-}
-
-const grown = (a: Uint32Array, size: number): Uint32Array => {
-  const b = new Uint32Array(size)
-  b.set(a)
-  return b
 }
 
 /** The refusal's words; a number ending in zeros is most likely a spreadsheet's rounding, said so. */

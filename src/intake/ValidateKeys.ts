@@ -57,18 +57,22 @@ export const hashOfHex = (hex: string): Hash64 => ({
   lo: Number.parseInt(hex.slice(8, 16), 16)
 })
 
+/** Sub-tables of a LineTable, by the hash's top bits: each grows alone, so a growth copies a sixteenth. */
+const PARTS = 256
+const PART_SHIFT = 24
+
 /**
- * A set of 64-bit hashes, each with the line where it was first seen. Filled to 80% at most: linear
- * probing stays cheap, and fewer slots are kept than at a lower load.
+ * A set of 64-bit hashes, each with the line where it was first seen: open addressing in sixteen
+ * sub-tables of (hi, lo, line) triples. Each is filled to 80% at most and grows by half again, so a
+ * million keys never hold an old and a new copy of the whole table at once.
  */
 export class LineTable {
-  private his = new Uint32Array(1024)
-  private los = new Uint32Array(1024)
-  private lines = new Uint32Array(1024)
-  private used = 0
+  private readonly parts: Array<Uint32Array> = Array.from({ length: PARTS }, () => new Uint32Array(3 * 64))
+  private readonly used = new Uint32Array(PARTS)
+  private count = 0
 
   get size(): number {
-    return this.used
+    return this.count
   }
 
   /** The line that first added the hash, or undefined after adding it with this line. */
@@ -78,13 +82,18 @@ export class LineTable {
 
   /** `addOrGet` of the hash's two halves, with no object made per key (the hot loop of a big file). */
   addOrGetHL(hi: number, lo: number, line: number): number | undefined {
-    if ((this.used + 1) * 5 > this.lines.length * 4) this.grow()
-    const slot = this.find(hi >>> 0, lo >>> 0)
-    if (this.lines[slot] !== 0) return this.lines[slot]
-    this.his[slot] = hi
-    this.los[slot] = lo
-    this.lines[slot] = Math.max(1, line)
-    this.used++
+    hi >>>= 0
+    lo >>>= 0
+    const p = hi >>> PART_SHIFT
+    if ((this.used[p] + 1) * 5 > (this.parts[p].length / 3) * 4) this.grow(p)
+    const table = this.parts[p]
+    const at = find(table, hi, lo)
+    if (table[at + 2] !== 0) return table[at + 2]
+    table[at] = hi
+    table[at + 1] = lo
+    table[at + 2] = Math.max(1, line)
+    this.used[p]++
+    this.count++
     return undefined
   }
 
@@ -93,44 +102,31 @@ export class LineTable {
   }
 
   getHL(hi: number, lo: number): number | undefined {
-    const slot = this.find(hi >>> 0, lo >>> 0)
-    return this.lines[slot] === 0 ? undefined : this.lines[slot]
+    hi >>>= 0
+    lo >>>= 0
+    const table = this.parts[hi >>> PART_SHIFT]
+    const line = table[find(table, hi, lo) + 2]
+    return line === 0 ? undefined : line
   }
 
-  private find(hi: number, lo: number): number {
-    const size = this.lines.length
-    let slot = ((lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0) % size
-    while (this.lines[slot] !== 0 && (this.his[slot] !== hi || this.los[slot] !== lo)) slot = slot + 1 === size ? 0 : slot + 1
-    return slot
-  }
-
-  /**
-   * Room for `keys` keys at once: a file whose size tells its rows ahead skips every regrowth, and the
-   * moments when the old and the new arrays are both alive.
-   */
-  reserve(keys: number): void {
-    const size = Math.ceil((keys * 5) / 4) + 1
-    if (size > this.lines.length) this.rehash(size)
-  }
-
-  /**
-   * By half again, not double: less slack after a growth, and a smaller moment with both arrays alive.
-   */
-  private grow(): void {
-    this.rehash(Math.ceil(this.lines.length * 1.5))
-  }
-
-  private rehash(size: number): void {
-    const { his, los, lines } = this
-    this.his = new Uint32Array(size)
-    this.los = new Uint32Array(size)
-    this.lines = new Uint32Array(size)
-    for (let i = 0; i < lines.length; i++) {
-      if (lines[i] === 0) continue
-      const slot = this.find(his[i], los[i])
-      this.his[slot] = his[i]
-      this.los[slot] = los[i]
-      this.lines[slot] = lines[i]
+  private grow(p: number): void {
+    const old = this.parts[p]
+    const table = new Uint32Array(3 * Math.ceil((old.length / 3) * 1.5))
+    for (let i = 0; i < old.length; i += 3) {
+      if (old[i + 2] === 0) continue
+      const at = find(table, old[i], old[i + 1])
+      table[at] = old[i]
+      table[at + 1] = old[i + 1]
+      table[at + 2] = old[i + 2]
     }
+    this.parts[p] = table
   }
+}
+
+/** The index of the hash's triple in `table`, or of the empty triple where it goes. */
+const find = (table: Uint32Array, hi: number, lo: number): number => {
+  const slots = table.length / 3
+  let slot = ((lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0) % slots
+  while (table[3 * slot + 2] !== 0 && (table[3 * slot] !== hi || table[3 * slot + 1] !== lo)) slot = slot + 1 === slots ? 0 : slot + 1
+  return 3 * slot
 }
