@@ -6,7 +6,7 @@
  * the machine keeps from finishing (unreachable, 5xx, a refused key, a full disk, an unusable store)
  * leaves its file in `processing/` and is tried again with backoff; health and logs say why.
  */
-import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule, SynchronizedRef } from "effect"
 import { existsSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
@@ -45,40 +45,49 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const arrivals = yield* makeArrivals(settings.settleMs)
     const jobs = yield* FiberSet.make<void, never>()
     const health = shared ?? (yield* makeHealth)
-    const running = new Set<string>()
-    const retryAt = new Map<string, number>()
-    const held = new Map<string, string>()
+    /** Files whose job runs in this process. */
+    const running = yield* Ref.make<ReadonlySet<string>>(new Set())
+    /** When a file left incomplete or paused is looked at again. */
+    const retryAt = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
+    /** Paused files and why (each pause is said once). */
+    const held = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
     /** Files already told to wait for the schedule (each is told once, not at every scan). */
-    const toldToWait = new Set<string>()
-    const locks = new Map<string, Effect.Semaphore>()
+    const toldToWait = yield* Ref.make<ReadonlySet<string>>(new Set())
+    /** One lock per currency wallet: this process's jobs of a currency run one at a time. */
+    const locks = yield* SynchronizedRef.make<ReadonlyMap<string, Effect.Semaphore>>(new Map())
     const worker = settings.worker ?? runnerName("watch")
     const workerTtlMs = settings.workerTtlMs ?? 60_000
     const startedAt = yield* Clock.currentTimeMillis
     // Best effort: a heartbeat left behind only shows the worker as lost once its time to live passes.
     yield* Effect.addFinalizer(() => leave(settings.accountId, worker).pipe(Effect.catchAllCause(() => Effect.void)))
 
-    const lock = (currency: string) => {
-      const found = locks.get(currency)
-      if (found !== undefined) return found
-      const made = Effect.unsafeMakeSemaphore(1)
-      locks.set(currency, made)
-      return made
-    }
+    const lock = (currency: string) =>
+      SynchronizedRef.modifyEffect(locks, (all) => {
+        const found = all.get(currency)
+        return found !== undefined
+          ? Effect.succeed([found, all] as const)
+          : Effect.map(Effect.makeSemaphore(1), (made) => [made, new Map(all).set(currency, made)] as const)
+      })
 
     /** Holds the wallets of every currency of the batch (in a fixed order: no deadlock). */
     const exclusive = <A, E2, R2>(currencies: ReadonlyArray<string>, effect: Effect.Effect<A, E2, R2>) =>
-      [...currencies].sort().reduceRight((inner, currency) => lock(currency).withPermits(1)(inner), effect)
+      [...currencies].sort().reduceRight((inner, currency) => Effect.flatMap(lock(currency), (semaphore) => semaphore.withPermits(1)(inner)), effect)
 
     /** Batches this process sent to attention/ (`--once` exits 5 for them). */
-    let attentionHere = 0
+    const attentionHere = yield* Ref.make(0)
     const renames = makeRenames()
 
+    const without = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
+      const copy = new Map(map)
+      copy.delete(key)
+      return copy
+    }
+
     /** Health's counts as the folder is now (Health.ts `recount`); a paused file no longer there is forgotten. */
-    const recountNow = Effect.flatMap(recount(health, folder, running, held), (present) =>
-      Effect.sync(() => {
-        for (const csv of held.keys()) if (!present.has(csv)) held.delete(csv)
-      })
-    )
+    const recountNow = Effect.gen(function* () {
+      const present = yield* recount(health, folder, yield* Ref.get(running), yield* Ref.get(held))
+      yield* Ref.update(held, (paused) => new Map([...paused].filter(([csv]) => present.has(csv))))
+    })
 
     // The commands a log line suggests must work as written: they name this folder unless it is their default.
     const jobsFlag = jobsFlagFor(folder.root)
@@ -110,21 +119,20 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           case "Busy":
             return yield* Effect.logDebug(`another worker has it (${outcome.reason}): looked at again next scan`)
           case "Held":
-            if (held.get(csv) !== outcome.reason) {
+            if ((yield* Ref.get(held)).get(csv) !== outcome.reason) {
               yield* Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}${jobsFlag}`).pipe(
                 Effect.annotateLogs({ batch_id: outcome.batchId, file: csv })
               )
             }
-            held.set(csv, outcome.reason)
-            retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
-            return
+            yield* Ref.update(held, (paused) => new Map(paused).set(csv, outcome.reason))
+            return yield* Ref.update(retryAt, (at) => new Map(at).set(csv, now + Duration.toMillis(settings.retryEvery)))
           case "Attention":
-            attentionHere += 1
+            yield* Ref.update(attentionHere, (n) => n + 1)
             return yield* Effect.logError(
               `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId}${jobsFlag}`
             ).pipe(Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file, exit_code: 5 }))
           case "Incomplete":
-            retryAt.set(csv, now + Duration.toMillis(settings.retryEvery))
+            yield* Ref.update(retryAt, (at) => new Map(at).set(csv, now + Duration.toMillis(settings.retryEvery)))
             return yield* Effect.logWarning(`incomplete (exit ${outcome.exitCode}, ${outcome.outcome}): kept in processing/, tried again later`).pipe(
               Effect.annotateLogs({ batch_id: outcome.batchId, file: csv, exit_code: outcome.exitCode })
             )
@@ -148,7 +156,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           )
         )
         if (outcome._tag === "Busy") return yield* report(csv, outcome)
-        if (outcome._tag !== "Held") held.delete(csv)
+        if (outcome._tag !== "Held") yield* Ref.update(held, (paused) => without(paused, csv))
         // The job got through to the service (or had no need of it): whatever was wrong is over.
         if (outcome._tag !== "Held") yield* serviceIs(health, undefined)
         yield* keep(
@@ -195,16 +203,16 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
                 )
               ),
         Effect.annotateLogs({ job: csv }),
-        Effect.ensuring(Effect.sync(() => running.delete(csv))),
+        Effect.ensuring(Ref.update(running, (files) => new Set([...files].filter((file) => file !== csv)))),
         Effect.catchAllCause(() => Effect.void)
       )
 
+    /** Starts the file's job unless it already runs here (looked at and marked in one step). */
     const start = (csv: string) =>
-      Effect.gen(function* () {
-        if (running.has(csv)) return
-        running.add(csv)
-        yield* FiberSet.run(jobs, handle(csv))
-      })
+      Effect.flatMap(
+        Ref.modify(running, (files) => (files.has(csv) ? [false, files] as const : [true, new Set(files).add(csv)] as const)),
+        (fresh) => (fresh ? FiberSet.run(jobs, handle(csv)).pipe(Effect.asVoid) : Effect.void)
+      )
 
     /** One pass over the folder: resume processing/, claim what is ready (when the schedule allows). */
     const scan = Effect.gen(function* () {
@@ -212,21 +220,22 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
       const now = yield* Clock.currentTimeMillis
       for (const name of yield* batchFilesIn(folder.processing)) {
         const csv = join(folder.processing, name)
-        if (!settings.once && (retryAt.get(csv) ?? 0) > now) continue
+        if (!settings.once && ((yield* Ref.get(retryAt)).get(csv) ?? 0) > now) continue
         yield* start(csv)
       }
       const { ready, waiting, prints } = yield* arrivals.ready(folder.root)
       const open = settings.once || settings.schedule === undefined || (yield* settings.schedule.due)
       let claimed = 0
-      if (open) toldToWait.clear()
+      if (open) yield* Ref.set(toldToWait, new Set())
       else if (settings.schedule !== undefined) {
-        const fresh = ready.filter((name) => !toldToWait.has(name))
+        const told = yield* Ref.get(toldToWait)
+        const fresh = ready.filter((name) => !told.has(name))
         if (fresh.length > 0) {
           yield* Effect.logInfo(
             `${fresh.join(", ")}: waiting for the schedule, next run ${shownIn(yield* settings.schedule.nextAt, settings.schedule.timeZone)}`
           )
         }
-        for (const name of fresh) toldToWait.add(name)
+        yield* Ref.set(toldToWait, new Set([...told, ...fresh]))
       }
       if (open) {
         for (const name of ready) {
@@ -237,7 +246,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           yield* start(target.value.path)
         }
       }
-      yield* beat(settings.accountId, worker, startedAt, workerTtlMs, [...running].map((csv) => basename(csv))).pipe(
+      yield* beat(settings.accountId, worker, startedAt, workerTtlMs, [...(yield* Ref.get(running))].map((csv) => basename(csv))).pipe(
         Effect.catchAll((e) => Effect.logWarning(`this worker's heartbeat could not be written: ${String(e)}`))
       )
       const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
@@ -266,7 +275,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
       idle: FiberSet.awaitEmpty(jobs),
       health,
       /** How many batches this process sent to attention/ (a person must act). */
-      attentionHere: Effect.sync(() => attentionHere),
+      attentionHere: Ref.get(attentionHere),
       /** Files the machine kept from running in this process (exit 4 of `--once`). */
       internalFailures: Effect.map(Ref.get(health), (h) => Object.values(h.kept).filter((k) => k.kind === "internal").length),
       /** Files still in processing/ (incomplete, paused or failed). */
