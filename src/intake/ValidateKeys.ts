@@ -57,12 +57,15 @@ export const hashOfHex = (hex: string): Hash64 => ({
   lo: Number.parseInt(hex.slice(8, 16), 16)
 })
 
-/** Sub-tables of a LineTable, by the hash's top bits: each grows alone, so a growth copies a sixteenth. */
+/**
+ * Sub-tables of a LineTable, by the top bits of the hash: each grows alone, and up to about a million
+ * keys stays under glibc's 128 KiB mmap threshold, whose freed blocks would raise it for good.
+ */
 const PARTS = 256
 const PART_SHIFT = 24
 
 /**
- * A set of 64-bit hashes, each with the line where it was first seen: open addressing in sixteen
+ * A set of 64-bit hashes, each with the line where it was first seen: open addressing in 256
  * sub-tables of (hi, lo, line) triples. Each is filled to 80% at most and grows by half again, so a
  * million keys never hold an old and a new copy of the whole table at once.
  */
