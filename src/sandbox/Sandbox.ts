@@ -51,6 +51,8 @@ export interface SandboxOptions {
   readonly webhookRetryMillis?: number
   /** Webhook attempts before giving up (default 8). */
   readonly webhookMaxAttempts?: number
+  /** Webhook attempts under way at once, over all receivers (default 128). */
+  readonly webhookMaxInFlight?: number
   /** Signs each webhook: X-Sandbox-Signature: sha256=<hex HMAC-SHA256 of the raw body>. Default: unsigned. */
   readonly webhookSecret?: string
   /** Virtual seconds from acceptance to the outcome of an ordinary mobile-money pay-in (default 10). */
@@ -138,6 +140,7 @@ export const launchSandbox = (
       ...DEFAULT_WEBHOOK_OPTIONS,
       retryBase: Duration.millis(options.webhookRetryMillis ?? 500),
       maxAttempts: options.webhookMaxAttempts ?? DEFAULT_WEBHOOK_OPTIONS.maxAttempts,
+      maxInFlight: options.webhookMaxInFlight ?? DEFAULT_WEBHOOK_OPTIONS.maxInFlight,
       ...(options.webhookSecret === undefined ? {} : { secret: options.webhookSecret })
     })
     const persist =

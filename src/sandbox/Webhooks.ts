@@ -1,10 +1,13 @@
 /**
  * Outcome webhooks: POST `{id, event, data: <status record>}` to the callback_url, retried with
- * exponential backoff on a non-2xx answer or none. Deliveries run in the sandbox's scope.
+ * exponential backoff on a non-2xx answer or none. Attempts are made by a fixed pool of senders
+ * taking them from a queue; a delivery waiting for its next try sleeps apart, holding no sender.
+ * (A semaphore with thousands of waiters wakes them all at every release: a run of 2,000 payouts
+ * to a closed port grew the sandbox past 3 GiB.) Deliveries run in the sandbox's scope.
  */
 import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Data, Duration, Effect, FiberSet, Ref, Schedule, type Scope } from "effect"
+import { Data, Deferred, Duration, Effect, FiberSet, Queue, Ref, Schedule, type Scope } from "effect"
 import * as Crypto from "node:crypto"
 import type { WebhookEvent } from "../api/Schemas.ts"
 import { count, type FaultState } from "./Context.ts"
@@ -51,9 +54,6 @@ export const makeNotifier = (
   Effect.gen(function* () {
     const deliveries = yield* FiberSet.make<void, never>()
     const client = NodeHttpClient.makeUndici(yield* NodeHttpClient.makeDispatcher)
-    // Outcomes come in bursts (every payout due in a tick at once): unbounded, a slow receiver made the
-    // sandbox open sockets until it ran out of file descriptors.
-    const inFlight = yield* Effect.makeSemaphore(options.maxInFlight)
     const schedule = Schedule.exponential(options.retryBase, 2).pipe(
       Schedule.jittered,
       Schedule.intersect(Schedule.recurs(Math.max(0, options.maxAttempts - 1)))
@@ -70,22 +70,53 @@ export const makeNotifier = (
         // Read to the end so the connection is kept for the next webhook.
         Effect.tap((response) => Effect.ignore(response.arrayBuffer)),
         Effect.timeout(options.attemptTimeout),
-        Effect.flatMap((response) => (response.status >= 200 && response.status < 300 ? Effect.void : refused(response.status))),
-        inFlight.withPermits(1)
+        Effect.flatMap((response) => (response.status >= 200 && response.status < 300 ? Effect.void : refused(response.status)))
       )
+
+    interface Pending {
+      readonly request: HttpClientRequest.HttpClientRequest
+      readonly retries: Schedule.ScheduleDriver<unknown, unknown, never>
+      readonly done: Deferred.Deferred<void>
+    }
+    // Outcomes come in bursts (every payout due in a tick at once): unbounded, a slow receiver made the
+    // sandbox open sockets until it ran out of file descriptors. So `maxInFlight` senders, no more.
+    const attempts = yield* Queue.unbounded<Pending>()
+    const tryOnce = (pending: Pending) =>
+      attempt(pending.request).pipe(
+        Effect.matchEffect({
+          onSuccess: () => Effect.zipRight(Effect.sync(() => count(faults.counters, "webhooks.delivered")), Deferred.succeed(pending.done, undefined)),
+          // The wait for the next try is the schedule's, in a fiber of its own: the sender goes on.
+          onFailure: (error) =>
+            FiberSet.run(
+              deliveries,
+              pending.retries.next(error).pipe(
+                Effect.matchEffect({
+                  onSuccess: () => Queue.offer(attempts, pending),
+                  onFailure: () => Effect.zipRight(Effect.sync(() => count(faults.counters, "webhooks.gave_up")), Deferred.succeed(pending.done, undefined))
+                })
+              )
+            )
+        }),
+        Effect.asVoid
+      )
+    yield* Effect.forkScoped(
+      Effect.forEach(Array.from({ length: Math.max(1, options.maxInFlight) }), () => Effect.forever(Effect.flatMap(Queue.take(attempts), tryOnce)), {
+        concurrency: "unbounded",
+        discard: true
+      })
+    )
 
     const deliver = (url: string, id: string, raw: string) => {
       const request = HttpClientRequest.post(url).pipe(
         HttpClientRequest.setHeaders(options.secret === undefined ? { "x-sandbox-event-id": id } : { "x-sandbox-event-id": id, "x-sandbox-signature": signature(options.secret, raw) }),
         HttpClientRequest.bodyText(raw, "application/json")
       )
-      return attempt(request).pipe(
-        Effect.retry(schedule),
-        Effect.matchEffect({
-          onSuccess: () => Effect.sync(() => count(faults.counters, "webhooks.delivered")),
-          onFailure: () => Effect.sync(() => count(faults.counters, "webhooks.gave_up"))
-        })
-      )
+      // Resolves once delivered or given up, as the reorder fault's "after the next one" needs.
+      return Effect.gen(function* () {
+        const done = yield* Deferred.make<void>()
+        yield* Queue.offer(attempts, { request, retries: yield* Schedule.driver(schedule), done })
+        yield* Deferred.await(done)
+      })
     }
 
     /** The webhook faults' draws are made only for the faults set, so a seed replays the same requests. */
