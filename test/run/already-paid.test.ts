@@ -111,7 +111,8 @@ describe("already paid by another batch (the binary)", () => {
         const again = summaries.find((s) => s.already_paid !== undefined)
         expect(again?.file).toContain("week49-again.csv")
         expect(again?.already_paid.earlier_run.file).toBe("week49.csv")
-        expect(second.output).toMatch(new RegExp(`week49-again\\.csv: 3 row\\(s\\) \\(15000 XAF\\) already paid by batch ${again?.batch_id} \\(week49\\.csv\\) on ${DAY}`))
+        // The amount with the separators of the locale, as every amount a person reads (issue 33).
+        expect(second.output).toMatch(new RegExp(`week49-again\\.csv: 3 row\\(s\\) \\(15\\D?000 XAF\\) already paid by batch ${again?.batch_id} \\(week49\\.csv\\) on ${DAY}`))
         expect((yield* admin(sandbox).payouts).length).toBe(3)
       }),
     180_000
