@@ -1,13 +1,13 @@
 /**
  * The manual and the help agree (issue 33): every command and every option the help shows is
- * explained somewhere in README.md or docs/, and every `payouts ...` line of the docs' code blocks
- * names a real command with options that command takes; the README's tour runs as written against
- * a sandbox.
+ * explained somewhere in README.md or docs/; every `payouts ...` command line of the docs (code
+ * blocks and inline code) names a real command with options that command takes; and every example of
+ * the docs' code blocks runs as written against a sandbox, showing the output the docs show.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync, spawn } from "node:child_process"
-import { readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { startSandbox } from "../kit/Sandbox.ts"
@@ -53,13 +53,34 @@ const documentedLines = (): ReadonlyArray<{ readonly where: string; readonly wor
     })
   })
 
+/** The `payouts ...` lines of the docs' code blocks; after a `$ payouts ...` line, the output the docs show. */
+const fencedExamples = (): ReadonlyArray<{ readonly where: string; readonly words: ReadonlyArray<string>; readonly output?: string }> =>
+  docs.flatMap((file) => {
+    const lines = readFileSync(join(ROOT, file), "utf8").split("\n")
+    const found: Array<{ where: string; words: ReadonlyArray<string>; output?: string }> = []
+    let fenced = false
+    lines.forEach((line, i) => {
+      if (line.trimStart().startsWith("```")) {
+        fenced = !fenced
+        return
+      }
+      const command = /^\s*(\$\s+)?payouts\s+(.*)$/.exec(line)
+      if (!fenced || command === null) return
+      const output = command[1] === undefined ? undefined : lines.slice(i + 1, lines.findIndex((l, j) => j > i && (l.trimStart().startsWith("```") || l.startsWith("$ ")))).join("\n").trim()
+      found.push({ where: `${file}:${i + 1}`, words: wordsOf(command[2]), ...(output === undefined || output === "" ? {} : { output }) })
+    })
+    return found
+  })
+
 /** `node bin/payouts.js ARGS` without blocking this process (the sandbox it talks to runs here). */
-const payouts = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  Effect.async<{ readonly code: number | null; readonly stderr: string }>((resume) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "ignore", "pipe"] })
+const payouts = (args: ReadonlyArray<string>, env: Record<string, string>, cwd: string) =>
+  Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
     let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resume(Effect.succeed({ code, stderr })))
+    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
@@ -108,24 +129,39 @@ describe("the manual and the help", () => {
     expect(wrong).toEqual([])
   })
 
-  it.scopedLive("the README's tour runs as written against a sandbox", () =>
+  it.scopedLive("every example in the docs' code blocks runs as written, with the output it shows", () =>
     Effect.gen(function* () {
       const readme = readFileSync(join(ROOT, "README.md"), "utf8")
-      const tour = readme.slice(readme.indexOf("## A short tour"))
-      const block = tour.slice(tour.indexOf("```sh") + 5, tour.indexOf("```", tour.indexOf("```sh") + 5))
-      const steps = block.split("\n").map((line) => line.split(/\s+#/)[0].trim()).filter((line) => line.startsWith("payouts ") && !line.startsWith("payouts sandbox") && !line.includes("TXN..."))
-      expect(steps.map((s) => s.split(" ")[1])).toEqual(["wallet", "validate", "run", "transactions"])
-      const variables = /export (PAYOUTS_BASE_URL=\S+ PAYOUTS_API_KEY=\S+ PAYOUTS_API_SECRET=\S+)/.exec(block)
-      expect(variables).not.toBeNull()
+      const credentials = /export PAYOUTS_BASE_URL=\S+ PAYOUTS_API_KEY=(\S+) PAYOUTS_API_SECRET=(\S+)/.exec(readme)
+      expect(credentials, "the README's tour sets the sandbox's credentials").not.toBeNull()
       const sandbox = yield* startSandbox({ timeScale: 600 })
-      const env = Object.fromEntries(variables![1].split(" ").map((pair) => pair.split("=") as [string, string]))
-      const dir = tempDir("payouts-tour-")
-      for (const step of steps) {
-        // The sandbox the test started (its own port, the default credentials) stands for terminal 1's; /tmp/out becomes a temp folder.
-        const args = step.replace(/^payouts /, "").replaceAll("/tmp/out", join(dir, "out")).split(/\s+/)
-        const ran = yield* payouts(args, { PAYOUTS_STATE: join(dir, "state.db"), PAYOUTS_BASE_URL: sandbox.baseUrl, PAYOUTS_API_KEY: env.PAYOUTS_API_KEY, PAYOUTS_API_SECRET: env.PAYOUTS_API_SECRET })
-        // The sample pays test numbers that fail on purpose: exit 1 is the run's documented end.
-        expect([0, ...(args[0] === "run" ? [1] : [])], `${step}\n${ran.stderr}`).toContain(ran.code)
+      // A folder of the user's: the sample where the README names it, and a file of settlements.
+      const dir = tempDir("payouts-docs-")
+      const work = join(dir, "work")
+      mkdirSync(join(work, "jobs", "examples"), { recursive: true })
+      const sample = readFileSync(join(ROOT, "jobs", "examples", "marketplace-settlement.csv"))
+      writeFileSync(join(work, "jobs", "examples", "marketplace-settlement.csv"), sample)
+      writeFileSync(join(work, "settlements.csv"), sample)
+      const env = {
+        // The test's sandbox (its own port) stands for the one the docs start; the README's credentials are its defaults.
+        PAYOUTS_BASE_URL: sandbox.baseUrl, PAYOUTS_API_KEY: credentials![1], PAYOUTS_API_SECRET: credentials![2],
+        PAYOUTS_STATE: join(dir, "state.db"), HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), XDG_STATE_HOME: join(dir, "state")
       }
+      const ran: Array<string> = []
+      for (const example of fencedExamples()) {
+        const [command] = example.words
+        // A sandbox that serves until stopped is the test's own; a reference or a host to fill in is not typed as written.
+        if (command === "sandbox" && !example.words.includes("--openapi")) continue
+        if (example.words.some((w) => w.includes("...") || w.includes("<"))) continue
+        const args = example.words.map((w) => w.replaceAll("/tmp/out", join(dir, "out")))
+        const result = yield* payouts(args, env, work)
+        const expected = example.words.some((w) => SHOWN_REFUSED.has(w)) ? [2] : command === "run" ? [0, 1] : [0]
+        expect(expected, `${example.where}: payouts ${args.join(" ")}\n${result.stderr}`).toContain(result.code)
+        if (example.output !== undefined) expect(`${result.stdout}${result.stderr}`.trim(), example.where).toBe(example.output)
+        ran.push(command)
+      }
+      // The tour, the real service's two lines, the OpenAPI file, the refused option: all ran.
+      expect(ran).toEqual(expect.arrayContaining(["--version", "wallet", "validate", "run", "transactions", "sandbox", "batches"]))
+      expect(existsSync(join(work, "payments-v1.json"))).toBe(true)
     }), 180_000)
 })
