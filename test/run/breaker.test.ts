@@ -175,7 +175,10 @@ describe("the circuit breaker", () => {
 
   it.scopedLive("an operator settling slowly: after --breaker-probe with no final status, its other rows are sent", () =>
     Effect.gen(function* () {
-      const sandbox = yield* startSandbox()
+      // The delayed number settles after 30 sandbox minutes: 30 s here, well after the 3 s probe. (At
+      // the kit's 600x it was 3 s, the probe's own time: on a loaded machine the payouts settled first,
+      // the window opened without the probe's notice, and the test waited for it in vain.)
+      const sandbox = yield* startSandbox({ timeScale: 60 })
       const dir = tempDir("payouts-breaker-")
       const file = writeCsv(dir, "slow.csv", Array.from({ length: 12 }, (_, i) => slow(i)))
       const run = yield* Effect.acquireRelease(
