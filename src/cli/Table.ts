@@ -5,6 +5,7 @@ import { fromWire } from "../domain/Money.ts"
 import { DEFAULT_LOCALE, type Format, formatFor } from "../output/Format.ts"
 import { blankControl } from "../domain/Text.ts"
 import { wrap } from "./help/Render.ts"
+import { screenWidth } from "./Screen.ts"
 
 export interface Column<A> {
   readonly header: string
@@ -22,11 +23,8 @@ export interface Fit {
   readonly wide: boolean
 }
 
-/** The terminal's width, or 100 columns off a terminal. */
-export const screenFit = (wide: boolean): Fit => {
-  const columns = process.stdout.isTTY === true ? process.stdout.columns : undefined
-  return { width: columns !== undefined && columns >= 40 ? columns : 100, wide }
-}
+/** The screen's width (Screen.ts); `wide`: every column whatever it is. */
+export const screenFit = (wide: boolean): Fit => ({ width: screenWidth(), wide })
 
 const MIN_CUT = 8
 

@@ -26,6 +26,7 @@ import { watchCommand } from "./commands/Watch.ts"
 import { workersCommand } from "./commands/Workers.ts"
 import { report, teardown, withInterruptExit } from "./Failure.ts"
 import { UtcTimes } from "../output/Format.ts"
+import { takeUtc } from "./Argv.ts"
 import { answerCompletions, answerHelp, refuseBuiltIns, strayOption } from "./help/Help.ts"
 import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
@@ -70,11 +71,8 @@ const cli = Command.run(
   PROGRAM
 )
 
-const given = process.argv.slice(2)
-const optionsEnd = given.indexOf("--")
 // `--utc` is the program's, for every command: times read in UTC instead of the local zone.
-const utc = given.some((arg, i) => arg === "--utc" && (optionsEnd === -1 || i < optionsEnd))
-const argv = utc ? given.filter((arg, i) => !(arg === "--utc" && (optionsEnd === -1 || i < optionsEnd))) : given
+const { utc, rest: argv } = takeUtc(process.argv.slice(2))
 const fullArgv = [...process.argv.slice(0, 2), ...argv]
 
 /**

@@ -4,6 +4,7 @@
  * the place to fix rather than every place it might be. Values are never read here, only their source.
  */
 import { Config, ConfigProvider, Effect, Option } from "effect"
+import { optionWords } from "../Argv.ts"
 import { keyFingerprint } from "../Confirm.ts"
 import type { Connection } from "../Settings.ts"
 import { SETTINGS } from "./Keys.ts"
@@ -26,8 +27,7 @@ export const sourceOf = (key: string, argv: ReadonlyArray<string> = process.argv
   Effect.gen(function* () {
     const setting = SETTINGS.find((s) => s.key === key)
     if (setting === undefined) return Option.none<string>()
-    const end = argv.indexOf("--")
-    const args = end === -1 ? argv : argv.slice(0, end)
+    const args = optionWords(argv)
     const flag = `--${setting.flag}`
     if (setting.flag !== "" && args.some((arg) => arg === flag || arg.startsWith(`${flag}=`))) return Option.some(`flag ${flag}`)
     if (Option.isSome(yield* environment(setting.variable))) return Option.some(`environment ${setting.variable}`)

@@ -7,6 +7,8 @@
 import { CliConfig, Command, HelpDoc, ValidationError } from "@effect/cli"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
 import { Config, Console, Effect, HashMap, Option } from "effect"
+import { optionWords } from "../Argv.ts"
+import { screenWidth } from "../Screen.ts"
 import { type CommandHelp, type Entry, readCommandHelp } from "./Doc.ts"
 import { type CommandPage, type Program, renderCommand, renderProgram, renderTopic, type Style, type TopicPage } from "./Render.ts"
 import { DAILY, EXAMPLES, GROUPS, MANUAL, type Topic, topicOf, TOPICS } from "./Topics.ts"
@@ -18,8 +20,7 @@ const CONFIG = CliConfig.make({ showBuiltIns: false })
  * `payouts help [NAME]` asks as `payouts [NAME] --help` does.
  */
 export const helpRequest = (argv: ReadonlyArray<string>, names: ReadonlyArray<string>): Option.Option<Option.Option<string>> => {
-  const end = argv.indexOf("--")
-  const args = end === -1 ? argv : argv.slice(0, end)
+  const args = optionWords(argv)
   if (args.length === 0) return Option.some(Option.none())
   if (args[0] === "help") return Option.some(Option.fromNullable(args.slice(1).find((arg) => names.includes(arg))))
   if (!args.some((arg) => arg === "--help" || arg === "-h")) return Option.none()
@@ -28,10 +29,8 @@ export const helpRequest = (argv: ReadonlyArray<string>, names: ReadonlyArray<st
 
 /** Wrapped at the terminal's width (100 off a terminal), in colour only on a terminal without NO_COLOR. */
 const terminalStyle: Effect.Effect<Style> = Effect.gen(function* () {
-  const tty = process.stdout.isTTY === true
   const noColor = yield* Config.string("NO_COLOR").pipe(Config.withDefault(""), Effect.orElseSucceed(() => ""))
-  const columns = process.stdout.columns
-  return { width: tty && columns !== undefined && columns >= 40 ? columns : 100, colour: tty && noColor === "" }
+  return { width: screenWidth(), colour: process.stdout.isTTY === true && noColor === "" }
 })
 
 const longName = (entry: Entry) => entry.term.split(/[ ,]+/).find((word) => word.startsWith("--")) ?? entry.term
@@ -113,8 +112,7 @@ const completionsOf = <Name extends string, R, E, A>(root: Command.Command<Name,
  * typed (below): a completion must not offer what the command then rejects.
  */
 export const answerCompletions = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>, argv: ReadonlyArray<string>) => {
-  const end = argv.indexOf("--")
-  const args = end === -1 ? argv : argv.slice(0, end)
+  const args = optionWords(argv)
   const at = args.indexOf("--completions")
   const shell = at === -1 ? undefined : args[at + 1]
   if (shell === undefined || !["sh", "bash", "fish", "zsh"].includes(shell)) return Effect.succeed(false)
@@ -135,8 +133,7 @@ const REFUSED_BUILT_IN = ["--wizard"]
  * before @effect/cli would act on it (`report` then names it: `payouts: unknown option --wizard`).
  */
 export const refuseBuiltIns = (argv: ReadonlyArray<string>): Effect.Effect<void, ValidationError.ValidationError> => {
-  const end = argv.indexOf("--")
-  const refused = (end === -1 ? argv : argv.slice(0, end)).find((arg) => REFUSED_BUILT_IN.includes(arg.split("=")[0]))
+  const refused = optionWords(argv).find((arg) => REFUSED_BUILT_IN.includes(arg.split("=")[0]))
   return refused === undefined ? Effect.void : Effect.fail(ValidationError.invalidArgument(HelpDoc.p(`unknown option ${refused}`)))
 }
 
@@ -145,8 +142,7 @@ export const refuseBuiltIns = (argv: ReadonlyArray<string>): Effect.Effect<void,
  * argument (or take it for a FILE), and a person wants to hear which option was wrong.
  */
 export const strayOption = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>, argv: ReadonlyArray<string>): string | undefined => {
-  const end = argv.indexOf("--")
-  const args = end === -1 ? argv : argv.slice(0, end)
+  const args = optionWords(argv)
   const subcommands = Command.getSubcommands(root)
   const command = Option.flatMap(Option.fromNullable(args.find((arg) => HashMap.has(subcommands, arg))), (name) => HashMap.get(subcommands, name))
   const known = new Set([
