@@ -6,6 +6,8 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { Context, Data, Effect } from "effect"
+import type { AccountId } from "../domain/Ids.ts"
+import type { RedirectUrls } from "../run/ResolveDecision.ts"
 
 export const ROLES = ["viewer", "approver", "operator", "admin"] as const
 export type Role = (typeof ROLES)[number]
@@ -26,6 +28,15 @@ export class SignedIn extends Context.Tag("payouts/console/SignedIn")<SignedIn, 
   readonly name: string
   readonly role: Role
   readonly csrf: string
+}>() {}
+
+/**
+ * The account the console serves and the redirect URLs a resend sends: what `payouts resolve` takes
+ * from its connection options. The server provides it (with the PaymentClient) to every route.
+ */
+export class ConsoleAccount extends Context.Tag("payouts/console/ConsoleAccount")<ConsoleAccount, {
+  readonly accountId: AccountId
+  readonly urls: RedirectUrls
 }>() {}
 
 export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly name: string; readonly permission: Permission }> {}
