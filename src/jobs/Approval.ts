@@ -18,15 +18,22 @@ import { controlDifference, scanFile } from "./Scan.ts"
 
 export class ApprovalError extends Data.TaggedError("ApprovalError")<{ readonly message: string }> {}
 
-/** The one batch waiting for approval whose id starts with `id`. */
-export const findAwaiting = (folder: JobFolder, id: string) =>
+/** Every batch waiting in awaiting-approval/ with the request beside it, in name order. */
+export const awaitingBatches = (folder: JobFolder) =>
   Effect.gen(function* () {
     const found: Array<{ csv: string; approval: ApprovalFile }> = []
     for (const name of yield* batchFilesIn(folder.awaiting)) {
       const csv = join(folder.awaiting, name)
       const approval = yield* approvalOf(csv)
-      if (Option.isSome(approval) && approval.value.batch_id.startsWith(id.trim().toLowerCase())) found.push({ csv, approval: approval.value })
+      if (Option.isSome(approval)) found.push({ csv, approval: approval.value })
     }
+    return found
+  })
+
+/** The one batch waiting for approval whose id starts with `id`. */
+export const findAwaiting = (folder: JobFolder, id: string) =>
+  Effect.gen(function* () {
+    const found = (yield* awaitingBatches(folder)).filter((b) => b.approval.batch_id.startsWith(id.trim().toLowerCase()))
     if (id.trim().length < 4) return yield* new ApprovalError({ message: `batch id "${id}" is too short: give at least 4 characters` })
     if (found.length === 0) return yield* new ApprovalError({ message: `no batch ${id} is waiting for approval in ${folder.awaiting}` })
     if (found.length > 1) return yield* new ApprovalError({ message: `"${id}" matches ${found.length} batches waiting for approval: give more of the id` })
@@ -73,6 +80,22 @@ export const policyOf = (approval: ApprovalFile): ApprovalPolicy => ({
   submittedBy: approval.submitted_by
 })
 
+/** The policy a watcher run with `policy` holds an approval of this request to: the request's submitter first. */
+export const watcherPolicy = (policy: ApprovalPolicy, approval: ApprovalFile): ApprovalPolicy => ({
+  ...policy,
+  submittedBy: approval.submitted_by ?? policy.submittedBy
+})
+
+/** Why `by` may not approve this request: under the policy it records, and under `also` as a watcher holds it. */
+export const refusalFor = (approval: ApprovalFile, by: string, also: ApprovalPolicy | undefined): string | undefined =>
+  approverRefusal(policyOf(approval), by) ?? (also === undefined ? undefined : approverRefusal(watcherPolicy(also, approval), by))
+
+/** What a decision may carry besides who: the policy of the watcher that will pay (the console's), and why. */
+export interface DecisionOptions {
+  readonly policy?: ApprovalPolicy
+  readonly reason?: string
+}
+
 /** The control totals an approval request showed (the request lists every row of a whole file). */
 export const shownWhat = (approval: ApprovalFile): ApprovedWhat => ({
   batch_id: approval.batch_id,
@@ -103,11 +126,11 @@ export const whatDiffers = (bound: ApprovedWhat, now: ApprovedWhat): string | un
  * policy does not allow, and for a file edited since it was put up for approval: that one goes back to
  * the watcher (processing/) to be put up for approval as the new batch it is, and nothing is approved.
  */
-export const approve = (folder: JobFolder, id: string, byText: string) =>
+export const approve = (folder: JobFolder, id: string, byText: string, options: DecisionOptions = {}) =>
   Effect.gen(function* () {
     const by = yield* personName("--by", byText)
     const { approval, csv } = yield* findAwaiting(folder, id)
-    const refusal = approverRefusal(policyOf(approval), by)
+    const refusal = refusalFor(approval, by, options.policy)
     if (refusal !== undefined) return yield* new ApprovalError({ message: `not approved: ${refusal}` })
     const now = yield* currentWhat(csv)
     const differs = whatDiffers(shownWhat(approval), now)
@@ -118,7 +141,14 @@ export const approve = (folder: JobFolder, id: string, byText: string) =>
       yield* moveBatch(csv, folder.awaiting, folder.processing)
       return yield* new ApprovalError({ message: `${note} Approve the new batch once the watcher has put it up (payouts approve NEW_ID --by NAME).` })
     }
-    const approved: ApprovalFile = { ...approval, status: "approved", approved_by: by, approved_at: yield* nowIso, approved_what: now }
+    const approved: ApprovalFile = {
+      ...approval,
+      status: "approved",
+      approved_by: by,
+      approved_at: yield* nowIso,
+      approved_what: now,
+      ...(options.reason === undefined ? {} : { reason: options.reason })
+    }
     yield* writeApproval(outputOf(csv, ".approval.json"), approved)
     const moved = yield* moveBatch(csv, folder.awaiting, folder.processing)
     return { approval: approved, file: moved }

@@ -22,7 +22,7 @@ import type { Batch } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
 import { type ApprovalFile, approvalOf, writeApproval } from "../output/ApprovalFile.ts"
-import { type ApprovalPolicy, approverRefusal, currentWhat, whatDiffers } from "./Approval.ts"
+import { type ApprovalPolicy, approverRefusal, currentWhat, watcherPolicy, whatDiffers } from "./Approval.ts"
 import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { outputOf } from "../output/AtomicFile.ts"
 import { type JobFolder, moveBatch } from "./JobFolder.ts"
@@ -217,7 +217,7 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     const store = yield* StateStore
     const what = approval.approved_what
     const by = approval.approved_by
-    const policy = { ...(settings.approval ?? ANYONE), submittedBy: approval.submitted_by ?? settings.approval?.submittedBy }
+    const policy = watcherPolicy(settings.approval ?? ANYONE, approval)
     const refusal = by === undefined || what === undefined ? "the approval names no approver or no approved totals" : approverRefusal(policy, by)
     if (refusal !== undefined || by === undefined || what === undefined) {
       return yield* awaitApproval(settings, run, csv, batchId, {

@@ -1,0 +1,42 @@
+/**
+ * Every row of an account that needs a person (unknown, or under an alarm), batch by batch, with the
+ * evidence `payouts resolve` shows for it (ResolveEvidence.ts). Read from the store as the last sync
+ * left the listing mirror: looking takes no lease, so a running batch is never held up by a look.
+ */
+import { Chunk, Effect, Option, Stream } from "effect"
+import type { AccountId } from "../domain/Ids.ts"
+import type { BatchSummary } from "../store/StoreDriver.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { evidenceOf, needsPerson, type RowEvidence } from "./ResolveEvidence.ts"
+
+export interface AttentionBatch {
+  readonly batch: BatchSummary
+  readonly rows: ReadonlyArray<RowEvidence>
+}
+
+export interface Attention {
+  /** The account alarm: the listing cannot prove absence; a person checks it by hand. */
+  readonly accountAlarm: string | undefined
+  readonly batches: ReadonlyArray<AttentionBatch>
+}
+
+export const attentionOf = Effect.fn("Attention.list")(function* (accountId: AccountId) {
+  const store = yield* StateStore
+  const account = store.account(accountId)
+  const batches = yield* account.listBatches()
+  const found = yield* Effect.forEach(batches, (batch) =>
+    Effect.gen(function* () {
+      const handle = store.batch(accountId, batch.batchId)
+      // Unknown rows (counted) and rows under an alarm (flagged: any state), each once, in file order.
+      const unknown = batch.counts.unknown > 0 ? Chunk.toReadonlyArray(yield* Stream.runCollect(handle.streamRowsInStates(["unknown"]))) : []
+      const flagged = (yield* handle.flaggedRows()).filter(needsPerson)
+      const byIdx = new Map([...unknown, ...flagged].map((row) => [row.idx, row]))
+      const rows = [...byIdx.values()].sort((a, b) => a.idx - b.idx)
+      return { batch, rows: yield* Effect.forEach(rows, (row) => evidenceOf(accountId, batch.batchId, row)) }
+    }))
+  const alarm = yield* account.accountAlarm()
+  return {
+    accountAlarm: Option.match(alarm, { onNone: () => undefined, onSome: (a) => a.reason }),
+    batches: found.filter((b) => b.rows.length > 0)
+  } satisfies Attention
+})
