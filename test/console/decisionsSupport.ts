@@ -7,7 +7,8 @@ import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Predicate } from "effect"
 import { createServer } from "node:http"
-import { type Role, SignedIn } from "../../src/console/Contract.ts"
+import type { SignedIn } from "../../src/console/Contract.ts"
+import type { Role } from "../../src/console/Contract.ts"
 
 export const CSRF = "test-csrf"
 
