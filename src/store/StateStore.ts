@@ -157,7 +157,7 @@ const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({
   clearAccountAlarm: (by, why, at) => d.clearAccountAlarm(a, by, why, at),
   activeHalt: () => d.activeHalt(a),
   haltAccount: (halt) => d.haltAccount(a, halt),
-  liftHalt: (by, at) => d.liftHalt(a, by, at),
+  liftHalt: (by, at, reason) => d.liftHalt(a, by, at, reason),
   sentTotalsSince: (since) => d.sentTotalsSince(a, since),
   phonePayoutsSince: (phones, since) => d.phonePayoutsSince(a, phones, since),
   modifyRegister: (name, change) => d.modifyRegister(a, name, change),

@@ -290,8 +290,8 @@ export interface StoreDriver {
   readonly activeHalt: (accountId: AccountId) => Effect.Effect<Option.Option<Halt>, StoreError>
   /** Halts the account; false when a halt is already in force (kept as it was). */
   readonly haltAccount: (accountId: AccountId, halt: Halt) => Effect.Effect<boolean, StoreError>
-  /** Lifts the halt in force; returns how many were lifted (0 when none held). */
-  readonly liftHalt: (accountId: AccountId, by: string, at: number) => Effect.Effect<number, StoreError>
+  /** Lifts the halt in force, with why when given; returns how many were lifted (0 when none held). */
+  readonly liftHalt: (accountId: AccountId, by: string, at: number, reason?: string) => Effect.Effect<number, StoreError>
   /** Records who approved the batch, when, and what (its hash and totals). NotFound for a missing batch. */
   readonly recordApproval: (accountId: AccountId, batchId: BatchId, approval: Approval) => Effect.Effect<void, StoreError>
   /** Per currency, what the account's rows sent (or may have) since `since` (epoch ms), every batch. */

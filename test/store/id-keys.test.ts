@@ -62,6 +62,9 @@ describe("a store written before id keys", () => {
         yield* sql`CREATE INDEX rows_by_row_id ON rows (account_id, row_id) WHERE row_id IS NOT NULL`
         // The migrator runs what comes after the latest applied: the later ones are undone too.
         yield* sql`DROP TABLE rows_retried`
+        yield* sql`DROP TABLE console_users`
+        yield* sql`DROP TABLE console_sessions`
+        yield* sql`ALTER TABLE account_halts DROP COLUMN lifted_reason`
         yield* sql`DELETE FROM store_migrations WHERE migration_id >= 8`
       }).pipe(Effect.provide(layerClient({ filename, busyTimeout: "250 millis" })), Effect.orDie)
       const second = yield* openStore(filename)

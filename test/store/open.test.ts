@@ -34,7 +34,7 @@ describe("opening the SQLite state store", () => {
       expect(mode(`${filename}-wal`)).toBe(0o600)
       yield* close
       const seen = yield* inspect(filename)
-      expect(seen).toEqual({ migrations: [1, 2, 3, 4, 5, 6, 7, 8, 9], journal: "wal", sync: 2, busy: 250 })
+      expect(seen).toEqual({ migrations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], journal: "wal", sync: 2, busy: 250 })
     })
   )
 
@@ -61,7 +61,7 @@ describe("opening the SQLite state store", () => {
       expect(Option.isSome(batch)).toBe(true)
       expect((yield* second.store.batch(ACCOUNT, BatchId.make("b1")).countByState()).validated).toBe(5)
       yield* second.close
-      expect((yield* inspect(filename)).migrations).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+      expect((yield* inspect(filename)).migrations).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     })
   )
 

@@ -12,7 +12,7 @@ export const haltCommand = Command.make("halt", {
   state: jobsStateOption,
   connection: connectionOptions,
   by: Options.text("by").pipe(Options.withPseudoName("NAME"), Options.withDescription("Who halts or lifts (required for either; recorded)."), Options.optional),
-  reason: Options.text("reason").pipe(Options.withPseudoName("TEXT"), Options.withDescription("Why the account is halted (required to halt; recorded)."), Options.optional),
+  reason: Options.text("reason").pipe(Options.withPseudoName("TEXT"), Options.withDescription("Why the account is halted (required to halt), or why it is lifted (optional); recorded."), Options.optional),
   lift: Options.boolean("lift").pipe(Options.withDescription("End the halt in force.")),
   json: jsonOption
 }).pipe(

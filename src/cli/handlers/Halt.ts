@@ -3,7 +3,8 @@
  * the account sends a new payout (each checks it before every POST); tracking and reconciliation go
  * on, and rows not sent stay waiting for the first run after `payouts halt --lift`.
  */
-import { Clock, Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
+import { haltAccount, liftHalt } from "../../run/AccountHalt.ts"
 import { describeHalt } from "../../run/Safeguards.ts"
 import type { Halt } from "../../store/AccountModel.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -27,15 +28,17 @@ const show = (halt: Option.Option<Halt>) =>
     onSome: (h) => `HALTED: ${describeHalt(h)}. No new payout leaves any runner of this account. Lift with: payouts halt --lift --by NAME`
   })
 
-type Action = { readonly _tag: "Show" } | { readonly _tag: "Halt"; readonly by: string; readonly reason: string } | { readonly _tag: "Lift"; readonly by: string }
+type Action =
+  | { readonly _tag: "Show" }
+  | { readonly _tag: "Halt"; readonly by: string; readonly reason: string }
+  | { readonly _tag: "Lift"; readonly by: string; readonly reason: string | undefined }
 
 const actionOf = (by: Option.Option<string>, reason: Option.Option<string>, lift: boolean): Effect.Effect<Action, UsageError> => {
   const who = Option.filter(Option.map(by, (b) => b.trim()), (b) => b !== "")
   const why = Option.filter(Option.map(reason, (r) => r.trim()), (r) => r !== "")
   if (lift) {
-    if (Option.isSome(reason)) return Effect.fail(new UsageError({ reason: "--reason goes with a halt, not with --lift" }))
     if (Option.isNone(who)) return Effect.fail(new UsageError({ reason: "--lift needs --by NAME: who lifts the halt is recorded" }))
-    return Effect.succeed({ _tag: "Lift", by: who.value })
+    return Effect.succeed({ _tag: "Lift", by: who.value, reason: Option.getOrUndefined(why) })
   }
   if (Option.isNone(by) && Option.isNone(reason)) return Effect.succeed({ _tag: "Show" })
   if (Option.isNone(who)) return Effect.fail(new UsageError({ reason: "--by must name who halts the account (recorded)" }))
@@ -48,14 +51,13 @@ export const halt = (args: Parsed<typeof haltCommand>) =>
     const action = yield* actionOf(args.by, args.reason, args.lift)
     const store = yield* StateStore
     const account = yield* accountOf(args.connection)
-    const now = yield* Clock.currentTimeMillis
     if (action._tag === "Halt") {
-      const set = yield* store.account(account).haltAccount({ at: now, by: action.by, reason: action.reason })
-      if (!set) yield* Console.error("A halt was already in force; it is kept as it was.")
+      const done = yield* haltAccount(account, action.by, action.reason)
+      if (!done.changed) yield* Console.error("A halt was already in force; it is kept as it was.")
     } else if (action._tag === "Lift") {
-      const lifted = yield* store.account(account).liftHalt(action.by, now)
+      const done = yield* liftHalt(account, action.by, action.reason)
       yield* Console.error(
-        lifted > 0 ? `Halt lifted by ${action.by}. Runs send payouts again; run a halted batch's file again to pay its waiting rows.` : "No halt was in force."
+        done.changed ? `Halt lifted by ${action.by}. Runs send payouts again; run a halted batch's file again to pay its waiting rows.` : "No halt was in force."
       )
     }
     const halt = yield* store.account(account).activeHalt()

@@ -221,6 +221,27 @@ const rowsRetried: ReadonlyArray<Statement> = [
   `CREATE UNIQUE INDEX rows_retried_by_parent ON rows_retried (account_id, parent_batch_id, parent_idx)`
 ]
 
+/** Issue 34: the console's people and sessions, and why a halt was lifted; SQLite's 0010. */
+const consolePeople: ReadonlyArray<string> = [
+  `CREATE TABLE console_users (
+    name_key ${KEY} PRIMARY KEY,
+    name text NOT NULL,
+    role text NOT NULL,
+    password_hash text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  )`,
+  `CREATE TABLE console_sessions (
+    id_hash ${KEY} PRIMARY KEY,
+    name_key ${KEY} NOT NULL,
+    csrf text NOT NULL,
+    created_at bigint NOT NULL,
+    last_seen_at bigint NOT NULL
+  )`,
+  `CREATE INDEX console_sessions_by_user ON console_sessions (name_key)`,
+  `ALTER TABLE account_halts ADD COLUMN lifted_reason text`
+]
+
 export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, statements: ReadonlyArray<Statement>]> = [
   [1, "store", store],
   [2, "registers", registers],
@@ -229,7 +250,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [id: number, name: string, state
   [5, "claimable", claimable],
   [6, "rows_by_phone", rowsByPhone],
   [7, "id_keys", idKeys],
-  [8, "rows_retried", rowsRetried]
+  [8, "rows_retried", rowsRetried],
+  [9, "console_people", consolePeople]
 ]
 
 export const MIGRATIONS_TABLE = "store_migrations"

@@ -30,9 +30,9 @@ export const makeAccount = (db: Db) => {
         RETURNING seq`.pipe(Effect.map((rows) => rows.length > 0))
     ).pipe(Effect.withSpan("StateStore.haltAccount"))
 
-  const liftHalt: StoreDriver["liftHalt"] = (accountId, by, at) =>
+  const liftHalt: StoreDriver["liftHalt"] = (accountId, by, at, reason) =>
     db.write(
-      sql`UPDATE account_halts SET lifted_at = ${at}, lifted_by = ${by}
+      sql`UPDATE account_halts SET lifted_at = ${at}, lifted_by = ${by}, lifted_reason = ${reason ?? null}
         WHERE account_id = ${accountId} AND lifted_at IS NULL RETURNING seq`.pipe(Effect.map((rows) => rows.length))
     ).pipe(Effect.withSpan("StateStore.liftHalt"))
 

@@ -11,11 +11,12 @@ import { MirrorStore } from "./Mirror.ts"
 import { Rows } from "./Reads.ts"
 import { Registers } from "./Registers.ts"
 import { RetryLinks } from "./Retries.ts"
+import { ConsoleUsers } from "./Users.ts"
 
-export { AccountRecords, Batches, Claims, MirrorStore, Registers, RetryLinks, Rows }
+export { AccountRecords, Batches, Claims, ConsoleUsers, MirrorStore, Registers, RetryLinks, Rows }
 
 /** Every service a store layer provides. */
-export type StoreServices = StateStore | Batches | Claims | Rows | MirrorStore | AccountRecords | Registers | RetryLinks
+export type StoreServices = StateStore | Batches | Claims | Rows | MirrorStore | AccountRecords | Registers | RetryLinks | ConsoleUsers
 
 const narrow = Layer.mergeAll(
   Batches.Default,
@@ -24,7 +25,8 @@ const narrow = Layer.mergeAll(
   MirrorStore.Default,
   AccountRecords.Default,
   Registers.Default,
-  RetryLinks.Default
+  RetryLinks.Default,
+  ConsoleUsers.Default
 )
 
 const port = Layer.effect(

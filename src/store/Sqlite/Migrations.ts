@@ -221,6 +221,31 @@ const rowsRetried = Effect.gen(function* () {
   yield* sql`CREATE UNIQUE INDEX rows_retried_by_parent ON rows_retried (account_id, parent_batch_id, parent_idx)`
 })
 
+/**
+ * Issue 34: the console's people (name, role, scrypt hash with its parameters) and their sessions
+ * (the id hashed: a copied database opens no session), and why a halt was lifted.
+ */
+const consolePeople = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE console_users (
+    name_key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  )`
+  yield* sql`CREATE TABLE console_sessions (
+    id_hash TEXT PRIMARY KEY,
+    name_key TEXT NOT NULL,
+    csrf TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL
+  )`
+  yield* sql`CREATE INDEX console_sessions_by_user ON console_sessions (name_key)`
+  yield* sql`ALTER TABLE account_halts ADD COLUMN lifted_reason TEXT`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_mirror": mirror,
@@ -230,7 +255,8 @@ export const loader = Migrator.fromRecord({
   "0006_retries": retries,
   "0007_rows_by_phone": rowsByPhone,
   "0008_id_keys": idKeys,
-  "0009_rows_retried": rowsRetried
+  "0009_rows_retried": rowsRetried,
+  "0010_console_people": consolePeople
 })
 
 export const MIGRATIONS_TABLE = "store_migrations"
