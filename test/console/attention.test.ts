@@ -108,6 +108,21 @@ describe("console: Attention", () => {
           expect(textOf(acknowledged.body)).toContain(`Line ${c.line}:`)
         }
 
+        // An account alarm: no row is resent while it holds (the CLI's words); a batch's Listing checked clears it.
+        yield* store.account(accountId).raiseAccountAlarm("a known payout is listed altered", Date.now())
+        const alarmed = yield* request(base, "/attention", OTTO)
+        expect(textOf(alarmed.body)).toContain("Account alarm: a known payout is listed altered")
+        expect(alarmed.body).toContain(">Listing checked</button>")
+        if (c !== undefined) {
+          const blocked = yield* request(base, `/attention/${batchId}/${c.line}`, OTTO, { decision: "resend", reason: "try" })
+          expect(blocked.status).toBe(409)
+          expect(textOf(blocked.body)).toContain(`line ${c.line}: refused, the account alarm says the listing cannot prove absence`)
+        }
+        expect((yield* request(base, `/attention/${batchId}/listing-ok`, ANN, { reason: "checked" })).status).toBe(403)
+        const cleared = yield* request(base, `/attention/${batchId}/listing-ok`, OTTO, { reason: "checked the listing by hand" })
+        expect(textOf(cleared.body)).toContain("Account alarm cleared (1) by otto: checked the listing by hand.")
+        expect(textOf(cleared.body)).not.toContain("Account alarm: ")
+
         // Decided rows leave the page; a second decision on one is refused as the CLI refuses it.
         const after = textOf((yield* request(base, "/attention", VERA)).body)
         expect(after).not.toContain(`Line ${a.line}:`)

@@ -6,11 +6,11 @@
  * events by the signed-in person with why.
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Data, DateTime, Effect, Option, Schema } from "effect"
+import { Data, DateTime, Effect, Option, ParseResult, Schema } from "effect"
 import { BatchId } from "../../domain/Ids.ts"
 import { type Format, userFormat } from "../../output/Format.ts"
 import { type AttentionBatch, attentionOf } from "../../run/Attention.ts"
-import { type Decision, resolve, type RowEvidence } from "../../run/Resolve.ts"
+import { type Decision, resolve, ResolveError, type RowEvidence } from "../../run/Resolve.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { ConsoleAccount, csrfField, escapeHtml, may, page, requirePermission, SignedIn } from "../Contract.ts"
 
@@ -71,13 +71,20 @@ const decisionForm = (batchId: string, r: RowEvidence, csrf: string) => {
 <p><label for="reason-${key}">Reason</label> <input id="reason-${key}" name="reason" type="text" required maxlength="500" autocomplete="off"></p>${reference}<p>${buttons}</p></form>`
 }
 
-const batchSection = (f: Format, who: SignedIn["Type"], item: AttentionBatch) => {
+/** `payouts resolve BATCH --listing-ok`: a person has checked the service's listing by hand. */
+const listingForm = (batchId: string, csrf: string) =>
+  `<form method="post" action="/attention/${e(batchId)}/listing-ok">${csrfField(csrf)}
+<p><label for="listing-reason-${e(batchId)}">Reason</label> <input id="listing-reason-${e(batchId)}" name="reason" type="text" required maxlength="500" autocomplete="off">
+<button type="submit">Listing checked</button></p></form>`
+
+const batchSection = (f: Format, who: SignedIn["Type"], item: AttentionBatch, accountAlarm: boolean) => {
   const id = e(item.batch.batchId)
   const rows = item.rows
     .map((r) => `<article aria-labelledby="row-${id}-${r.line}"><h3 id="row-${id}-${r.line}">Line ${r.line}: ${e(amountOf(f, r))}, ${e(r.state)}</h3>${evidence(f, r)}${may(who.role, "resolve") ? decisionForm(item.batch.batchId, r, who.csrf) : ""}</article>`)
     .join("\n")
   const count = `${f.count(item.rows.length)} row${item.rows.length === 1 ? "" : "s"} need${item.rows.length === 1 ? "s" : ""} a person`
-  return `<section aria-labelledby="batch-${id}"><h2 id="batch-${id}">${e(item.batch.fileName)} <small>batch ${id}</small></h2><p>${e(count)}.</p>${rows}</section>`
+  const listing = accountAlarm && may(who.role, "resolve") ? listingForm(item.batch.batchId, who.csrf) : ""
+  return `<section aria-labelledby="batch-${id}"><h2 id="batch-${id}">${e(item.batch.fileName)} <small>batch ${id}</small></h2><p>${e(count)}.</p>${listing}${rows}</section>`
 }
 
 const listPage = (notice: Option.Option<Notice>) =>
@@ -92,8 +99,8 @@ const listPage = (notice: Option.Option<Notice>) =>
     })
     const alarm = attention.accountAlarm === undefined
       ? ""
-      : `<p role="alert">Account alarm: ${e(attention.accountAlarm)}. No row is resent while it holds; after checking the listing by hand: payouts resolve BATCH --listing-ok --by NAME --reason TEXT.</p>`
-    const body = attention.batches.length === 0 ? "<p>No row needs a person.</p>" : attention.batches.map((b) => batchSection(f, who, b)).join("\n")
+      : `<p role="alert">Account alarm: ${e(attention.accountAlarm)}. No row is resent while it holds; after checking the listing by hand, say so with a batch's Listing checked (payouts resolve BATCH --listing-ok).</p>`
+    const body = attention.batches.length === 0 ? "<p>No row needs a person.</p>" : attention.batches.map((b) => batchSection(f, who, b, attention.accountAlarm !== undefined)).join("\n")
     const response = yield* page("Attention", `${shown}${alarm}${body}`)
     return Option.isSome(notice) && notice.value.refused ? HttpServerResponse.setStatus(response, 409) : response
   })
@@ -134,17 +141,41 @@ const decideRow = Effect.gen(function* () {
   const done = outcome.applied.map((a) => `Done: ${a.detail} (by ${who.name}: ${form.reason}).`)
   const refused = outcome.refused.map((r) => `Not done: ${r.message}`)
   return { refused: refused.length > 0, text: [...done, ...refused].join(" ") } satisfies Notice
-}).pipe(
-  Effect.catchTags({
-    NotDecided: (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` }),
-    ResolveError: (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` }),
-    ParseError: () => Effect.succeed<Notice>({ refused: true, text: "Not done: the form or the row could not be read." })
-  }),
-  Effect.flatMap((notice) => listPage(Option.some(notice))),
-  Effect.withSpan("Console.resolve")
-)
+})
+
+const BatchParam = Schema.Struct({ batch: RowParams.fields.batch })
+const ReasonForm = Schema.Struct({ reason: DecisionForm.fields.reason })
+
+/** `payouts resolve BATCH --listing-ok --by NAME --reason TEXT`: clears the account alarm under the batch's lease, after a sync. */
+const listingOk = Effect.gen(function* () {
+  const who = yield* requirePermission("resolve")
+  const { accountId, urls } = yield* ConsoleAccount
+  const store = yield* StateStore
+  const { batch } = yield* HttpRouter.schemaPathParams(BatchParam)
+  const { reason } = yield* HttpServerRequest.schemaBodyUrlParams(ReasonForm)
+  if (reason === "") return yield* new NotDecided({ message: "a decision needs a reason: why is recorded for whoever looks next" })
+  const batchId = BatchId.make(batch)
+  if (Option.isNone(yield* store.batch(accountId, batchId).getBatch())) return yield* new NotDecided({ message: `no batch ${batch} in this account's state store` })
+  const outcome = yield* resolve({ accountId, batchId, selection: { _tag: "NeedingPerson" }, by: who.name, reason, decision: { _tag: "Show" }, listingOk: true, urls, confirm: undefined })
+  return { refused: false, text: `Account alarm cleared (${outcome.listingCleared}) by ${who.name}: ${reason}.` } satisfies Notice
+})
+
+const isRefusal = (error: unknown): error is NotDecided | ResolveError | ParseResult.ParseError =>
+  error instanceof NotDecided || error instanceof ResolveError || error instanceof ParseResult.ParseError
+
+/** A decision's refusal is shown on the page as the CLI prints it (409); anything else is the server's to answer. */
+const answered = <E, R>(decision: Effect.Effect<Notice, E, R>, span: string) =>
+  decision.pipe(
+    Effect.catchAll((error) =>
+      isRefusal(error)
+        ? Effect.succeed<Notice>({ refused: true, text: error instanceof ParseResult.ParseError ? "Not done: the form or the row could not be read." : `Not done: ${error.message}` })
+        : Effect.fail(error)),
+    Effect.flatMap((notice) => listPage(Option.some(notice))),
+    Effect.withSpan(span)
+  )
 
 export const attentionRoutes = HttpRouter.empty.pipe(
   HttpRouter.get("/attention", listPage(Option.none())),
-  HttpRouter.post("/attention/:batch/:line", decideRow)
+  HttpRouter.post("/attention/:batch/listing-ok", answered(listingOk, "Console.listingOk")),
+  HttpRouter.post("/attention/:batch/:line", answered(decideRow, "Console.resolve"))
 )
