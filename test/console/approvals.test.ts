@@ -120,6 +120,13 @@ describe("console: Approvals", () => {
         expect(paid.map((p) => p.amount).sort((a, b) => a - b)).toEqual([1000, 2000, 85400])
         const stored = yield* Effect.flatMap(StateStore, (store) => store.account(accountOf(sandbox)).listBatches()).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
         expect(stored.find((b) => b.batchId === payrollId)?.approvedBy).toBe("bob")
+
+        // A phone the payroll paid to another name: the request says so, and so does the page, before anyone approves.
+        writeCsv(root, "refund.csv", [{ id: "R-1", amount: "3000", phone: ordinaryPhone(12), name: "Someone Else" }])
+        expect((yield* watch).code).toBe(0)
+        const warned = textOf((yield* request(url, "/approvals", BOB)).body)
+        expect(warned).toContain("1 row(s) pay a phone another batch paid to another name")
+        expect(warned).toContain("line 2: +237*******12 to Someone Else here; to Seller 2 in payroll.csv")
       }),
     240_000
   )
