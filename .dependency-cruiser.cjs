@@ -67,6 +67,13 @@ module.exports = {
       to: { path: "^src/(intake|run|output|jobs|cli|sandbox|store)/" }
     },
     {
+      name: "observe-stays-low",
+      comment: "src/observe (metrics, traces) is used by the API client, so it imports only src/domain and src/store of ours.",
+      severity: "error",
+      from: { path: "^src/observe/" },
+      to: { path: "^(src|test|scripts)/", pathNot: "^src/(observe|domain|store)/" }
+    },
+    {
       name: "src-not-from-tests-or-scripts",
       comment: "Fixtures and helpers live under test/ and scripts/ and never leak into src.",
       severity: "error",

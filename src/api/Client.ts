@@ -28,6 +28,7 @@ import {
 } from "./Schemas.ts"
 import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
 import { makeServiceClock } from "./ServiceClock.ts"
+import { type Outcome, recordRequest, routeMetrics } from "../observe/Metrics.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 export { FENCED } from "./ClientApi.ts"
@@ -120,6 +121,24 @@ const finalOf = (t: Transient): ClientError =>
 
 const isTransient = (e: ClientError | Transient): e is Transient => e._tag === "Transient"
 
+/** A classified answer as the request metric's outcome (observe/Metrics.ts). */
+const OUTCOME_OF: Record<(ClientError | Transient)["_tag"], Outcome> = {
+  AuthError: "auth_error",
+  ValidationError: "rejected",
+  InsufficientBalance: "rejected",
+  PayinRefused: "rejected",
+  NotFound: "not_found",
+  RateLimited: "rate_limited",
+  // A GET's 5xx or 408; a POST's 5xx is an OutcomeUnknown, told apart by its status below.
+  Transient: "server_error",
+  OutcomeUnknown: "unexpected",
+  UnexpectedResponse: "unexpected",
+  NotSent: "unexpected",
+  Unavailable: "unexpected"
+}
+const outcomeOf = (result: Either.Either<unknown, ClientError | Transient>, status: number): Outcome =>
+  Either.isRight(result) ? "ok" : status === 429 ? "rate_limited" : status >= 500 ? "server_error" : OUTCOME_OF[result.left._tag]
+
 // A listing that never ends (pages that keep coming, a total that lies) is refused, not read forever.
 const LISTING_PAGES_MAX = 2_000
 
@@ -148,6 +167,16 @@ export const make = Effect.gen(function*() {
   const timeout = settings.requestTimeout
 
   const skew = yield* Ref.make(Option.none<number>())
+  // Requests are counted by route template, each route's metrics tagged once here.
+  const routes = {
+    wallet: routeMetrics("GET /wallet"),
+    transactions: routeMetrics("GET /wallet/transactions"),
+    summary: routeMetrics("GET /wallet/summary"),
+    status: routeMetrics("GET /payment/status/{reference}"),
+    payout: routeMetrics("POST /payments/payout/mobile-money"),
+    payin: routeMetrics("POST /payments/payin/mobile-money"),
+    card: routeMetrics("POST /payments/payin/card")
+  }
   // A sandbox's declared clock, believed only from this machine (ServiceClock.ts).
   const declared = makeServiceClock(baseUrl)
 
@@ -171,7 +200,16 @@ export const make = Effect.gen(function*() {
       if (mayStillSend === undefined) yield* gate.take
       else if (!(yield* gate.takeChecked(mayStillSend))) return yield* new NotSent({ reason: FENCED })
       const maxBytes = endpoint === "transactions" ? PAGE_MAX_BYTES : RECORD_MAX_BYTES
-      const answer = yield* Effect.mapError(exchange(request, maxBytes), (error) => failureWithoutAnswer(method, error))
+      // Every request is counted and timed here, once: sent (past the gate), then answered or not.
+      const route = endpoint === "payin" && request.url.endsWith("/card") ? routes.card : routes[endpoint]
+      const sentMs = yield* Clock.currentTimeMillis
+      const answer = yield* Effect.catchAll(exchange(request, maxBytes), (error) =>
+        Effect.flatMap(Clock.currentTimeMillis, (endMs) =>
+          Effect.zipRight(
+            recordRequest(route, error._tag === "TimedOut" ? "timeout" : error._tag === "TooLarge" ? "too_large" : "network", (endMs - sentMs) / 1000),
+            Effect.fail(failureWithoutAnswer(method, error))
+          )
+        ))
       const nowMs = yield* Clock.currentTimeMillis
       const served = answer.date === undefined ? NaN : Date.parse(answer.date)
       // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.
@@ -182,7 +220,9 @@ export const make = Effect.gen(function*() {
       } else {
         yield* gate.onSuccess
       }
-      return yield* classify({ method, endpoint, success, nowMs, scrub, reference }, answer)
+      const result = classify({ method, endpoint, success, nowMs, scrub, reference }, answer)
+      yield* recordRequest(route, outcomeOf(result, answer.status), (nowMs - sentMs) / 1000)
+      return yield* result
     })
 
   const getJson = <A>(

@@ -4,9 +4,12 @@
  * (`stalled`) or while the service or the machine keeps files from running (`degraded`, with why).
  * The counts are the folder's as it is (files in done/, awaiting-approval/, ...), looked at on every
  * scan and at the end of every job: an approval given by another process shows at the next scan.
- * A scheduled time is shown in the schedule's zone, with its offset.
+ * A scheduled time is shown in the schedule's zone, with its offset. The same port answers
+ * `GET /metrics` (observe/Prometheus.ts) once the account is known.
  */
 import type { Halt } from "../store/AccountModel.ts"
+import type { AccountId } from "../domain/Ids.ts"
+import { metricsRoute } from "../observe/Prometheus.ts"
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Duration } from "effect"
@@ -48,6 +51,8 @@ export interface HealthState {
   readonly kept: Readonly<Record<string, KeptFile>>
   /** The account's halt in force (`payouts halt`), as of the last scan: no new payout leaves. */
   readonly halt?: Halt | undefined
+  /** The account whose rows /metrics counts: known once the service said whose key this is. */
+  readonly accountId?: AccountId | undefined
 }
 
 export const makeHealth = Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -172,7 +177,7 @@ export const logHealth = (health: Ref.Ref<HealthState>, every: Duration.Duration
     yield* Effect.logInfo("health").pipe(Effect.annotateLogs(report))
   }).pipe(Effect.delay(every), Effect.forever)
 
-/** Serves GET /health on host:port for the life of the scope; returns the URL. */
+/** Serves GET /health (and GET /metrics) on host:port for the life of the scope; returns the /health URL. */
 export const serveHealth = (health: Ref.Ref<HealthState>, listen: { readonly host: string; readonly port: number }, lateAfterMs: number) =>
   Effect.gen(function* () {
     const server = yield* NodeHttpServer.make(() => createServer(), { host: listen.host, port: listen.port })
@@ -183,7 +188,8 @@ export const serveHealth = (health: Ref.Ref<HealthState>, listen: { readonly hos
           const report = healthReport(yield* Ref.get(health), yield* Clock.currentTimeMillis, lateAfterMs)
           return yield* HttpServerResponse.json(report, { status: report.status === "ok" ? 200 : 503 })
         })
-      )
+      ),
+      HttpRouter.get("/metrics", Effect.flatMap(Ref.get(health), (state) => metricsRoute(state.accountId)))
     )
     yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, server))
     const address = server.address

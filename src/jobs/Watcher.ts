@@ -45,6 +45,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const arrivals = yield* makeArrivals(settings.settleMs)
     const jobs = yield* FiberSet.make<void, never>()
     const health = shared ?? (yield* makeHealth)
+    yield* Ref.update(health, (h) => ({ ...h, accountId: settings.accountId }))
     /** Files whose job runs in this process. */
     const running = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** When a file left incomplete or paused is looked at again. */
