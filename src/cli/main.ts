@@ -31,6 +31,7 @@ import { answerCompletions, answerHelp, refuseBuiltIns, strayOption } from "./he
 import { profileLayer } from "./config/Profile.ts"
 import { lazy } from "./Lazy.ts"
 import { NoticesLive } from "./Notices.ts"
+import { withTraces } from "./Traces.ts"
 
 const PROGRAM = { name: "payouts", version: "0.1.0", description: "Pay many people through the mobile-money payout API, exactly once." }
 
@@ -97,9 +98,9 @@ Effect.console.pipe(
   // from); a fault of the config file itself is reported by the report below.
   Effect.provide(profileLayer(fullArgv)),
   (program) => report(program),
-  // Nothing exports traces: every span would be built, timed and dropped. With the tracer off they are
-  // no-op spans (the names still read in the code); see docs/PERFORMANCE.md, the orchestrator's cost.
-  Effect.withTracerEnabled(false),
+  // Spans are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set (./Traces.ts); otherwise the
+  // tracer is off and they are no-ops (docs/PERFORMANCE.md, the orchestrator's cost).
+  withTraces(PROGRAM.version),
   Effect.provide(NoticesLive),
   Effect.provideService(UtcTimes, utc),
   Effect.provide(PlatformLive),
