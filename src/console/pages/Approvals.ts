@@ -85,47 +85,48 @@ const batchSection = (f: Format, who: SignedIn["Type"], policy: ConsoleSettings[
 <p>${submitted} ${e(policyText(a))}</p>${warningList}${totalsTable(f, a)}${previewTable(f, preview, a.rows)}${form}</section>`
   })
 
-const listPage = (notice: Option.Option<Notice>) =>
-  Effect.gen(function* () {
-    const who = yield* SignedIn
-    const settings = yield* ConsoleSettings
-    const f = yield* userFormat
-    const shown = Option.match(notice, {
-      onNone: () => "",
-      onSome: (n) => `<p role="${n.refused ? "alert" : "status"}" class="${n.refused ? "refused" : "done"}">${e(n.text)}</p>`
-    })
-    if (Option.isNone(settings.jobs)) return yield* page("Approvals", `${shown}<p>This console was started without a job folder: no batch can wait for approval here.</p>`)
-    const waiting = yield* awaitingBatches(settings.jobs.value)
-    const sections = yield* Effect.forEach(waiting, (item) => batchSection(f, who, settings.policy, item))
-    const body = sections.length === 0 ? "<p>No batch is waiting for approval.</p>" : sections.join("\n")
-    const response = yield* page("Approvals", `${shown}${body}`)
-    return Option.isSome(notice) && notice.value.refused ? HttpServerResponse.setStatus(response, 409) : response
+const listPage = Effect.fn("Console.approvalsPage")(function* (notice: Option.Option<Notice>) {
+  const who = yield* SignedIn
+  const settings = yield* ConsoleSettings
+  const f = yield* userFormat
+  const shown = Option.match(notice, {
+    onNone: () => "",
+    onSome: (n) => `<p role="${n.refused ? "alert" : "status"}" class="${n.refused ? "refused" : "done"}">${e(n.text)}</p>`
   })
+  if (Option.isNone(settings.jobs)) return yield* page("Approvals", `${shown}<p>This console was started without a job folder: no batch can wait for approval here.</p>`)
+  const waiting = yield* awaitingBatches(settings.jobs.value)
+  const sections = yield* Effect.forEach(waiting, (item) => batchSection(f, who, settings.policy, item))
+  const body = sections.length === 0 ? "<p>No batch is waiting for approval.</p>" : sections.join("\n")
+  const response = yield* page("Approvals", `${shown}${body}`)
+  return Option.isSome(notice) && notice.value.refused ? HttpServerResponse.setStatus(response, 409) : response
+})
 
 const DecisionForm = Schema.Struct({ reason: Schema.optionalWith(Schema.Trim, { default: () => "" }) })
 const BatchParam = Schema.Struct({ batch: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{4,64}$/)) })
 
 /** A decision: the same operation as `payouts approve` / `payouts reject`, by the signed-in person. */
+const decision = Effect.fn("Console.decideApproval")(function* (kind: "approve" | "reject") {
+  const who = yield* requirePermission("approve")
+  const settings = yield* ConsoleSettings
+  const { batch } = yield* HttpRouter.schemaPathParams(BatchParam)
+  const { reason } = yield* HttpServerRequest.schemaBodyUrlParams(DecisionForm)
+  if (reason === "") return yield* Effect.fail(new ApprovalError({ message: "a decision needs a reason: why is recorded for whoever looks next" }))
+  if (Option.isNone(settings.jobs)) return yield* Effect.fail(new ApprovalError({ message: "this console was started without a job folder" }))
+  if (kind === "approve") {
+    const { approval, file } = yield* approve(settings.jobs.value, batch, who.name, { policy: settings.policy, reason })
+    return `Approved batch ${approval.batch_id} (${approval.file}) by ${who.name}: moved to ${file}; the watcher pays it on its next pass, only if the file is still exactly this batch.`
+  }
+  const { approval } = yield* reject(settings.jobs.value, batch, who.name, reason)
+  return `Rejected batch ${approval.batch_id} (${approval.file}) by ${who.name}: moved to rejected/. Nothing was paid.`
+})
+
+/** The list again, with what was done or why not (the CLI's words) above it. */
 const decide = (kind: "approve" | "reject") =>
-  Effect.gen(function* () {
-    const who = yield* requirePermission("approve")
-    const settings = yield* ConsoleSettings
-    const { batch } = yield* HttpRouter.schemaPathParams(BatchParam)
-    const { reason } = yield* HttpServerRequest.schemaBodyUrlParams(DecisionForm)
-    if (reason === "") return yield* Effect.fail(new ApprovalError({ message: "a decision needs a reason: why is recorded for whoever looks next" }))
-    if (Option.isNone(settings.jobs)) return yield* Effect.fail(new ApprovalError({ message: "this console was started without a job folder" }))
-    if (kind === "approve") {
-      const { approval, file } = yield* approve(settings.jobs.value, batch, who.name, { policy: settings.policy, reason })
-      return `Approved batch ${approval.batch_id} (${approval.file}) by ${who.name}: moved to ${file}; the watcher pays it on its next pass, only if the file is still exactly this batch.`
-    }
-    const { approval } = yield* reject(settings.jobs.value, batch, who.name, reason)
-    return `Rejected batch ${approval.batch_id} (${approval.file}) by ${who.name}: moved to rejected/. Nothing was paid.`
-  }).pipe(
+  decision(kind).pipe(
     Effect.map((text): Notice => ({ refused: false, text })),
     Effect.catchTag("ApprovalError", (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` })),
     Effect.catchTag("ParseError", () => Effect.succeed<Notice>({ refused: true, text: "Not done: the form or the batch id could not be read." })),
-    Effect.flatMap((notice) => listPage(Option.some(notice))),
-    Effect.withSpan(`Console.${kind}`)
+    Effect.flatMap((notice) => listPage(Option.some(notice)))
   )
 
 export const approvalsRoutes = HttpRouter.empty.pipe(

@@ -87,23 +87,22 @@ const batchSection = (f: Format, who: SignedIn["Type"], item: AttentionBatch, ac
   return `<section aria-labelledby="batch-${id}"><h2 id="batch-${id}">${e(item.batch.fileName)} <small>batch ${id}</small></h2><p>${e(count)}.</p>${listing}${rows}</section>`
 }
 
-const listPage = (notice: Option.Option<Notice>) =>
-  Effect.gen(function* () {
-    const who = yield* SignedIn
-    const { accountId } = yield* ConsoleAccount
-    const f = yield* userFormat
-    const attention = yield* attentionOf(accountId)
-    const shown = Option.match(notice, {
-      onNone: () => "",
-      onSome: (n) => `<p role="${n.refused ? "alert" : "status"}" class="${n.refused ? "refused" : "done"}">${e(n.text)}</p>`
-    })
-    const alarm = attention.accountAlarm === undefined
-      ? ""
-      : `<p role="alert">Account alarm: ${e(attention.accountAlarm)}. No row is resent while it holds; after checking the listing by hand, say so with a batch's Listing checked (payouts resolve BATCH --listing-ok).</p>`
-    const body = attention.batches.length === 0 ? "<p>No row needs a person.</p>" : attention.batches.map((b) => batchSection(f, who, b, attention.accountAlarm !== undefined)).join("\n")
-    const response = yield* page("Attention", `${shown}${alarm}${body}`)
-    return Option.isSome(notice) && notice.value.refused ? HttpServerResponse.setStatus(response, 409) : response
+const listPage = Effect.fn("Console.attentionPage")(function* (notice: Option.Option<Notice>) {
+  const who = yield* SignedIn
+  const { accountId } = yield* ConsoleAccount
+  const f = yield* userFormat
+  const attention = yield* attentionOf(accountId)
+  const shown = Option.match(notice, {
+    onNone: () => "",
+    onSome: (n) => `<p role="${n.refused ? "alert" : "status"}" class="${n.refused ? "refused" : "done"}">${e(n.text)}</p>`
   })
+  const alarm = attention.accountAlarm === undefined
+    ? ""
+    : `<p role="alert">Account alarm: ${e(attention.accountAlarm)}. No row is resent while it holds; after checking the listing by hand, say so with a batch's Listing checked (payouts resolve BATCH --listing-ok).</p>`
+  const body = attention.batches.length === 0 ? "<p>No row needs a person.</p>" : attention.batches.map((b) => batchSection(f, who, b, attention.accountAlarm !== undefined)).join("\n")
+  const response = yield* page("Attention", `${shown}${alarm}${body}`)
+  return Option.isSome(notice) && notice.value.refused ? HttpServerResponse.setStatus(response, 409) : response
+})
 
 const RowParams = Schema.Struct({ batch: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{8,64}$/)), line: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
 const DecisionForm = Schema.Struct({
@@ -126,7 +125,7 @@ const decisionOf = (form: typeof DecisionForm.Type): Effect.Effect<Exclude<Decis
 }
 
 /** One decision for one row: `payouts resolve BATCH --line N --by NAME --reason TEXT --DECISION`, by the signed-in person. */
-const decideRow = Effect.gen(function* () {
+const decideRow = Effect.fn("Console.resolveRow")(function* () {
   const who = yield* requirePermission("resolve")
   const { accountId, urls } = yield* ConsoleAccount
   const store = yield* StateStore
@@ -147,7 +146,7 @@ const BatchParam = Schema.Struct({ batch: RowParams.fields.batch })
 const ReasonForm = Schema.Struct({ reason: DecisionForm.fields.reason })
 
 /** `payouts resolve BATCH --listing-ok --by NAME --reason TEXT`: clears the account alarm under the batch's lease, after a sync. */
-const listingOk = Effect.gen(function* () {
+const listingOk = Effect.fn("Console.listingOk")(function* () {
   const who = yield* requirePermission("resolve")
   const { accountId, urls } = yield* ConsoleAccount
   const store = yield* StateStore
@@ -164,18 +163,17 @@ const isRefusal = (error: unknown): error is NotDecided | ResolveError | ParseRe
   error instanceof NotDecided || error instanceof ResolveError || error instanceof ParseResult.ParseError
 
 /** A decision's refusal is shown on the page as the CLI prints it (409); anything else is the server's to answer. */
-const answered = <E, R>(decision: Effect.Effect<Notice, E, R>, span: string) =>
+const answered = <E, R>(decision: Effect.Effect<Notice, E, R>) =>
   decision.pipe(
     Effect.catchAll((error) =>
       isRefusal(error)
         ? Effect.succeed<Notice>({ refused: true, text: error instanceof ParseResult.ParseError ? "Not done: the form or the row could not be read." : `Not done: ${error.message}` })
         : Effect.fail(error)),
-    Effect.flatMap((notice) => listPage(Option.some(notice))),
-    Effect.withSpan(span)
+    Effect.flatMap((notice) => listPage(Option.some(notice)))
   )
 
 export const attentionRoutes = HttpRouter.empty.pipe(
   HttpRouter.get("/attention", listPage(Option.none())),
-  HttpRouter.post("/attention/:batch/listing-ok", answered(listingOk, "Console.listingOk")),
-  HttpRouter.post("/attention/:batch/:line", answered(decideRow, "Console.resolve"))
+  HttpRouter.post("/attention/:batch/listing-ok", answered(listingOk())),
+  HttpRouter.post("/attention/:batch/:line", answered(decideRow()))
 )
