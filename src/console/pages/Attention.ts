@@ -5,14 +5,15 @@
  * lease, after a sync, checked there and refused with the words the CLI prints; recorded in the row's
  * events by the signed-in person with why.
  */
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Data, DateTime, Effect, Option, ParseResult, Schema } from "effect"
+import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Data, DateTime, Effect, Option, type ParseResult, Schema } from "effect"
 import { BatchId } from "../../domain/Ids.ts"
 import { type Format, userFormat } from "../../output/Format.ts"
 import { type AttentionBatch, attentionOf } from "../../run/Attention.ts"
-import { type Decision, resolve, ResolveError, type RowEvidence } from "../../run/Resolve.ts"
+import { type Decision, resolve, type ResolveError, type RowEvidence } from "../../run/Resolve.ts"
+import type { StoreError } from "../../store/Model.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { ConsoleAccount, csrfField, escapeHtml, may, page, requirePermission, SignedIn } from "../Contract.ts"
+import { ConsoleAccount, csrfField, escapeHtml, type Forbidden, may, page, requirePermission, SignedIn } from "../Contract.ts"
 
 const e = escapeHtml
 
@@ -159,16 +160,14 @@ const listingOk = Effect.fn("Console.listingOk")(function* () {
   return { refused: false, text: `Account alarm cleared (${outcome.listingCleared}) by ${who.name}: ${reason}.` } satisfies Notice
 })
 
-const isRefusal = (error: unknown): error is NotDecided | ResolveError | ParseResult.ParseError =>
-  error instanceof NotDecided || error instanceof ResolveError || error instanceof ParseResult.ParseError
-
 /** A decision's refusal is shown on the page as the CLI prints it (409); anything else is the server's to answer. */
-const answered = <E, R>(decision: Effect.Effect<Notice, E, R>) =>
+const answered = <R>(decision: Effect.Effect<Notice, NotDecided | ResolveError | ParseResult.ParseError | StoreError | Forbidden | HttpServerError.RequestError, R>) =>
   decision.pipe(
-    Effect.catchAll((error) =>
-      isRefusal(error)
-        ? Effect.succeed<Notice>({ refused: true, text: error instanceof ParseResult.ParseError ? "Not done: the form or the row could not be read." : `Not done: ${error.message}` })
-        : Effect.fail(error)),
+    Effect.catchTags({
+      NotDecided: (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` }),
+      ResolveError: (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` }),
+      ParseError: () => Effect.succeed<Notice>({ refused: true, text: "Not done: the form or the row could not be read." })
+    }),
     Effect.flatMap((notice) => listPage(Option.some(notice)))
   )
 
