@@ -28,7 +28,7 @@ export const parseHeaders = (text: string): Record<string, string> =>
 
 /**
  * A tracer that exports every span to the collector in batches (every 5 s, and at the end: the
- * command then waits at most 2 s for the last batch). A protocol other than OTLP/HTTP's two (gRPC)
+ * command then waits at most 3 s for the last batch). A protocol other than OTLP/HTTP's two (gRPC)
  * is said once, and protobuf used.
  */
 export const otlpTraces = (settings: TracesSettings, version: string): Layer.Layer<never> =>
@@ -42,7 +42,7 @@ export const otlpTraces = (settings: TracesSettings, version: string): Layer.Lay
         url: settings.url,
         resource: { serviceName: settings.serviceName, serviceVersion: version },
         headers: Option.match(settings.headers, { onNone: () => undefined, onSome: (h) => parseHeaders(Redacted.value(h)) }),
-        shutdownTimeout: "2 seconds"
+        shutdownTimeout: "3 seconds"
       }).pipe(
         Layer.provide(json ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
         Layer.provide(FetchHttpClient.layer)
