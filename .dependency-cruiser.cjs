@@ -25,6 +25,20 @@ module.exports = {
       to: { path: "^src/cli/" }
     },
     {
+      name: "console-below-cli",
+      comment: "src/console (the web console) runs the run's and the jobs' own operations; it never imports the CLI or the sandbox.",
+      severity: "error",
+      from: { path: "^src/console/" },
+      to: { path: "^src/(cli|sandbox)/" }
+    },
+    {
+      name: "lower-floors-not-to-console",
+      comment: "The console is a top floor beside the CLI: nothing below imports it.",
+      severity: "error",
+      from: { path: "^src/(domain|api|store|intake|output|run|jobs|notify|observe|sandbox)/" },
+      to: { path: "^src/console/" }
+    },
+    {
       name: "sandbox-only-from-cli-tests-scripts",
       comment: "Only src/cli, test/ and scripts/ import src/sandbox.",
       severity: "error",

@@ -6,7 +6,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { maskUrlPasswords } from "../domain/Secrets.ts"
 import type { StoreError } from "../store/Model.ts"
-import type { StateStore } from "../store/StateStore.ts"
+import type { StoreServices } from "../store/Sql/Store.ts"
 
 export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location.trim())
 
@@ -29,7 +29,7 @@ export const sameStore = (a: string, b: string): boolean => withoutPassword(a) =
  * The state store at `location`. A URL's `schema` parameter names the PostgreSQL schema holding the
  * store (default public), so one database can hold several stores: a test's, a staging account's.
  */
-export const openStore = (location: string): Layer.Layer<StateStore, StoreError> => {
+export const openStore = (location: string): Layer.Layer<StoreServices, StoreError> => {
   // The adapters (and the SQL packages under them) are imported when a store is opened, not by every
   // command that only names its store: `payouts validate` of a file refused at intake opens none.
   if (!isPostgresUrl(location)) return adapter(() => import("../store/SqliteStateStore.ts"), (m) => m.layer({ filename: location }))
@@ -41,5 +41,5 @@ export const openStore = (location: string): Layer.Layer<StateStore, StoreError>
   return adapter(() => import("../store/PostgresStateStore.ts"), (m) => m.layer({ url: Redacted.make(url.toString()), ...(schema === undefined ? {} : { schema }) }))
 }
 
-const adapter = <M>(load: () => Promise<M>, layer: (module: M) => Layer.Layer<StateStore, StoreError>): Layer.Layer<StateStore, StoreError> =>
+const adapter = <M>(load: () => Promise<M>, layer: (module: M) => Layer.Layer<StoreServices, StoreError>): Layer.Layer<StoreServices, StoreError> =>
   Layer.unwrapEffect(Effect.map(Effect.promise(load), layer))

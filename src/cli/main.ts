@@ -10,6 +10,7 @@ import { Context, Effect, HashMap, Layer } from "effect"
 import { approveCommand, rejectCommand } from "./commands/Approve.ts"
 import { batchesCommand } from "./commands/Batches.ts"
 import { configCommand } from "./commands/Config.ts"
+import { consoleCommand, usersCommand } from "./commands/Console.ts"
 import { haltCommand } from "./commands/Halt.ts"
 import { ledgerCommand } from "./commands/Ledger.ts"
 import { reconcileCommand } from "./commands/Reconcile.ts"
@@ -56,6 +57,8 @@ const payouts = Command.make("payouts").pipe(
     Command.withHandler(haltCommand, lazy("halt", () => import("./handlers/Halt.ts"), (m) => m.halt)),
     Command.withHandler(ledgerCommand, lazy("ledger", () => import("./handlers/Ledger.ts"), (m) => m.ledger)),
     Command.withHandler(workersCommand, lazy("workers", () => import("./handlers/Workers.ts"), (m) => m.workers)),
+    Command.withHandler(consoleCommand, lazy("console", () => import("./handlers/Console.ts"), (m) => m.runConsole)),
+    Command.withHandler(usersCommand, lazy("users", () => import("./handlers/Users.ts"), (m) => m.users)),
     Command.withHandler(configCommand, lazy("config", () => import("./handlers/Config.ts"), (m) => m.config))
   ])
 )

@@ -9,8 +9,9 @@ import { Context, Data, Effect } from "effect"
 import type { AccountId } from "../domain/Ids.ts"
 import type { RedirectUrls } from "../run/ResolveDecision.ts"
 
-export const ROLES = ["viewer", "approver", "operator", "admin"] as const
-export type Role = (typeof ROLES)[number]
+import { type Role, ROLES } from "./Roles.ts"
+
+export { type Role, ROLES }
 
 /** What each role may do beyond seeing: approver approves and rejects, operator resolves, halts and lifts, admin manages people. */
 const MAY: Record<Role, ReadonlyArray<Permission>> = {
@@ -61,14 +62,21 @@ export const NAVIGATION = [
   { href: "/account", label: "Account" }
 ] as const
 
+/**
+ * The document every answer of the console is: `title` (text), `header` and `body` (trusted HTML).
+ * A skip link first, then the header, then one main region: the focus order a keyboard walks.
+ */
+export const frame = (title: string, header: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · payouts</title><link rel="stylesheet" href="/assets/console.css"><script src="/assets/console.js" defer></script></head>
+<body><a class="skip" href="#main">Skip to content</a>${header}
+<main id="main" tabindex="-1">${body}</main></body></html>`
+
 /** A whole page: title, navigation (with the signed-in name and a sign-out form) and `body` (trusted HTML). */
 export const page = (title: string, body: string) =>
   Effect.map(SignedIn, (who) => {
-    const nav = NAVIGATION.map((l) => `<li><a href="${l.href}">${l.label}</a></li>`).join("")
-    return HttpServerResponse.html(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · payouts</title><link rel="stylesheet" href="/assets/console.css"></head>
-<body><header><nav aria-label="Main"><ul>${nav}</ul></nav>
-<form method="post" action="/sign-out">${csrfField(who.csrf)}<span>${escapeHtml(who.name)} (${who.role})</span> <button type="submit">Sign out</button></form></header>
-<main id="main"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`)
+    const nav = NAVIGATION.map((l) => `<li><a href="${l.href}"${l.label === title ? ' aria-current="page"' : ""}>${l.label}</a></li>`).join("")
+    const header = `<header><nav aria-label="Main"><ul>${nav}</ul></nav>
+<form method="post" action="/sign-out" class="who">${csrfField(who.csrf)}<span>${escapeHtml(who.name)} (${who.role})</span> <button type="submit">Sign out</button></form></header>`
+    return HttpServerResponse.html(frame(title, header, `<h1>${escapeHtml(title)}</h1>${body}`))
   })

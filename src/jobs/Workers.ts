@@ -45,6 +45,12 @@ export const beat = (accountId: AccountId, owner: string, startedAt: number, ttl
 export const leave = (accountId: AccountId, owner: string) =>
   Effect.flatMap(StateStore, (store) => store.account(accountId).modifyRegister(`${WORKER_PREFIX}${owner}`, () => [undefined, Option.none()]))
 
+/** host:boot:pid of an owner name host:boot:pid:role: a worker and the runners it started share it. */
+export const processOf = (owner: string) => owner.split(":").slice(0, -1).join(":")
+
+/** Whether a lease's owner is a runner of this worker's process. */
+export const heldBy = (worker: string, leaseOwner: string | null) => leaseOwner !== null && processOf(leaseOwner) === processOf(worker)
+
 export interface WorkerView extends Heartbeat {
   /** Milliseconds since the last beat, by the store's clock. */
   readonly silentMs: number

@@ -15,7 +15,7 @@ import { tempDir } from "../kit/TempDir.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const BIN = join(ROOT, "bin", "payouts.js")
-const COMMANDS = ["run", "validate", "retry", "watch", "approve", "reject", "resume", "resolve", "reconcile", "halt", "batches", "ledger", "workers", "wallet", "summary", "transactions", "status", "sandbox", "config"]
+const COMMANDS = ["run", "validate", "retry", "watch", "approve", "reject", "resume", "resolve", "reconcile", "halt", "batches", "ledger", "workers", "wallet", "summary", "transactions", "status", "sandbox", "config", "console", "users"]
 const TOPICS = ["options", "checks", "tuning"]
 /** The docs show these on purpose as what is refused, or what does not exist. */
 const SHOWN_REFUSED = new Set(["--bogus"])

@@ -8,6 +8,7 @@ import { DEFAULT_JOBS_DIR } from "../../jobs/JobFolder.ts"
 import { durationFallback, fromEnvironment } from "../config/Keys.ts"
 import { durationOption } from "../Duration.ts"
 import { withDefault } from "../help/Defaults.ts"
+import { approverOptions } from "../ApprovalOptions.ts"
 import { watchBatchOptions } from "./Run.ts"
 
 const watchOptions = Options.all({
@@ -16,19 +17,7 @@ const watchOptions = Options.all({
   schedule: Options.text("schedule").pipe(Options.withPseudoName("CRON"), Options.withDescription('Take waiting files only at these times, e.g. "0 2 * * 1-5".'), fromEnvironment("schedule", Config.string), Options.optional),
   timezone: Options.text("timezone").pipe(Options.withPseudoName("ZONE"), Options.withDescription("Time zone of --schedule, e.g. Africa/Douala (default: the system's)."), fromEnvironment("timezone", Config.string), Options.optional),
   requireApproval: Options.boolean("require-approval").pipe(Options.withDescription("Validate and preflight each file, then wait for `payouts approve` before paying.")),
-  approvers: Options.text("approvers").pipe(
-    Options.withPseudoName("NAME,NAME"),
-    Options.withDescription("Only these people may approve (checked by approve and again before paying). Environment: PAYOUTS_APPROVERS."),
-    Options.withFallbackConfig(Config.string("PAYOUTS_APPROVERS")),
-    Options.optional
-  ),
-  fourEyes: Options.boolean("four-eyes").pipe(Options.withDescription("A batch must be approved by someone other than its submitter (--submitted-by).")),
-  submittedBy: Options.text("submitted-by").pipe(
-    Options.withPseudoName("NAME"),
-    Options.withDescription("Who submits the files dropped in this folder (recorded in each approval request). Environment: PAYOUTS_SUBMITTED_BY."),
-    Options.withFallbackConfig(Config.string("PAYOUTS_SUBMITTED_BY")),
-    Options.optional
-  ),
+  ...approverOptions,
   settle: withDefault(durationOption("settle"), Duration.seconds(2), "A dropped file is complete once unchanged for this long (or write *.part and rename).").pipe(fromEnvironment("settle", durationFallback)),
   scanEvery: withDefault(durationOption("scan-every"), Duration.seconds(1), "How often the folder is looked at.").pipe(fromEnvironment("scan_every", durationFallback)),
   retryEvery: withDefault(

@@ -5,7 +5,7 @@
 import { Cause, Duration, Effect, Either, Layer, Option, Ref } from "effect"
 import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_INTERNAL } from "../../run/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
-import { type ApprovalError, type ApprovalPolicy, personName } from "../../jobs/Approval.ts"
+import { approvalPolicyOf } from "../ApprovalOptions.ts"
 import { makeCronGate, shownIn } from "../../jobs/CronGate.ts"
 import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from "../../jobs/Health.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
@@ -38,25 +38,11 @@ const parseHostPort = (flag: string, text: string) => {
 
 type WatchOptions = Parsed<typeof watchCommand>["args"]
 
-const asUsage = (e: ApprovalError) => new UsageError({ reason: e.message })
-
 /** `--approvers`, `--four-eyes` and `--submitted-by` as the approval policy. */
 const approvalPolicy = (args: WatchOptions) =>
-  Effect.gen(function* () {
-    const approvers = yield* Effect.forEach(
-      Option.match(args.approvers, { onNone: () => [], onSome: (list) => list.split(",").filter((n) => n.trim() !== "") }),
-      (name) => personName("--approvers", name)
-    ).pipe(Effect.mapError(asUsage))
-    const submittedBy = Option.isSome(args.submittedBy) ? yield* personName("--submitted-by", args.submittedBy.value).pipe(Effect.mapError(asUsage)) : undefined
-    if (args.fourEyes && submittedBy === undefined) {
-      return yield* new UsageError({ reason: "--four-eyes needs to know who submits the files: pass --submitted-by NAME (or set PAYOUTS_SUBMITTED_BY)" })
-    }
-    if (args.fourEyes && approvers.length > 0 && approvers.every((a) => a.toLowerCase() === submittedBy?.toLowerCase())) {
-      return yield* new UsageError({ reason: `--four-eyes: the only approver is the submitter ${submittedBy}; nobody could approve` })
-    }
-    const used = approvers.length > 0 || args.fourEyes || submittedBy !== undefined
-    if (used && !args.requireApproval) yield* Effect.logWarning("--approvers, --four-eyes and --submitted-by apply to files under --require-approval")
-    return { approvers, fourEyes: args.fourEyes, submittedBy } satisfies ApprovalPolicy
+  Effect.tap(approvalPolicyOf(args), (policy) => {
+    const used = policy.approvers.length > 0 || policy.fourEyes || policy.submittedBy !== undefined
+    return used && !args.requireApproval ? Effect.logWarning("--approvers, --four-eyes and --submitted-by apply to files under --require-approval") : Effect.void
   })
 
 const watchFolder = (dir: string, args: WatchOptions) =>

@@ -3,7 +3,7 @@
  * heartbeat, the files they run and the batches whose lease their process holds.
  */
 import { Console, DateTime, Effect } from "effect"
-import { workers as workersOf } from "../../jobs/Workers.ts"
+import { heldBy, workers as workersOf } from "../../jobs/Workers.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { workersCommand } from "../commands/Workers.ts"
 import { accountOf } from "../Jobs.ts"
@@ -12,9 +12,6 @@ import { printJson } from "../Output.ts"
 import { storeLayer } from "../StoreLocation.ts"
 import { userFormat } from "../../output/Format.ts"
 import { type Column, renderTable, screenFit } from "../Table.ts"
-
-/** host:boot:pid of an owner name host:boot:pid:role: a worker and the runners it started share it. */
-const processOf = (owner: string) => owner.split(":").slice(0, -1).join(":")
 
 const ago = (ms: number) => (ms < 1_000 ? "now" : ms < 120_000 ? `${Math.round(ms / 1_000)}s ago` : `${Math.round(ms / 60_000)}m ago`)
 
@@ -32,7 +29,7 @@ export const workers = ({ connection, jobs, json, state, wide }: Parsed<typeof w
       started_at: DateTime.formatIso(DateTime.unsafeMake(w.startedAt)),
       last_heartbeat_ms_ago: w.silentMs,
       running: w.running,
-      batches: leased.filter((b) => processOf(b.leaseOwner ?? "") === processOf(w.owner)).map((b) => b.batchId)
+      batches: leased.filter((b) => heldBy(w.owner, b.leaseOwner)).map((b) => b.batchId)
     }))
     if (json) return yield* printJson(views)
     if (views.length === 0) return yield* Console.log("No worker has beaten in this account's state store (start one with: payouts watch DIR).")

@@ -28,7 +28,9 @@ export const GROUPS: ReadonlyArray<Group> = [
       ["resume", "Clear a batch's pause so the next run continues it"],
       ["resolve", "Settle the rows a run could not prove (exit 5)"],
       ["reconcile", "Compare a batch, or the account, with the service"],
-      ["halt", "Stop every payout of the account, or lift the stop"]
+      ["halt", "Stop every payout of the account, or lift the stop"],
+      ["console", "Serve the web console: batches live, approvals, decisions"],
+      ["users", "Manage the people who may sign in to the console"]
     ]
   },
   {
@@ -130,7 +132,12 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<string>>> = {
   transactions: ["payouts transactions --all --from 2026-11-01 --status failed", "payouts transactions --currency XAF -j"],
   status: ["payouts status PO-20261127-0001"],
   sandbox: ["payouts sandbox", "payouts sandbox --time-scale 60 --faults 'payout.error_after=0.1'"],
-  config: ["payouts config", "payouts config -p live -j"]
+  config: ["payouts config", "payouts config -p live -j"],
+  console: [
+    "payouts console --jobs /srv/payouts/jobs                  # on http://127.0.0.1:8470/",
+    "payouts console --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem"
+  ],
+  users: ["payouts users add alice --role operator --password-stdin < alice.txt", "payouts users list", "payouts users remove alice"]
 }
 
 /** Where the manual explains each command (docs/ in the source tree). */
@@ -153,7 +160,9 @@ export const MANUAL: Readonly<Record<string, string>> = {
   transactions: "docs/real-service.md",
   status: "docs/real-service.md",
   sandbox: "docs/sandbox.md",
-  config: "docs/configuration.md"
+  config: "docs/configuration.md",
+  console: "docs/console.md",
+  users: "docs/console.md"
 }
 
 export const topicOf = (option: string): Topic | undefined => TOPICS.find((topic) => topic.options.includes(option))
