@@ -110,6 +110,15 @@ describe("console in headless Chromium", () => {
         yield* use(() => p.goto(`${konsole.url}/account`))
         yield* use(() => p.keyboard.press("Tab"))
         expect(yield* use(() => p.evaluate(() => document.activeElement?.textContent))).toBe("Skip to content")
+        // A form that lost its CSRF token is refused, and nothing is halted.
+        yield* use(async () => {
+          await p.evaluate(() => document.querySelectorAll("main input[name=csrf]").forEach((input) => input.remove()))
+          await p.getByLabel("Reason").fill("no token")
+          await Promise.all([p.waitForURL(/\/account\/halt$/), p.getByRole("button", { name: "Halt", exact: true }).click()])
+        })
+        expect(yield* use(() => p.getByRole("heading", { level: 1 }).innerText())).toBe("Form refused")
+        expect(yield* konsole.activeHalt).toEqual(Option.none())
+        yield* use(() => p.goto(`${konsole.url}/account`))
         yield* use(async () => {
           await p.getByLabel("Reason").fill("wrong file sent")
           await Promise.all([p.waitForURL(/\/account\/halt$/), p.getByRole("button", { name: "Halt", exact: true }).click()])
