@@ -67,7 +67,8 @@ const signedIn = <E, R>(pages: HttpRouter.HttpRouter<E, R>) =>
 /** The security headers of every answer: nothing from elsewhere, no framing, no sniffing, no caching of pages. */
 const hardened = (secure: boolean) => (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeaders(response, {
-    "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    // A page may bring a stricter or its own policy (a run's report has its style inline).
+    "content-security-policy": response.headers["content-security-policy"] ?? "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
     "x-frame-options": "DENY",

@@ -12,6 +12,7 @@ import { consolePages } from "../../src/console/Pages.ts"
 import { hashPassword } from "../../src/console/Password.ts"
 import { consoleApp, serveConsole } from "../../src/console/Server.ts"
 import { ConsoleSettings } from "../../src/console/Settings.ts"
+import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { metricsRoute } from "../../src/observe/Prometheus.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../src/run/RunContext.ts"
 import { ConsoleUsers } from "../../src/store/Sql/Users.ts"
@@ -27,6 +28,8 @@ export interface ConsoleOptions {
   readonly state?: string
   readonly behindProxy?: boolean
   readonly idleTimeout?: Duration.Duration
+  /** The job folder (for the Approvals page and the batches' outputs). */
+  readonly jobs?: string
 }
 
 /** The console over `sandbox`'s account and a store (a fresh temp file unless given), served for the scope. */
@@ -37,7 +40,7 @@ export const startConsole = (sandbox: Sandbox, options: ConsoleOptions = {}) =>
     const behindProxy = options.behindProxy ?? false
     const context = yield* Layer.build(
       Layer.mergeAll(
-        Layer.succeed(ConsoleSettings, { jobs: Option.none(), policy: { approvers: [], fourEyes: false, submittedBy: undefined }, idleTimeout: options.idleTimeout ?? Duration.minutes(30), secure: behindProxy }),
+        Layer.succeed(ConsoleSettings, { jobs: Option.map(Option.fromNullable(options.jobs), jobFolder), policy: { approvers: [], fourEyes: false, submittedBy: undefined }, idleTimeout: options.idleTimeout ?? Duration.minutes(30), secure: behindProxy }),
         Layer.succeed(ConsoleAccount, { accountId, urls: { callbackUrl: undefined, returnUrl: DEFAULT_RUN_SETTINGS.returnUrl, cancelUrl: DEFAULT_RUN_SETTINGS.cancelUrl } }),
         SignInThrottle.Default,
         clientLayer(sandbox),

@@ -13,6 +13,7 @@ import { ROW_STATES, RowState } from "../../store/RowState.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { Row } from "../../store/Model.ts"
 import { ConsoleAccount, escapeHtml, page } from "../Contract.ts"
+import { outputLinks } from "./BatchFiles.ts"
 import { progress } from "./Batches.ts"
 
 const e = escapeHtml
@@ -98,7 +99,7 @@ const batchPage = Effect.gen(function* () {
   return yield* page(
     `Batch ${fileName}`,
     `<p><a href="/batches">All batches</a> · batch <span class="id">${e(id)}</span></p>
-<section aria-labelledby="summary"><h2 id="summary">Summary</h2><div data-live="/batches/${e(id)}/live">${summary.value}</div></section>
+<section aria-labelledby="summary"><h2 id="summary">Summary</h2><div data-live="/batches/${e(id)}/live">${summary.value}</div>${yield* outputLinks(id)}</section>
 <section aria-labelledby="rows"><h2 id="rows">Rows</h2>${filterForm(id, filter)}${rowsTable(f, found.slice(0, SHOWN_ROWS), found.length)}</section>
 <section aria-labelledby="events"><h2 id="events">Events</h2>${eventItems === "" ? "<p>No events yet.</p>" : `<ol reversed class="events">${eventItems}</ol>`}</section>`
   )
