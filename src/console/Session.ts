@@ -7,6 +7,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Duration, Effect, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { ConsoleUsers } from "../store/Sql/Users.ts"
+import { LIVE_PART } from "./assets/Script.ts"
 import { ConsoleSettings } from "./Settings.ts"
 
 export const SESSION_COOKIE = "payouts_session"
@@ -34,13 +35,18 @@ export const openSession = Effect.fn("Session.open")(function* (name: string) {
 const sessionId = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
   Option.filter(Option.fromNullable(request.cookies[SESSION_COOKIE]), (id) => /^[A-Za-z0-9_-]{43}$/.test(id)))
 
-/** The session of this request, seen now; none without a cookie, or when it is unknown or idle too long. */
+/**
+ * The session of this request; none without a cookie, or when it is unknown or idle too long. A
+ * person's request counts as activity; a page refreshing itself does not, or an open tab would never
+ * be idle.
+ */
 export const currentSession = Effect.gen(function* () {
   const id = yield* sessionId
   if (Option.isNone(id)) return Option.none()
   const { idleTimeout } = yield* ConsoleSettings
   const now = yield* Clock.currentTimeMillis
-  return yield* (yield* ConsoleUsers).useSession(hashOf(id.value), now, now - Duration.toMillis(idleTimeout))
+  const refresh = (yield* HttpServerRequest.HttpServerRequest).headers.accept === LIVE_PART
+  return yield* (yield* ConsoleUsers).useSession(hashOf(id.value), now, now - Duration.toMillis(idleTimeout), !refresh)
 })
 
 /** Ends this request's session, if it has one. */

@@ -82,6 +82,10 @@ describe.each(ADAPTERS)("console people and sessions ($name)", (adapter) => {
       // Idle since 2,000 or before: "old" (last seen 1,000) is gone, "new" stays.
       expect(yield* users.useSession("new", 6_000, 2_000)).toEqual(Option.some({ name: "alice", role: "admin", csrf: "b", lastSeenAt: 6_000 }))
       expect(yield* users.useSession("old", 6_000, 0)).toEqual(Option.none())
+      // A refresh (not seen) finds it without moving its last sight.
+      expect(Option.map(yield* users.useSession("new", 9_000, 2_000, false), (x) => x.lastSeenAt)).toEqual(Option.some(6_000))
+      expect(yield* users.useSession("new", 9_500, 6_500, false)).toEqual(Option.none())
+      yield* users.openSession({ idHash: "new", name: "alice", csrf: "b", at: 9_600 })
       yield* users.closeSession("new")
       expect(yield* users.useSession("new", 6_100, 0)).toEqual(Option.none())
     }))

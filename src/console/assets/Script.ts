@@ -4,6 +4,9 @@
  * screen. Without a session the fetch is answered 401 and the refresh stops; without JavaScript the
  * page still works (reload it).
  */
+/** What the script asks for: the server tells a page refreshing itself from a person's request by it. */
+export const LIVE_PART = "text/x-console-part"
+
 export const CONSOLE_JS = `"use strict";
 (() => {
   const EVERY_MS = 2000;
@@ -13,7 +16,7 @@ export const CONSOLE_JS = `"use strict";
     const tick = async () => {
       if (!document.hidden) {
         let answer;
-        try { answer = await fetch(url, { headers: { accept: "text/x-console-part" }, cache: "no-store" }); } catch { answer = undefined; }
+        try { answer = await fetch(url, { headers: { accept: "${LIVE_PART}" }, cache: "no-store" }); } catch { answer = undefined; }
         if (answer !== undefined && answer.status === 401) return;
         if (answer !== undefined && answer.ok) {
           const html = await answer.text();

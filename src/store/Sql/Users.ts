@@ -76,14 +76,18 @@ export const makeUsers = Effect.map(StoreDb, (db) => {
         VALUES (${session.idHash}, ${personKey(session.name)}, ${session.csrf}, ${session.at}, ${session.at})`
     ).pipe(Effect.asVoid, Effect.withSpan("ConsoleUsers.openSession"))
 
-  /** The session with this id hash, seen at `at` unless idle since before `idleSince` (then it is ended). */
-  const useSession = (idHash: string, at: number, idleSince: number) =>
+  /**
+   * The session with this id hash unless idle since before `idleSince` (then it is ended); seen at `at`
+   * when `seen` (a person's request, not a page refreshing itself).
+   */
+  const useSession = (idHash: string, at: number, idleSince: number, seen = true) =>
     db.write(
       Effect.gen(function* () {
         yield* sql`DELETE FROM console_sessions WHERE last_seen_at < ${idleSince}`
         const found = yield* sql`SELECT u.name, u.role, s.csrf, s.last_seen_at FROM console_sessions s
           JOIN console_users u ON u.name_key = s.name_key WHERE s.id_hash = ${idHash}`.pipe(Effect.flatMap(decodeSessions))
         if (found.length === 0) return Option.none<StoredSession>()
+        if (!seen) return Option.some(found[0])
         yield* sql`UPDATE console_sessions SET last_seen_at = ${at} WHERE id_hash = ${idHash}`
         return Option.some({ ...found[0], lastSeenAt: at })
       })
