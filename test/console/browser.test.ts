@@ -37,10 +37,11 @@ const newPage = (b: Browser) =>
 
 const use = <A>(f: () => Promise<A>) => Effect.promise(f)
 
+/** The page as a person sees it first (its top, at the window's size): what the manual shows. */
 const shot = (p: Page, name: string) =>
   use(async () => {
     Fs.mkdirSync("test-output", { recursive: true })
-    await p.screenshot({ path: join("test-output", `console-${name}.png`), fullPage: true })
+    await p.screenshot({ path: join("test-output", `console-${name}.png`) })
   })
 
 const signInAs = (p: Page, base: string, name: string) =>
