@@ -5,7 +5,7 @@
 import { Cause, Duration, Effect, Either, Layer, Option, Ref } from "effect"
 import { EXIT_ATTENTION, EXIT_INCOMPLETE, EXIT_INTERNAL } from "../../run/ExitCode.ts"
 import { type RunRequest, runBatch } from "../../run/Runner.ts"
-import { approvalPolicyOf } from "../ApprovalOptions.ts"
+import { approvalPolicyOf } from "../ApprovalPolicy.ts"
 import { makeCronGate, shownIn } from "../../jobs/CronGate.ts"
 import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from "../../jobs/Health.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
