@@ -76,9 +76,12 @@ ${refused ? `<p role="alert" class="refused" id="refused">Wrong name or password
 
 export const signInPage = HttpServerResponse.html(frame("Sign in", "", signInBody(false, "")))
 
-/** The address a failed sign-in is counted and logged under: the proxy's, when one says whose. */
+/**
+ * The address a failed sign-in is counted and logged under. Behind a proxy, the last address of
+ * X-Forwarded-For: the one the proxy added (those before it are whatever the client sent).
+ */
 const addressOf = (request: HttpServerRequest.HttpServerRequest, behindProxy: boolean) => {
-  const forwarded = behindProxy ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined
+  const forwarded = behindProxy ? request.headers["x-forwarded-for"]?.split(",").at(-1)?.trim() || undefined : undefined
   return forwarded ?? Option.getOrElse(request.remoteAddress, () => "unknown")
 }
 

@@ -14,6 +14,9 @@ import { ConsoleAccount, escapeHtml, page } from "../Contract.ts"
 
 const e = escapeHtml
 
+/** Batches listed at once (`payouts batches` lists them all). */
+const SHOWN_BATCHES = 100
+
 type Counts = BatchSummary["counts"]
 const sum = (c: Counts, states: ReadonlyArray<keyof Counts>) => states.reduce((n, s) => n + c[s], 0)
 
@@ -47,10 +50,12 @@ export const batchesLive = Effect.gen(function* () {
     onNone: () => "",
     onSome: (h) => `<p role="alert" class="refused">HALTED: ${e(describeHalt(h))}. No new payout is sent (see Account).</p>`
   })
-  const batches = [...(yield* account.listBatches())].sort((a, b) => Number(b.createdAt.epochMillis) - Number(a.createdAt.epochMillis))
-  if (batches.length === 0) return `${halted}<p>No batches in this account's state store yet.</p>`
+  const all = [...(yield* account.listBatches())].sort((a, b) => Number(b.createdAt.epochMillis) - Number(a.createdAt.epochMillis))
+  if (all.length === 0) return `${halted}<p>No batches in this account's state store yet.</p>`
+  // Refreshed every 2 s with a totals query per batch: the newest are what a person watches.
+  const batches = all.slice(0, SHOWN_BATCHES)
   const rows = yield* Effect.forEach(batches, (b) => Effect.map(StateStore.pipe(Effect.flatMap((s) => s.batch(accountId, b.batchId).currencyTotals())), (t) => row(f, b, t)))
-  return `${halted}<div class="scroll" tabindex="0" role="region" aria-label="Batches table"><table><caption>${f.count(batches.length)} batch${batches.length === 1 ? "" : "es"}, newest first</caption>
+  return `${halted}<div class="scroll" tabindex="0" role="region" aria-label="Batches table"><table><caption>${all.length > batches.length ? `The newest ${f.count(batches.length)} of ${f.count(all.length)} batches` : `${f.count(batches.length)} batch${batches.length === 1 ? "" : "es"}, newest first`}</caption>
 <thead><tr><th scope="col">File and batch</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col">Rows</th><th scope="col">Completed</th><th scope="col">Not paid</th><th scope="col">Pending</th><th scope="col">Unknown</th><th scope="col">Waiting</th><th scope="col">Amount sent</th><th scope="col">Approved by</th><th scope="col">Created</th></tr></thead>
 <tbody>${rows.join("\n")}</tbody></table></div>`
 })
