@@ -43,6 +43,7 @@ export const usersCommand = Command.make("users", {
   ),
   name: Args.text({ name: "NAME" }).pipe(Args.withDescription("The person (their sign-in name)."), Args.optional),
   state: jobsStateOption,
+  jobs: Options.directory("jobs").pipe(Options.withDescription("Use the store this job folder is pinned to, as the console given --jobs does."), Options.optional),
   role: Options.choice("role", ROLES).pipe(Options.withDescription("What the person may do: viewer sees; approver approves; operator resolves and halts; admin all."), Options.optional),
   passwordStdin: Options.boolean("password-stdin").pipe(Options.withDescription("Read the password from standard input (its first line).")),
   json: jsonOption

@@ -77,4 +77,4 @@ const act = (args: Args) =>
   })
 
 export const users = (args: Args) =>
-  act(args).pipe(Effect.provide(Layer.unwrapEffect(Effect.map(Effect.tap(storeFor(args.state), announceStore), openStore))))
+  act(args).pipe(Effect.provide(Layer.unwrapEffect(Effect.map(Effect.tap(storeFor(args.state, Option.getOrUndefined(args.jobs)), announceStore), openStore))))
