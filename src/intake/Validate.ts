@@ -65,48 +65,69 @@ export interface ValidateOptions {
 export const defaultDescription = (id: string | undefined, fileName: string, line: number): string =>
   id === undefined ? `Payout ${fileName} line ${line}` : `Payout ${id}`
 
+/**
+ * What one record's checks gather: its errors (made only for a row with one) and the columns holding
+ * a spreadsheet error value. One object a row, no closure a row: a million-row file checks a million.
+ */
+class RecordCheck {
+  errors: Array<RowError> | undefined
+  residue: Set<CsvColumn> | undefined
+
+  constructor(readonly record: CsvRecord) {
+    if (record.errors.length > 0) this.errors = [...record.errors]
+  }
+
+  fail(column: string, value: string, reason: string): void {
+    ;(this.errors ??= []).push({ line: this.record.line, column, value, reason })
+  }
+
+  /** A cell to check: there, and not spreadsheet residue (refused as such already). */
+  present(column: CsvColumn): boolean {
+    return this.record.fields[column] !== undefined && this.residue?.has(column) !== true
+  }
+
+  /** The clean value, or undefined with the reason noted against the column. */
+  get<A>(column: CsvColumn, check: Either.Either<A, string>): A | undefined {
+    if (Either.isRight(check)) return check.right
+    this.fail(this.record.headers[column] ?? column, this.record.fields[column] ?? "", check.left)
+    return undefined
+  }
+}
+
 /** Checks one record alone: everything but duplicates. */
 export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => {
   const { line, index, fields, headers } = record
-  const errors: Array<RowError> = [...record.errors]
-  const cell = (column: CsvColumn): string => fields[column] ?? ""
-  const get = <A>(column: CsvColumn, check: Either.Either<A, string>): A | undefined => {
-    if (Either.isRight(check)) return check.right
-    errors.push({ line, column: headers[column] ?? column, value: cell(column), reason: check.left })
-    return undefined
-  }
+  const c = new RecordCheck(record)
   // A cell holding a spreadsheet error value (`#REF!`) is refused as such, and its column's own check skipped.
-  let residue: Set<CsvColumn> | undefined
   for (const column of CSV_COLUMNS) {
     const value = fields[column]
     if (value === undefined || !Rules.isSpreadsheetError(value)) continue
-    residue ??= new Set()
-    residue.add(column)
-    errors.push({ line, column: headers[column] ?? column, value, reason: Rules.spreadsheetErrorReason(value) })
+    ;(c.residue ??= new Set()).add(column)
+    c.fail(headers[column] ?? column, value, Rules.spreadsheetErrorReason(value))
   }
   for (const key in record.meta) {
     const value = record.meta[key]
-    if (Rules.isSpreadsheetError(value)) errors.push({ line, column: `meta.${key}`, value, reason: Rules.spreadsheetErrorReason(value) })
+    if (Rules.isSpreadsheetError(value)) c.fail(`meta.${key}`, value, Rules.spreadsheetErrorReason(value))
   }
-  const present = (column: CsvColumn) => fields[column] !== undefined && residue?.has(column) !== true
 
-  const id = present("id") ? get("id", Rules.checkId(cell("id"))) : undefined
-  const operator: MobileOperator | undefined = present("operator") ? get("operator", Rules.checkOperator(cell("operator"))) : undefined
-  let currency = present("currency") ? get("currency", Rules.checkCurrency(cell("currency"))) : undefined
+  const id = c.present("id") ? c.get("id", Rules.checkId(fields.id ?? "")) : undefined
+  const operator: MobileOperator | undefined = c.present("operator") ? c.get("operator", Rules.checkOperator(fields.operator ?? "")) : undefined
+  let currency = c.present("currency") ? c.get("currency", Rules.checkCurrency(fields.currency ?? "")) : undefined
   if (currency !== undefined && operator !== undefined) {
-    currency = get("currency", Rules.checkCurrencyOfOperator(currency, operator))
+    currency = c.get("currency", Rules.checkCurrencyOfOperator(currency, operator))
   }
   const amountCurrency = currency ?? operator?.currency
   const amountMinor =
-    present("amount") && amountCurrency !== undefined ? get("amount", Rules.checkAmount(cell("amount"), amountCurrency)) : undefined
-  const phone = present("phone") && operator !== undefined ? get("phone", normaliseMobile(cell("phone"), operator.country)) : undefined
-  const name = present("name") ? get("name", Rules.checkName(cell("name"))) : undefined
-  const email = present("email") ? get("email", Rules.checkEmail(cell("email"))) : undefined
-  const description = present("description") ? get("description", Rules.checkDescription(cell("description"))) : undefined
+    c.present("amount") && amountCurrency !== undefined ? c.get("amount", Rules.checkAmount(fields.amount ?? "", amountCurrency)) : undefined
+  const phone = c.present("phone") && operator !== undefined ? c.get("phone", normaliseMobile(fields.phone ?? "", operator.country)) : undefined
+  const name = c.present("name") ? c.get("name", Rules.checkName(fields.name ?? "")) : undefined
+  const email = c.present("email") ? c.get("email", Rules.checkEmail(fields.email ?? "")) : undefined
+  const description = c.present("description") ? c.get("description", Rules.checkDescription(fields.description ?? "")) : undefined
   const details = Rules.cleanDetails(record.meta)
 
+  const errors = c.errors
   if (
-    errors.length === 0 &&
+    errors === undefined &&
     operator !== undefined &&
     currency !== undefined &&
     amountMinor !== undefined &&
@@ -131,7 +152,7 @@ export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => 
       repeatKey: repeatKeyOf(phone, amountMinor, operator.code)
     }
   }
-  const [first, ...rest] = errors.length > 0 ? errors : [{ line, column: "", value: "", reason: "row is incomplete" }]
+  const [first, ...rest] = errors ?? [{ line, column: "", value: "", reason: "row is incomplete" }]
   return {
     _tag: "RejectedRow",
     line,
