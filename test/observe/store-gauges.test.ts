@@ -7,12 +7,11 @@ import { HttpClient, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import parse from "parse-prometheus-text-format"
 import { BatchId } from "../../src/domain/Ids.ts"
 import { metricsRoute } from "../../src/observe/Prometheus.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import { ACCOUNT, newBatch, OTHER_ACCOUNT, rowInputs, scopedStore } from "../store/fixtures.ts"
-import { series } from "./exposition.ts"
+import { series, typeOf } from "./exposition.ts"
 
 const value = (text: string, name: string, labels: Readonly<Record<string, string>> = {}) => series(text, name, labels).map((m) => Number(m.value))
 
@@ -41,7 +40,7 @@ describe("the store's gauges on /metrics", () => {
       expect(response.status).toBe(200)
       expect(response.headers["content-type"]).toBe("text/plain; version=0.0.4; charset=utf-8")
       const text = yield* response.text
-      expect(parse(text).find((f) => f.name === "payouts_rows")?.type).toBe("GAUGE")
+      expect(typeOf(text, "payouts_rows")).toBe("gauge")
       expect(value(text, "payouts_rows", { state: "validated" })).toEqual([7])
       expect(value(text, "payouts_rows", { state: "submitting" })).toEqual([1])
       expect(value(text, "payouts_rows", { state: "unknown" })).toEqual([1])

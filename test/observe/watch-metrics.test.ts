@@ -8,7 +8,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
-import parse from "parse-prometheus-text-format"
 import { AccountId } from "../../src/domain/Ids.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
@@ -16,7 +15,7 @@ import { FAST, healthUrl, payouts, serviceOf, until } from "../jobs/cli.ts"
 import { accountOf, admin, startSandbox } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
 import { ordinaryPhone, writeCsv } from "../run/support.ts"
-import { histogramOf, series } from "./exposition.ts"
+import { families, histogramOf, series, typeOf } from "./exposition.ts"
 
 const ROWS = 6
 const PAYOUT = "POST /payments/payout/mobile-money"
@@ -35,7 +34,7 @@ const scrape = (url: string) =>
 
 const value = (text: string, name: string, labels: Readonly<Record<string, string>> = {}) => {
   const found = series(text, name, labels)
-  return found.length === 1 ? Number(found[0].value) : undefined
+  return found.length === 1 ? found[0].value : undefined
 }
 
 describe("GET /metrics on watch --health", () => {
@@ -53,7 +52,7 @@ describe("GET /metrics on watch --health", () => {
       const early = yield* scrape(url)
       expect(early.status).toBe(200)
       expect(early.type).toBe("text/plain; version=0.0.4; charset=utf-8")
-      expect(() => parse(early.text)).not.toThrow()
+      expect(() => families(early.text)).not.toThrow()
 
       writeCsv(root, "pay.csv", Array.from({ length: ROWS }, (_, i) => ({ id: `M-${i + 1}`, amount: String(1000 + i), phone: ordinaryPhone(i) })))
       yield* until("the batch done", Effect.sync(() => existsSync(join(root, "done", "pay.summary.json"))), 120_000)
@@ -63,13 +62,11 @@ describe("GET /metrics on watch --health", () => {
       // The scrape reads the store as it is: once the batch is done, it says what the store says.
       yield* until("the scrape counting the rows completed", Effect.map(scrape(url), (s) => value(s.text, "payouts_rows", { state: "completed" }) === ROWS))
       const { text } = yield* scrape(url)
-      const families = parse(text)
-      const typeOf = (name: string) => families.find((f) => f.name === name)?.type
-      expect(typeOf("payouts_rows")).toBe("GAUGE")
-      expect(typeOf("payouts_attention_batches")).toBe("GAUGE")
-      expect(typeOf("payouts_unknown_rows")).toBe("GAUGE")
-      expect(typeOf("payouts_provider_requests_total")).toBe("COUNTER")
-      expect(typeOf("payouts_provider_request_duration_seconds")).toBe("HISTOGRAM")
+      expect(typeOf(text, "payouts_rows")).toBe("gauge")
+      expect(typeOf(text, "payouts_attention_batches")).toBe("gauge")
+      expect(typeOf(text, "payouts_unknown_rows")).toBe("gauge")
+      expect(typeOf(text, "payouts_provider_requests_total")).toBe("counter")
+      expect(typeOf(text, "payouts_provider_request_duration_seconds")).toBe("histogram")
       expect(value(text, "payouts_rows", { state: "completed" })).toBe(yield* completedInStore(state, account))
       expect(value(text, "payouts_rows", { state: "unknown" })).toBe(0)
       expect(value(text, "payouts_unknown_rows")).toBe(0)
