@@ -8,9 +8,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import * as Fs from "node:fs"
-import { join } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
+import { browser, newPage, screenshot } from "../kit/Browser.ts"
 import { maskPhone } from "../../src/domain/Phone.ts"
 import { payoutsDone, serviceOf } from "../jobs/cli.ts"
 import { startSandbox } from "../kit/Sandbox.ts"
@@ -18,31 +17,13 @@ import { tempDir } from "../kit/TempDir.ts"
 import { ordinaryPhone, writeCsv } from "../run/support.ts"
 import { PASSWORD, startConsole } from "./consoleSupport.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 const ROWS = 40
 /** Long enough for a loaded machine; every wait below ends as soon as its condition holds. */
 const WAIT = { timeout: 90_000 }
 
-const browser = Effect.acquireRelease(
-  Effect.gen(function* () {
-    if (!Fs.existsSync(CHROMIUM)) return yield* Effect.die(new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium); this test does not skip.`))
-    return yield* Effect.promise(() => chromium.launch({ executablePath: CHROMIUM, args: ARGS }))
-  }),
-  (b: Browser) => Effect.promise(() => b.close())
-)
-
-const newPage = (b: Browser) =>
-  Effect.acquireRelease(Effect.promise(() => b.newContext({ viewport: { width: 1280, height: 900 } }).then((c) => c.newPage())), (p) => Effect.promise(() => p.context().close()))
-
 const use = <A>(f: () => Promise<A>) => Effect.promise(f)
 
-/** The page as a person sees it first (its top, at the window's size): what the manual shows. */
-const shot = (p: Page, name: string) =>
-  use(async () => {
-    Fs.mkdirSync("test-output", { recursive: true })
-    await p.screenshot({ path: join("test-output", `console-${name}.png`) })
-  })
+const shot = (p: Page, name: string) => screenshot(p, `console-${name}`)
 
 const signInAs = (p: Page, base: string, name: string) =>
   use(async () => {

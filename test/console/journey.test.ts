@@ -11,7 +11,8 @@ import { Chunk, Context, Effect, Layer, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { join, resolve } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
+import { browser, newPage, screenshot } from "../kit/Browser.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
@@ -22,31 +23,13 @@ import { ordinaryPhone } from "../run/support.ts"
 import { PASSWORD } from "./consoleSupport.ts"
 
 const BIN = resolve("bin/payouts.js")
-const CHROMIUM = "/usr/bin/chromium"
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 /** Long enough for a loaded machine; every wait ends as soon as its condition holds. */
 const WAIT = { timeout: 120_000 }
 const ROWS = 8
 
-const browser = Effect.acquireRelease(
-  Effect.gen(function* () {
-    if (!Fs.existsSync(CHROMIUM)) return yield* Effect.die(new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium); this test does not skip.`))
-    return yield* Effect.promise(() => chromium.launch({ executablePath: CHROMIUM, args: ARGS }))
-  }),
-  (b: Browser) => Effect.promise(() => b.close())
-)
-
-/** A browser of its own per person: their own cookie. */
-const personPage = (b: Browser) =>
-  Effect.acquireRelease(Effect.promise(() => b.newContext({ viewport: { width: 1280, height: 900 } }).then((c) => c.newPage())), (p) => Effect.promise(() => p.context().close()))
-
 const use = <A>(f: () => Promise<A>) => Effect.promise(f)
 
-const shot = (p: Page, name: string) =>
-  use(async () => {
-    Fs.mkdirSync("test-output", { recursive: true })
-    await p.screenshot({ path: join("test-output", `console-${name}.png`) })
-  })
+const shot = (p: Page, name: string) => screenshot(p, `console-${name}`)
 
 const signIn = (p: Page, base: string, name: string) =>
   use(async () => {
@@ -95,7 +78,7 @@ describe("the console's journey", () => {
 
         const b = yield* browser
         // The submitter may not approve their own batch.
-        const carol = yield* personPage(b)
+        const carol = yield* newPage(b)
         yield* signIn(carol, base, "carol")
         yield* use(() => carol.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Approvals" }).click())
         yield* use(() => carol.waitForURL(/\/approvals$/))
@@ -109,7 +92,7 @@ describe("the console's journey", () => {
         expect(Fs.existsSync(join(jobs, "awaiting-approval", "weekly.csv"))).toBe(true)
 
         // A second person approves; the watcher pays; the Batches page follows it to its end.
-        const alice = yield* personPage(b)
+        const alice = yield* newPage(b)
         yield* signIn(alice, base, "alice")
         yield* use(() => alice.goto(`${base}/approvals`))
         const approved = yield* decide(alice, alice.locator("section", { hasText: "weekly.csv" }), "totals match the settlement report", "Approve")
@@ -124,7 +107,7 @@ describe("the console's journey", () => {
         yield* admin(sandbox).faults("")
 
         // The operator settles every row in doubt on the Attention page: each abandoned with a reason.
-        const otto = yield* personPage(b)
+        const otto = yield* newPage(b)
         yield* signIn(otto, base, "otto")
         yield* use(() => otto.goto(`${base}/attention`))
         yield* use(() => otto.locator("article").first().waitFor(WAIT))

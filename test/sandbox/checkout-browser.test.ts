@@ -4,21 +4,9 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { browser } from "../kit/Browser.ts"
 import { advance, assertInvariants, cardPayin, sandbox, status, webhooks, receiver } from "../kit/Sandbox.ts"
-
-const CHROMIUM = "/usr/bin/chromium"
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-const browser = Effect.acquireRelease(
-  Effect.gen(function* () {
-    if (!Fs.existsSync(CHROMIUM)) {
-      return yield* Effect.die(new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium); this test does not skip.`))
-    }
-    return yield* Effect.promise(() => chromium.launch({ executablePath: CHROMIUM, args: ARGS }))
-  }),
-  (b: Browser) => Effect.promise(() => b.close())
-)
 
 /** The merchant's shop: answers its return and cancel pages. */
 const shop = Effect.acquireRelease(
