@@ -4,7 +4,7 @@
  * --require-approval --four-eyes` serves; its submitter's approval refused in the browser and a second
  * person's taken; the batch watched to its end on the Batches page; the rows it could not prove
  * settled by an operator on the Attention page; every decision in the store's events with who and
- * why, and nobody paid twice. The Approvals and Attention screenshots of the manual come from here.
+ * why, and nobody paid twice. A viewer cannot approve and an approver cannot resolve. The Approvals and Attention screenshots of the manual come from here.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Context, Effect, Layer, Stream } from "effect"
@@ -61,7 +61,7 @@ describe("the console's journey", () => {
         Fs.mkdirSync(jobs)
         const state = join(root, "state.db")
         const env = { ...process.env, PAYOUTS_BASE_URL: service.baseUrl, PAYOUTS_API_KEY: service.key, PAYOUTS_API_SECRET: service.secret }
-        for (const [name, role] of [["carol", "approver"], ["alice", "approver"], ["otto", "operator"]] as const) {
+        for (const [name, role] of [["carol", "approver"], ["alice", "approver"], ["otto", "operator"], ["vic", "viewer"]] as const) {
           const added = spawnSync(process.execPath, [BIN, "users", "add", name, "--role", role, "--password-stdin", "--state", state], { input: `${PASSWORD}\n`, env, encoding: "utf8" })
           expect(added.status, added.stderr).toBe(0)
         }
@@ -91,6 +91,13 @@ describe("the console's journey", () => {
         expect(refused).toMatch(/submit/i)
         expect(Fs.existsSync(join(jobs, "awaiting-approval", "weekly.csv"))).toBe(true)
 
+        // A viewer sees the request and may not decide it.
+        const vic = yield* newPage(b)
+        yield* signIn(vic, base, "vic")
+        yield* use(() => vic.goto(`${base}/approvals`))
+        yield* use(() => vic.getByText("weekly.csv").first().waitFor(WAIT))
+        expect(yield* use(() => vic.getByRole("button", { name: "Approve", exact: true }).count())).toBe(0)
+
         // A second person approves; the watcher pays; the Batches page follows it to its end.
         const alice = yield* newPage(b)
         yield* signIn(alice, base, "alice")
@@ -112,6 +119,10 @@ describe("the console's journey", () => {
         yield* use(() => otto.goto(`${base}/attention`))
         yield* use(() => otto.locator("article").first().waitFor(WAIT))
         yield* shot(otto, "attention")
+        // An approver sees the rows in doubt and may not decide them.
+        yield* use(() => carol.goto(`${base}/attention`))
+        yield* use(() => carol.locator("article").first().waitFor(WAIT))
+        expect(yield* use(() => carol.getByRole("button", { name: "Abandon", exact: true }).count())).toBe(0)
         const store = Context.get(yield* Layer.build(SqliteStateStore.layer({ filename: state })), StateStore)
         const accountId = accountOf(sandbox)
         const batches = yield* Effect.orDie(store.account(accountId).listBatches())
