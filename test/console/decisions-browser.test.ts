@@ -10,7 +10,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Duration, Effect, Layer, Option, Stream } from "effect"
 import * as Fs from "node:fs"
 import { join } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
+import { browser, newPage } from "../kit/Browser.ts"
 import { ConsoleAccount, type Role, SignedIn } from "../../src/console/Contract.ts"
 import { approvalsRoutes } from "../../src/console/pages/Approvals.ts"
 import { attentionRoutes } from "../../src/console/pages/Attention.ts"
@@ -27,21 +28,6 @@ import { accountOf, admin, startSandbox } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
 import { ordinaryPhone, writeCsv } from "../run/support.ts"
 import { serveRoutes } from "./decisionsSupport.ts"
-
-const CHROMIUM = "/usr/bin/chromium"
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-const browser = Effect.acquireRelease(
-  Effect.gen(function* () {
-    if (!Fs.existsSync(CHROMIUM)) {
-      return yield* Effect.die(new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium); this test does not skip.`))
-    }
-    return yield* Effect.promise(() => chromium.launch({ executablePath: CHROMIUM, args: ARGS }))
-  }),
-  (b: Browser) => Effect.promise(() => b.close())
-)
-
-const newPage = (b: Browser) => Effect.acquireRelease(Effect.promise(() => b.newPage()), (p) => Effect.promise(() => p.close()))
 
 /** Opens `path` as `name` (the harness's stand-in for a session). */
 const openAs = (p: Page, url: string, name: string, role: Role) =>
