@@ -6,6 +6,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, MetricKey, MetricPair, MetricState, Metric, Option } from "effect"
 import type { AccountId } from "../domain/Ids.ts"
+import { needsPerson } from "../store/Model.ts"
 import { emptyCounts, ROW_STATES } from "../store/RowState.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { attentionBatchesKey, rowsKey, unknownRowsKey } from "./Metrics.ts"
@@ -77,7 +78,7 @@ const gauge = (key: MetricKey.MetricKey.Gauge<number>, n: number) => MetricPair.
 
 /**
  * The account's gauges as the store holds them now: rows by state across its batches, the batches
- * with a row that needs a person (unknown, or under an alarm: run/ResolveEvidence.ts `needsPerson`),
+ * with a row that needs a person (store/Model.ts `needsPerson`: unknown, or under an alarm),
  * and the unknown rows. Read at scrape time, so every process's work shows.
  */
 export const storeGauges = Effect.fn("Metrics.storeGauges")(function* (accountId: AccountId) {
@@ -89,7 +90,7 @@ export const storeGauges = Effect.fn("Metrics.storeGauges")(function* (accountId
   const attention = yield* Effect.filter(batches, (batch) =>
     batch.counts.unknown > 0
       ? Effect.succeed(true)
-      : Effect.map(store.batch(accountId, batch.batchId).flaggedRows(), (flagged) => flagged.some((row) => row.alarm !== null)))
+      : Effect.map(store.batch(accountId, batch.batchId).flaggedRows(), (flagged) => flagged.some(needsPerson)))
   return [
     ...ROW_STATES.map((state) => gauge(MetricKey.tagged(rowsKey, "state", state), rows[state])),
     gauge(attentionBatchesKey, attention.length),

@@ -7,7 +7,8 @@ import { Chunk, Effect, Option, Stream } from "effect"
 import type { AccountId } from "../domain/Ids.ts"
 import type { BatchSummary } from "../store/StoreDriver.ts"
 import { StateStore } from "../store/StateStore.ts"
-import { evidenceOf, needsPerson, type RowEvidence } from "./ResolveEvidence.ts"
+import { needsPerson } from "../store/Model.ts"
+import { evidenceOf, type RowEvidence } from "./ResolveEvidence.ts"
 
 export interface AttentionBatch {
   readonly batch: BatchSummary

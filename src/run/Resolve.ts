@@ -8,7 +8,7 @@
  */
 import { Chunk, Clock, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
-import type { Fence, Row } from "../store/Model.ts"
+import { type Fence, needsPerson, type Row } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { holdLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
@@ -23,7 +23,7 @@ import {
   type RowDecision,
   unfitFor
 } from "./ResolveDecision.ts"
-import { evidenceOf, needsPerson, type RowEvidence } from "./ResolveEvidence.ts"
+import { evidenceOf, type RowEvidence } from "./ResolveEvidence.ts"
 
 export { type Applied, type Decision, ResolveError } from "./ResolveDecision.ts"
 export { type RowEvidence } from "./ResolveEvidence.ts"

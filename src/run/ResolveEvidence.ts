@@ -8,7 +8,7 @@ import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { maskPhone } from "../domain/Phone.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
-import type { Row, RowEvent } from "../store/Model.ts"
+import { needsPerson, type Row, type RowEvent } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { DAY_MS, daysBetween } from "./ListingMirror.ts"
 
@@ -35,9 +35,6 @@ export interface RowEvidence {
   readonly possible: ReadonlyArray<MirroredPayout>
   readonly events: ReadonlyArray<RowEvent>
 }
-
-/** Only a person settles it: its outcome is unknown, or an alarm is open on it. A row a run claimed (submitting) is not: running the file again settles it. */
-export const needsPerson = (row: Row): boolean => row.state === "unknown" || row.alarm !== null
 
 const whyOf = (row: Row): string => {
   if (row.alarm !== null) return row.alarm

@@ -81,6 +81,9 @@ export const Row = Schema.Struct({
 })
 export type Row = typeof Row.Type
 
+/** Only a person settles it: its outcome is unknown, or an alarm is open on it. A row a run claimed (submitting) is not: running the file again settles it. */
+export const needsPerson = (row: Pick<Row, "state" | "alarm">): boolean => row.state === "unknown" || row.alarm !== null
+
 export const RowEvent = Schema.Struct({
   seq: Schema.Int,
   accountId: AccountId,
