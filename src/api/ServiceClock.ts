@@ -67,6 +67,12 @@ export const makeServiceClock = (baseUrl: URL) => {
   const trusted = isLoopbackHost(baseUrl.hostname)
   const lines: Array<ClockLine> = []
   let current: ServiceTimes | undefined
+  // The header is the same on every answer until the clock jumps: parsed once per value.
+  let parsed: { readonly header: string | undefined; readonly line: ClockLine | undefined } = { header: undefined, line: undefined }
+  const lineOf = (header: string | undefined) => {
+    if (header !== parsed.header) parsed = { header, line: parseClockLine(header) }
+    return parsed.line
+  }
   const times = (skewMs: number): ServiceTimes => ({
     skewMs,
     earliest: (ms) => {
@@ -77,7 +83,7 @@ export const makeServiceClock = (baseUrl: URL) => {
   })
   return {
     observe: (nowMs: number, served: number, header: string | undefined): void => {
-      const line = trusted ? parseClockLine(header) : undefined
+      const line = trusted ? lineOf(header) : undefined
       // Never a line from our future, nor one slower than real time.
       if (line === undefined || !Number.isFinite(served) || line.since > nowMs || line.scale < 1) {
         current = undefined

@@ -110,12 +110,11 @@ export interface RowAlarm {
  * a margin. Checked by the local clock in the same tick as each send, so a process that was paused
  * past its lease (Ctrl-Z, a closed lid, a paused VM) sends nothing when it wakes.
  */
-export const leaseValid = (ctx: RunContextShape): Effect.Effect<boolean> =>
-  Effect.gen(function* () {
-    const ttl = ctx.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
-    const margin = Math.min(5_000, ttl / 4)
-    return (yield* Ref.get(ctx.leaseUntil)) - margin > (yield* Clock.currentTimeMillis)
-  })
+export const leaseValid = (ctx: RunContextShape): Effect.Effect<boolean> => {
+  const ttl = ctx.settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
+  const margin = Math.min(5_000, ttl / 4)
+  return Effect.flatMap(Ref.get(ctx.leaseUntil), (until) => Effect.map(Clock.currentTimeMillis, (now) => until - margin > now))
+}
 
 export const DEFAULT_RECONCILE_DEADLINE_MS = 2 * 60 * 60 * 1000
 export const DEFAULT_LEASE_TTL_MS = 30_000

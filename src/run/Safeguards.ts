@@ -179,8 +179,9 @@ const make = Effect.gen(function* () {
     pause,
     paused: pausedNow,
     openCircuits: Ref.get(circuits),
+    // Asked twice per payout: two plain steps, where Effect.all would run a loop of its own.
     holds: (operator: string) =>
-      Effect.map(Effect.all([pausedNow, Ref.get(circuits)]), ([p, open]) => p !== undefined || open.has(operator)),
+      Effect.flatMap(pausedNow, (p) => (p !== undefined ? Effect.succeed(true) : Effect.map(Ref.get(circuits), (open) => open.has(operator)))),
     reason,
     halt
   } satisfies SafeguardsShape

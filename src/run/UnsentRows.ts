@@ -5,48 +5,44 @@
  * Ref, so a row is either released or sent, never both; when in doubt a row stays claimed and is
  * reconciled like any ambiguous POST.
  */
-import { Effect, Ref } from "effect"
+import { Effect, HashMap, Option, Ref } from "effect"
 
 /** `waiting`: claimed, not sent; `sending`: its POST has begun (or is about to, with nothing in between). */
 type Phase = "waiting" | "sending"
 
+// A persistent map: a row's change of phase (three per payout) copies a path, not the whole map.
 interface State {
   readonly closed: boolean
-  readonly rows: ReadonlyMap<number, Phase>
+  readonly rows: HashMap.HashMap<number, Phase>
 }
 
-const withPhase = (rows: ReadonlyMap<number, Phase>, idx: number, phase: Phase | undefined) => {
-  const next = new Map(rows)
-  if (phase === undefined) next.delete(idx)
-  else next.set(idx, phase)
-  return next
-}
+const phaseOf = (rows: HashMap.HashMap<number, Phase>, idx: number): Phase | undefined => Option.getOrUndefined(HashMap.get(rows, idx))
 
 export const makeUnsentRows = Effect.gen(function* () {
-  const state = yield* Ref.make<State>({ closed: false, rows: new Map() })
+  const state = yield* Ref.make<State>({ closed: false, rows: HashMap.empty() })
   return {
     /** Rows just claimed: none of them is sent before `begin` allows it. */
     claimed: (idxs: ReadonlyArray<number>) =>
-      Ref.update(state, (s) => ({ ...s, rows: new Map([...s.rows, ...idxs.map((idx) => [idx, "waiting"] as const)]) })),
+      Ref.update(state, (s) => ({ ...s, rows: HashMap.mutate(s.rows, (rows) => idxs.forEach((idx) => HashMap.set(rows, idx, "waiting"))) })),
     /**
      * Asked again before another try of a row's POST: the try before it is known not to have sent a
      * payout (the rate gate took a new slot, or the service answered 429 or was never reached).
      */
     retry: (idx: number) =>
-      Ref.update(state, (s) => (s.rows.get(idx) === "sending" ? { ...s, rows: withPhase(s.rows, idx, "waiting") } : s)),
+      Ref.update(state, (s) => (phaseOf(s.rows, idx) === "sending" ? { ...s, rows: HashMap.set(s.rows, idx, "waiting") } : s)),
     /** The row's POST may begin now: true once, unless the run is stopping or the row was released. */
     begin: (idx: number) =>
       Ref.modify(state, (s) =>
-        !s.closed && s.rows.get(idx) === "waiting" ? [true, { ...s, rows: withPhase(s.rows, idx, "sending") }] : [false, s]
+        !s.closed && phaseOf(s.rows, idx) === "waiting" ? [true, { ...s, rows: HashMap.set(s.rows, idx, "sending") }] : [false, s]
       ),
     /** Takes a row that was never sent, to put it back (or skip it) alone: false if a stop already took it. */
     take: (idx: number) =>
-      Ref.modify(state, (s) => (s.rows.get(idx) === "waiting" ? [true, { ...s, rows: withPhase(s.rows, idx, undefined) }] : [false, s])),
+      Ref.modify(state, (s) => (phaseOf(s.rows, idx) === "waiting" ? [true, { ...s, rows: HashMap.remove(s.rows, idx) }] : [false, s])),
     /**
      * The row's POST is over (answered or refused). Only a sending row is dropped: a waiting one was
      * never sent and is released by `take` or `close` (or claimed again since, by a later group).
      */
-    done: (idx: number) => Ref.update(state, (s) => (s.rows.get(idx) === "sending" ? { ...s, rows: withPhase(s.rows, idx, undefined) } : s)),
+    done: (idx: number) => Ref.update(state, (s) => (phaseOf(s.rows, idx) === "sending" ? { ...s, rows: HashMap.remove(s.rows, idx) } : s)),
     /** True once the run is stopping: no POST begins any more. */
     closed: Effect.map(Ref.get(state), (s) => s.closed),
     /**
@@ -54,9 +50,8 @@ export const makeUnsentRows = Effect.gen(function* () {
      * them); rows already sending stay to be answered. Called again, it takes rows claimed since.
      */
     close: Ref.modify(state, (s) => {
-      const waiting = [...s.rows].filter(([, phase]) => phase === "waiting").map(([idx]) => idx)
-      const sending = new Map([...s.rows].filter(([, phase]) => phase === "sending"))
-      return [waiting, { closed: true, rows: sending }] as const
+      const waiting = [...HashMap.keys(HashMap.filter(s.rows, (phase) => phase === "waiting"))].sort((a, b) => a - b)
+      return [waiting, { closed: true, rows: HashMap.filter(s.rows, (phase) => phase === "sending") }] as const
     })
   } as const
 })
