@@ -366,9 +366,16 @@ export const make = Effect.gen(function*() {
 /** A connection's settings and its request gate's (`--rate`: `ratePerSecond`; undefined starts unlimited). */
 export interface ConnectionInput extends PaymentClientSettingsInput, RequestGateOptions {}
 
+/**
+ * A connection's HttpClient: @effect/platform-node's undici client on a dispatcher of its own, as
+ * `NodeHttpClient.layerUndici` builds it, without that layer's merge of its own context into every
+ * request's (a copy of the caller's context and an Effect.locally per request, for nothing it reads).
+ */
+const undici: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(HttpClient.HttpClient, Effect.map(NodeHttpClient.makeDispatcher, NodeHttpClient.makeUndici))
+
 export class PaymentClient extends Effect.Service<PaymentClient>()("api/PaymentClient", {
   effect: make,
-  dependencies: [NodeHttpClient.layerUndici]
+  dependencies: [undici]
 }) {
   /**
    * The client of one connection, with its request gate kept in the output (a run shares it with the
