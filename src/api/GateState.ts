@@ -52,12 +52,16 @@ const countTake = (s: GateState, now: number): GateState => {
 const observedRate = (s: GateState, now: number) =>
   now - s.windowStart < WINDOW_MS ? Math.max(s.windowCount, s.previousCount) : s.windowCount
 
-/** `count` slots from now: each at least one interval after the last under this caller's ceiling. */
-export const reserve = (s: GateState, now: number, count: number, maxRate: number): readonly [ReadonlyArray<number>, GateState] => {
+/**
+ * `count` slots from now: each at least one interval after the last under this caller's ceiling. A
+ * schedule behind by at most `behindMs` goes on from its last slot (its caller was late, not idle),
+ * so a late caller does not push every later slot back; one behind by more starts again now.
+ */
+export const reserve = (s: GateState, now: number, count: number, maxRate: number, behindMs = 0): readonly [ReadonlyArray<number>, GateState] => {
   const slots: Array<number> = []
   let state = s
   for (let i = 0; i < count; i++) {
-    const start = Math.max(now, state.nextAt, state.pausedUntil)
+    const start = Math.max(now - state.nextAt <= behindMs ? state.nextAt : now, state.pausedUntil)
     const rate = Math.min(state.rate, maxRate)
     const interval = Number.isFinite(rate) ? 1000 / rate : 0
     slots.push(start)

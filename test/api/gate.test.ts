@@ -186,4 +186,28 @@ describe("RequestGate", () => {
       // A check that says no is not asked again, and nothing is sent.
       expect(yield* gate.takeChecked(Effect.succeed(false))).toBe(false)
     }))
+
+  it.effect("a slot the check declines goes to the next caller instead of passing unused", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 10 })
+      yield* gate.take
+      const start = yield* Clock.currentTimeMillis
+      // A row its operator's probe window holds back, then the status lookup that would open it.
+      const held = yield* Effect.fork(gate.takeChecked(Effect.succeed(false)))
+      yield* Effect.yieldNow()
+      const lookup = yield* Effect.fork(Effect.zipRight(gate.take, Clock.currentTimeMillis))
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(held)).toBe(false)
+      // The lookup goes on the slot the row did not use (100 ms), not one interval behind it.
+      expect((yield* Fiber.join(lookup)) - start).toBe(100)
+    }))
+  it.effect("a caller after an idle moment starts the schedule again: no burst of slots already past", () =>
+    Effect.gen(function*() {
+      const gate = yield* makeRequestGate({ ratePerSecond: 10 })
+      yield* gate.take
+      // The slot at 100 ms passes with no caller: at 130 ms one goes at once, the next an interval later.
+      yield* TestClock.adjust("130 millis")
+      const times = yield* slotTimes(gate, 2)
+      expect([...times].sort((a, b) => a - b)).toEqual([0, 100])
+    }))
 })
