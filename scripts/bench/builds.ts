@@ -54,7 +54,12 @@ export const baselineBuild = (root: string, commit: string, log: (text: string) 
   if (sameLock) symlinkSync(join(root, "node_modules"), join(staging, "node_modules"))
   rmSync(dir, { recursive: true, force: true })
   renameSync(staging, dir)
-  if (!sameLock) execFileSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" })
+  if (!sameLock) {
+    execFileSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" })
+    // Its native module is built by its install script, which --ignore-scripts skipped: without it the
+    // baseline's store does not open (exit 4, "state store unavailable").
+    execFileSync("npm", ["rebuild", "better-sqlite3"], { cwd: dir, stdio: "inherit" })
+  }
   execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] })
   writeFileSync(join(dir, ".bench-built"), `${new Date().toISOString()}\n`)
   return build
