@@ -28,7 +28,7 @@ import { outputOf } from "../output/AtomicFile.ts"
 import { type JobFolder, moveBatch } from "./JobFolder.ts"
 import { FileChangedAfterTaken, guardFile, watchDuringRun } from "./FileGuard.ts"
 import { RunHold } from "../run/Safeguards.ts"
-import { changeOf, fingerprintOf, recordTaken, takenOf } from "./TakenFile.ts"
+import { changedSince, changeOf, fingerprintOf, recordTaken, takenOf } from "./TakenFile.ts"
 import { FileChanged } from "../intake/FileBytes.ts"
 import { visible } from "../domain/Text.ts"
 import { notify } from "../notify/Notifier.ts"
@@ -291,15 +291,17 @@ export const processJob = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, 
     return yield* jobOf(settings, run, csv, taken.batchId).pipe(
       Effect.provideService(StateStore, guard.store),
       Effect.catchAll((error) =>
-        Effect.flatMap(guard.changed, (seen) => {
-          const change =
+        Effect.flatMap(guard.changed, (seen) =>
+          Effect.flatMap(
             error instanceof FileChangedAfterTaken
-              ? Option.some(error.change)
+              ? Effect.succeed(Option.some(error.change))
               : error instanceof FileChanged
-                ? Option.some("it was written to while the run read it (its content hash differs between two reads)")
-                : seen
-          return Option.isSome(change) ? changedFile(csv, settings.folder, taken.batchId, change.value) : Effect.fail(error)
-        })
+                // The intake saw two reads differ; the file as it is now says how (grown, cut, replaced).
+                ? Effect.map(changedSince(csv, taken), Option.orElseSome(() => "it was written to while the run read it (its content hash differs between two reads)"))
+                : Effect.succeed(seen),
+            (change) => Option.isSome(change) ? changedFile(csv, settings.folder, taken.batchId, change.value) : Effect.fail(error)
+          )
+        )
       )
     )
   })
