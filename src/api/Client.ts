@@ -158,10 +158,12 @@ export const make = Effect.gen(function*() {
     HttpClient.mapRequest((request) => HttpClientRequest.setHeaders(HttpClientRequest.prependUrl(request, base), headers)),
     HttpClient.withTracerDisabledWhen(() => true)
   )
-  const retrySchedule = Schedule.exponential(settings.getRetry.base).pipe(
+  // Built once: Effect.retry given options builds its schedule again on every call.
+  const retryPolicy = Schedule.exponential(settings.getRetry.base).pipe(
     Schedule.jittered,
     Schedule.intersect(Schedule.recurs(settings.getRetry.times)),
-    Schedule.upTo(settings.getRetry.maxElapsed)
+    Schedule.upTo(settings.getRetry.maxElapsed),
+    Schedule.whileInput(isTransient)
   )
   const timeout = settings.requestTimeout
 
@@ -237,7 +239,7 @@ export const make = Effect.gen(function*() {
     reference?: string
   ): Effect.Effect<A, ClientError> =>
     attempt("GET", endpoint, request, success, reference).pipe(
-      Effect.retry({ schedule: retrySchedule, while: isTransient }),
+      Effect.retry(retryPolicy),
       Effect.catchIf(isTransient, (t) => Effect.fail(finalOf(t)))
     )
 

@@ -289,7 +289,7 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
      * batch spent 14 slots (280 ms at 50/s), and the status lookup that would open the window waited
      * behind them.
      */
-    const takeChecked = <E, R>(check: Effect.Effect<boolean, E, R> | undefined): Effect.Effect<boolean, E, R> =>
+    const takeInTurn = <E, R>(check: Effect.Effect<boolean, E, R> | undefined): Effect.Effect<boolean, E, R> =>
       Effect.gen(function*() {
         let late = 0
         const tooLate = (due: number, now: number) => now - due > LATE_WAKE_MS && late++ < LATE_RETAKES
@@ -321,6 +321,23 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
           if (outcome !== "again") return outcome === "sent"
         }
       })
+
+    /**
+     * While nothing limits the rate (no ceiling, no 429 yet, no shared budget) the slot is now: taken
+     * in one step (counted for the rate a first 429 halves), with no turn to wait and none to hand on.
+     */
+    const takeFree: Effect.Effect<boolean> = Effect.flatMap(Ref.get(shared), (sh) =>
+      Option.isSome(sh)
+        ? Effect.succeed(false)
+        : Effect.clockWith((clock) =>
+          Ref.modify(state, (s): readonly [boolean, GateState] => {
+            const now = clock.unsafeCurrentTimeMillis()
+            return Number.isFinite(s.rate) || s.pausedUntil > now ? [false, s] : [true, reserve(s, now, 1, maxRate)[1]]
+          })
+        ))
+
+    const takeChecked = <E, R>(check: Effect.Effect<boolean, E, R> | undefined): Effect.Effect<boolean, E, R> =>
+      Effect.flatMap(takeFree, (free) => (!free ? takeInTurn(check) : check === undefined ? Effect.succeed(true) : check))
 
     const take: Effect.Effect<void> = Effect.asVoid(takeChecked(undefined))
 

@@ -68,13 +68,18 @@ export const makeProbeWindow = (size: number, probeMs: number) => {
     cancel: (idx: number, now: number) => leave(idx, now),
     /**
      * A row's final status: a completion opens its operator's window for the rest of the run; a
-     * failure keeps its place (see above) and restarts the wait for a final status.
+     * failure keeps its place (see above) and restarts the wait for a final status. True when the
+     * operator's window opened now (rows it held may be claimed at once).
      */
-    settled: (idx: number, operator: string | undefined, completed: boolean, now: number) => {
-      if (operator === undefined || size <= 0) return
-      if (completed) return openFor(operator)
+    settled: (idx: number, operator: string | undefined, completed: boolean, now: number): boolean => {
+      if (operator === undefined || size <= 0 || open.has(operator)) return false
+      if (completed) {
+        openFor(operator)
+        return true
+      }
       const probe = probes.get(operator)
       if (probe?.fullSince !== undefined) probe.fullSince = now
+      return false
     },
     /** Opens the operator's window (an earlier run of the batch paid one of its rows). */
     open: openFor,

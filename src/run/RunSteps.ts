@@ -164,8 +164,10 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     return "later"
   }).pipe(Effect.withSpan("Runner.turn"))
   // Turn again at once after a resend or an adoption (there may be more to do), else after a tick,
-  // or as soon as the last payout followed is final: the run ends then, not up to a tick later.
-  const pause = (next: "now" | "later" | "done") => (next === "later" ? Effect.raceFirst(Effect.sleep(TICK), tracker.becomesIdle) : Effect.void)
+  // or as soon as the last payout followed is final (the run ends then, not up to a tick later) or a
+  // probe window opens (the rows it held are claimed then: at 320 payouts/s a tick is 32 payouts).
+  const pause = (next: "now" | "later" | "done") =>
+    next === "later" ? Effect.raceAll([Effect.sleep(TICK), tracker.becomesIdle, safeguards.windowOpens]) : Effect.void
   const loop = turn.pipe(
     Effect.tap(pause),
     Effect.repeat({ until: (next) => next === "done" })

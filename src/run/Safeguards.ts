@@ -4,7 +4,7 @@
  * consecutive failures while the others go on. Both only stop new payouts; what was sent is followed
  * to its end. A paused batch stays paused in the store until `payouts resume`.
  */
-import { Clock, Context, DateTime, Effect, HashSet, Layer, Option, Ref, Stream } from "effect"
+import { Clock, Context, DateTime, Effect, HashSet, Layer, Option, Queue, Ref, Stream } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
@@ -37,6 +37,8 @@ export interface SafeguardsShape {
   readonly unadmit: (idx: number) => Effect.Effect<void>
   /** Operators whose probe window is full now (none of their rows is claimed); opens the windows that waited too long. */
   readonly probing: Effect.Effect<ReadonlyArray<string>>
+  /** Resolves when a full probe window opens (its operator's first completion): the rows it held may be claimed. */
+  readonly windowOpens: Effect.Effect<void>
   /** Pauses the whole batch (no new payouts); the first reason wins. */
   readonly pause: (reason: string) => Effect.Effect<void>
   readonly paused: Effect.Effect<string | undefined>
@@ -73,6 +75,8 @@ const make = Effect.gen(function* () {
   const probeWindow = makeProbeWindow(settings.breakerFailures, settings.breakerProbeMs)
   // Operators already looked for among the batch's completed rows (an earlier run paid one of them).
   const lookedUp = yield* Ref.make<ReadonlySet<string>>(new Set())
+  // One pending signal is enough: whoever waits claims every operator's rows that are free by then.
+  const windowOpened = yield* Queue.sliding<void>(1)
 
   const pause = (reason: string) => Ref.update(paused, (current) => current ?? reason)
   const outside = yield* Effect.serviceOption(RunHold)
@@ -123,11 +127,11 @@ const make = Effect.gen(function* () {
       if (settings.breakerFailures <= 0) return
       const earlier = yield* operatorOfEarlier(t.idx)
       const now = yield* Clock.currentTimeMillis
-      const lane = yield* Effect.sync(() => {
+      const [lane, opens] = yield* Effect.sync(() => {
         const inLane = breaker.settled(t.idx, failed, earlier)
-        probeWindow.settled(t.idx, inLane?.operator, !failed, now)
-        return inLane
+        return [inLane, probeWindow.settled(t.idx, inLane?.operator, !failed, now)] as const
       })
+      if (opens) yield* Queue.offer(windowOpened, undefined)
       if (lane === undefined || lane.run < settings.breakerFailures) return
       const { operator, run } = lane
       const opened = yield* Ref.modify(circuits, (open) =>
@@ -176,6 +180,7 @@ const make = Effect.gen(function* () {
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => probeWindow.isOpen(operator) || probeWindow.admit(idx, operator, now))),
     unadmit: (idx) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => probeWindow.cancel(idx, now))),
     probing,
+    windowOpens: Queue.take(windowOpened),
     pause,
     paused: pausedNow,
     openCircuits: Ref.get(circuits),

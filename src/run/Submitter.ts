@@ -21,10 +21,12 @@ import { makeUnsentRows } from "./UnsentRows.ts"
 /** Safe to send again: the request never reached the service, or it was refused by rate (429). */
 const resendable = (e: ClientError) => e._tag === "NotSent" || e._tag === "RateLimited"
 
-const sendSchedule = Schedule.exponential("200 millis").pipe(
+// A try again only of what never reached the service; built once (Effect.retry given options builds it per call).
+const sendPolicy = Schedule.exponential("200 millis").pipe(
   Schedule.jittered,
   Schedule.intersect(Schedule.recurs(6)),
-  Schedule.upTo("2 minutes")
+  Schedule.upTo("2 minutes"),
+  Schedule.whileInput((e: ClientError) => resendable(e) && !fenced(e))
 )
 
 const make = Effect.gen(function* () {
@@ -134,7 +136,7 @@ const make = Effect.gen(function* () {
       const attempt = client.payout(body, mayStillSend).pipe(
         Effect.tapError((e) => (resendable(e) && !fenced(e) ? unsent.retry(row.idx) : Effect.void))
       )
-      yield* Effect.retry(attempt, { schedule: sendSchedule, while: (e) => resendable(e) && !fenced(e) }).pipe(
+      yield* Effect.retry(attempt, sendPolicy).pipe(
         Effect.matchEffect({
           // A row left unsent by its last try is put back by `refused`: no longer this run's to release.
           onFailure: (e) =>

@@ -122,9 +122,10 @@ describe("the circuit breaker", () => {
     expect(w.expire(1029)).toEqual([])
     expect(w.expire(1030)).toEqual(["op"])
     expect(w.admit(5, "op", 1020) && w.admit(6, "op", 1020) && w.isOpen("op")).toBe(true)
-    // A completion opens the operator's window for good.
-    w.settled(10, "other", true, 30)
+    // A completion opens the operator's window for good, and says so once (the runner claims at once).
+    expect(w.settled(10, "other", true, 30)).toBe(true)
     expect(w.isOpen("other") && w.full().length === 0).toBe(true)
+    expect(w.settled(11, "other", true, 40)).toBe(false)
     // 0: the breaker and its window are off.
     expect(makeProbeWindow(0, 1000).admit(1, "op", 0)).toBe(true)
   })
