@@ -5,7 +5,7 @@
  */
 import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Chunk, Context, Effect, Either, Layer, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
+import { Chunk, Context, Effect, Either, FiberRef, Layer, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
 import { classify, type Endpoint, EXCERPT_LENGTH, failureWithoutAnswer, makeScrub, TimedOut, TooLarge, type Transient } from "./Classify.ts"
 import { checkBalance } from "./Plausible.ts"
 import { PaymentClientConfig, type PaymentClientSettingsInput } from "./ClientConfig.ts"
@@ -152,12 +152,13 @@ export const make = Effect.gen(function*() {
     "x-api-key": Redacted.value(settings.apiKey),
     "x-api-secret": Redacted.value(settings.apiSecret)
   }
-  // No span per request, hence no trace headers sent to the service (they come from the span):
-  // nothing here exports traces. Each such setting is an Effect.locally, about 20 operations a request.
-  const http = (yield* HttpClient.HttpClient).pipe(
-    HttpClient.mapRequest((request) => HttpClientRequest.setHeaders(HttpClientRequest.prependUrl(request, base), headers)),
-    HttpClient.withTracerDisabledWhen(() => true)
+  const connection = (yield* HttpClient.HttpClient).pipe(
+    HttpClient.mapRequest((request) => HttpClientRequest.setHeaders(HttpClientRequest.prependUrl(request, base), headers))
   )
+  // No span per request, hence no trace headers sent to the service (they come from the span). With
+  // the tracer off where the client is built (no OTLP endpoint: cli/Traces.ts) there is none to turn
+  // off; the setting is an Effect.locally, about 22 operations a request, only paid when tracing.
+  const http = (yield* FiberRef.get(FiberRef.currentTracerEnabled)) ? HttpClient.withTracerDisabledWhen(connection, () => true) : connection
   // Built once: Effect.retry given options builds its schedule again on every call.
   const retryPolicy = Schedule.exponential(settings.getRetry.base).pipe(
     Schedule.jittered,
