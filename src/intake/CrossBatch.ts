@@ -17,6 +17,7 @@ import { type GuardSettings, guardsActive, makeIntakeGuards } from "./Guards.ts"
 import { type RetryLineage, retryLineage } from "./RetryLineage.ts"
 import type { RowError } from "./RowError.ts"
 import { historyShares, type PhoneRow } from "./SharedPhones.ts"
+import { repeatKeyOf } from "./ValidateKeys.ts"
 
 /** What the cross-batch checks read of a row valid on its own (a `ValidRow` is one). */
 export interface IntakeValidRow {
@@ -24,8 +25,6 @@ export interface IntakeValidRow {
   readonly line: number
   readonly index: number
   readonly id: string | undefined
-  /** Needed for the rows without an id only (compared with other batches' rows by it). */
-  readonly repeatKey: string | undefined
   readonly phone: string
   /** In minor units. */
   readonly amountMinor: number
@@ -121,7 +120,7 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
           if (id !== undefined) {
             extra.push({ line: row.line, column: "id", value: row.id ?? "", reason: `id "${visible(row.id ?? "")}" was already used in ${visible(id.fileName)} line ${id.line} (${id.state})${repayHint(id)}` })
           }
-          const key = row.id === undefined && row.repeatKey !== undefined ? byKey.get(row.repeatKey) : undefined
+          const key = row.id === undefined && byKey.size > 0 ? byKey.get(repeatKeyOf(row.phone, row.amountMinor, row.operator)) : undefined
           if (key !== undefined) {
             extra.push({
               line: row.line,
@@ -151,7 +150,7 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
       for (const r of group) {
         if (r._tag !== "ValidRow") continue
         if (r.id !== undefined) ids.push(r.id)
-        else if (r.repeatKey !== undefined) keys.push(r.repeatKey)
+        else keys.push(repeatKeyOf(r.phone, r.amountMinor, r.operator))
       }
       return yield* extrasOf(group, yield* lookup(ids, keys))
     })

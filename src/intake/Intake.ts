@@ -18,6 +18,7 @@ import { retryLineage } from "./RetryLineage.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
 import type { CheckedRow } from "./Validate.ts"
+import { repeatKeyOf } from "./ValidateKeys.ts"
 import type { AccountId } from "../domain/Ids.ts"
 import { withLock } from "../store/RegisterLock.ts"
 
@@ -62,7 +63,7 @@ const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: Token):
       token,
       line: row.line,
       rowId: row.id ?? null,
-      repeatKey: row.repeatKey,
+      repeatKey: repeatKeyOf(row.phone, row.amountMinor, row.operator),
       operator: row.operator,
       currency: row.currency,
       amountMinor: row.amountMinor,

@@ -14,7 +14,7 @@ import type { FileChanged } from "./FileBytes.ts"
 import type { RowError } from "./RowError.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
 import type { SharedPhones } from "./SharedPhones.ts"
-import { fastHash64, hashOfHex, repeatKeyOf } from "./ValidateKeys.ts"
+import { fastHash64, repeatMaterial } from "./ValidateKeys.ts"
 import * as Rules from "./ValidateRules.ts"
 import type { MinorUnits } from "../domain/Ids.ts"
 
@@ -35,8 +35,6 @@ export interface ValidRow {
   readonly description: string
   /** From the `meta.*` columns; sent as payout_details. */
   readonly details: Readonly<Record<string, string>>
-  /** See `repeatKeyOf`: compared with other batches' rows of the repeat window. */
-  readonly repeatKey: string
 }
 
 export interface RejectedRow {
@@ -148,8 +146,7 @@ export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => 
       name,
       email,
       description: description ?? defaultDescription(id, fileName, line),
-      details,
-      repeatKey: repeatKeyOf(phone, amountMinor, operator.code)
+      details
     }
   }
   const [first, ...rest] = errors ?? [{ line, column: "", value: "", reason: "row is incomplete" }]
@@ -198,7 +195,8 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
       if (first !== undefined) (errors ??= []).push(finder.duplicateId(row.line, row.id, first))
     }
     if (row._tag === "ValidRow") {
-      const hash = hashOfHex(row.repeatKey)
+      // Within the file a 64-bit hash of the material: the stored key (`repeatKeyOf`, a sha256) only where it is kept.
+      const hash = fastHash64(repeatMaterial(row.phone, row.amountMinor, row.operator))
       const first = finder.repeatSeen(row.id !== undefined, hash.hi, hash.lo, row.line)
       if (first !== undefined) (errors ??= []).push(finder.repeat(row.line, [row.phone, record.fields.amount?.trim(), row.operator], first))
       const shared = finder.sharedPhone(row.phone, row.name, row.line)

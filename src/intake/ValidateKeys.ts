@@ -46,16 +46,11 @@ export const hash64 = (text: string): Hash64 => {
 
 /**
  * The key another batch's rows are compared with: the first 16 hex digits of
- * sha256("<E.164 phone>|<amount in minor units>|<operator>").
+ * sha256("<E.164 phone>|<amount in minor units>|<operator>"). Made where it is stored or asked of the
+ * store (a row without an id), not for every row checked.
  */
 export const repeatKeyOf = (phone: string, amountMinor: number, operator: string): string =>
   sha256Hex(repeatMaterial(phone, amountMinor, operator)).slice(0, 16)
-
-/** A repeat key's 64 bits, as the duplicate tables take them. */
-export const hashOfHex = (hex: string): Hash64 => ({
-  hi: Number.parseInt(hex.slice(0, 8), 16),
-  lo: Number.parseInt(hex.slice(8, 16), 16)
-})
 
 /**
  * Sub-tables of a LineTable, by the top bits of the hash: each grows alone, and up to about a million

@@ -38,14 +38,13 @@ describe("validateRows", () => {
         name: "Jean Mbarga",
         email: "jean.mbarga@example.cm",
         description: "Settlement week 12",
-        details: { order: "ORD-1" },
-        repeatKey: repeatKeyOf("+237677123456", 15000, "carrier1_cm")
+        details: { order: "ORD-1" }
       })
       expect(ci).toMatchObject({ phone: "+2250701020304", country: "CI", description: "Payout S-1002" })
       expect(sn).toMatchObject({ name: "Diop, Moussa", description: `Refund "late" delivery`, details: {} })
       expect(bj.phone).toBe("+2290190123456")
       expect(tg).toMatchObject({ line: 6, phone: "+22890123456", description: "Two line description" })
-      expect(cm.repeatKey).toMatch(/^[0-9a-f]{16}$/)
+      expect(repeatKeyOf(cm.phone, cm.amountMinor, cm.operator)).toMatch(/^[0-9a-f]{16}$/)
     }).pipe(Effect.provide(FileSystemLive))
   )
 
@@ -179,7 +178,7 @@ describe("validateRows", () => {
       expect(errorsOf(rows[5])[0].reason).toContain("as line 5")
       const allowed = yield* check(text, { allowRepeats: true })
       expect(allowed.every((r) => r._tag === "ValidRow")).toBe(true)
-      const keys = new Set(allowed.map((r) => valid(r).repeatKey))
+      const keys = new Set(allowed.map((r) => valid(r)).map((r) => repeatKeyOf(r.phone, r.amountMinor, r.operator)))
       expect(keys.size).toBe(2)
     })
   )
