@@ -124,6 +124,8 @@ interface PayoutsRun {
   readonly acceptedPerSecond: number
   /** Payouts submitted per second over the same window. */
   readonly submittedPerSecond: number
+  /** Payouts submitted per second from the first final status (the probe window open) to the last submission. */
+  readonly submittedPerSecondAfterWindow: number
   readonly cpuMsPerPayout: number
   readonly share429: number
   readonly counters: Record<string, number>
@@ -158,6 +160,7 @@ const payoutsRun = async (build: Build, head: Build, name: string, n: number, se
       times,
       acceptedPerSecond: accepted / seconds,
       submittedPerSecond: n / seconds,
+      submittedPerSecondAfterWindow: times.submittedAfterFirstFinal / (Math.max(1, to - times.firstFinalAt) / 1000),
       cpuMsPerPayout: (child.cpuSeconds * 1000) / n,
       share429: (counters.rate_limited ?? 0) / Math.max(1, counters.requests ?? 0),
       counters
@@ -172,6 +175,8 @@ const runDetail = (r: PayoutsRun) => ({
   ...strip(r.child),
   acceptedPerSecond: round(r.acceptedPerSecond),
   submittedPerSecond: round(r.submittedPerSecond),
+  submittedPerSecondAfterWindow: round(r.submittedPerSecondAfterWindow),
+  probeWindowSeconds: round((r.times.firstFinalAt - r.times.firstIntentAt) / 1000, 3),
   cpuMsPerPayout: round(r.cpuMsPerPayout, 3),
   share429Percent: round(r.share429 * 100, 3),
   windowSeconds: round((r.times.lastSubmittedAt - r.times.firstIntentAt) / 1000),
@@ -190,6 +195,14 @@ const latencySection = async (builds: ReadonlyArray<Build>, head: Build) => {
   const rate = byLabel(runs, (xs) => median(xs.map((x) => x.submittedPerSecond)))
   const cpu = byLabel(runs, (xs) => median(xs.map((x) => x.cpuMsPerPayout)))
   row({ section: "service", figure: `latency-bound: payouts submitted/s (${latencyMs} ms, concurrency ${concurrency})`, unit: "/s", head: rate.HEAD, baseline: rate.baseline, bound: { op: ">=", value: 0.9 * bound, label: `0.9 x concurrency / latency (${bound}/s)` } })
+  // What the window above holds however fast the build: the breaker's probe window (DESIGN 7) keeps all
+  // but the first payouts of the operator back until one is final (POST, --payout-delay, status look-up).
+  const wait = byLabel(runs, (xs) => median(xs.map((x) => (x.times.firstFinalAt - x.times.firstIntentAt) / 1000)))
+  const after = byLabel(runs, (xs) => median(xs.map((x) => x.submittedPerSecondAfterWindow)))
+  const best = (w: number | undefined) => (w === undefined ? undefined : n / (w + n / bound))
+  row({ section: "service", figure: "latency-bound: probe window's wait (first intent to first final)", unit: "s", head: wait.HEAD, baseline: wait.baseline })
+  row({ section: "service", figure: `latency-bound: best any build could submit with that wait, n / (wait + n / ${bound})`, unit: "/s", head: best(wait.HEAD), baseline: best(wait.baseline) })
+  row({ section: "service", figure: "latency-bound: payouts submitted/s once the window opened (first final to last submission)", unit: "/s", head: after.HEAD, baseline: after.baseline })
   row({ section: "service", figure: "orchestrator CPU per payout tracked to final (payouts run process)", unit: "ms", head: cpu.HEAD, baseline: cpu.baseline, bound: { op: "<=", value: 3, label: "" } })
   details.latency = { payouts: n, concurrency, latencyMs, runs: Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map(runDetail)])) }
 }

@@ -55,6 +55,10 @@ export interface RowTimes {
   readonly firstIntentAt: number
   readonly lastSubmittedAt: number
   readonly lastFinalAt: number
+  /** The first row to reach a final status: in a run of one operator, when the breaker's probe window opened. */
+  readonly firstFinalAt: number
+  /** Rows submitted after `firstFinalAt`. */
+  readonly submittedAfterFirstFinal: number
   /** Rows per state (the store's own words). */
   readonly states: Record<string, number>
   readonly batches: ReadonlyArray<{ readonly batchId: string; readonly firstIntentAt: number; readonly lastSubmittedAt: number; readonly lastFinalAt: number }>
@@ -63,7 +67,14 @@ export interface RowTimes {
 /** Every row's timings in the store of `schema` (ms since epoch, the database clock), all batches together. */
 /** RowTimes from the three aggregate queries both stores answer alike. */
 const timesOf = (
-  times: { readonly rows: number; readonly first: number | null; readonly submitted: number | null; readonly final: number | null },
+  times: {
+    readonly rows: number
+    readonly first: number | null
+    readonly submitted: number | null
+    readonly final: number | null
+    readonly firstFinal: number | null
+    readonly after: number | null
+  },
   states: ReadonlyArray<{ readonly state: string; readonly n: number }>,
   batches: ReadonlyArray<{ readonly batchId: string; readonly first: number; readonly submitted: number; readonly final: number }>
 ): RowTimes => ({
@@ -72,14 +83,18 @@ const timesOf = (
   firstIntentAt: times.first ?? 0,
   lastSubmittedAt: times.submitted ?? 0,
   lastFinalAt: times.final ?? 0,
+  firstFinalAt: times.firstFinal ?? 0,
+  submittedAfterFirstFinal: Number(times.after ?? 0),
   states: Object.fromEntries(states.map((x) => [x.state, x.n]))
 })
 
 export const rowTimes = (url: string, schema: string): Promise<RowTimes> =>
   onAdmin(url, (sql) =>
     Effect.gen(function* () {
-      const [times] = yield* sql<{ rows: number; first: number | null; submitted: number | null; final: number | null }>`
-        SELECT count(*)::int AS rows, min(intent_at)::float8 AS first, max(submitted_at)::float8 AS submitted, max(final_at)::float8 AS final
+      const [times] = yield* sql<Parameters<typeof timesOf>[0]>`
+        SELECT count(*)::int AS rows, min(intent_at)::float8 AS first, max(submitted_at)::float8 AS submitted, max(final_at)::float8 AS final,
+          min(final_at)::float8 AS "firstFinal",
+          (SELECT count(*)::int FROM ${sql(schema)}.rows WHERE submitted_at > (SELECT min(final_at) FROM ${sql(schema)}.rows)) AS after
         FROM ${sql(schema)}.rows`
       const states = yield* sql<{ state: string; n: number }>`SELECT state, count(*)::int AS n FROM ${sql(schema)}.rows GROUP BY state`
       const batches = yield* sql<{ batchId: string; first: number; submitted: number; final: number }>`
@@ -95,8 +110,10 @@ export const sqliteRowTimes = (filename: string): Promise<RowTimes> =>
     Effect.scoped(
       Effect.gen(function* () {
         const sql = yield* SqliteClient.make({ filename, readonly: true })
-        const [times] = yield* sql<{ rows: number; first: number | null; submitted: number | null; final: number | null }>`
-          SELECT count(*) AS rows, min(intent_at) AS first, max(submitted_at) AS submitted, max(final_at) AS final FROM rows`
+        const [times] = yield* sql<Parameters<typeof timesOf>[0]>`
+          SELECT count(*) AS rows, min(intent_at) AS first, max(submitted_at) AS submitted, max(final_at) AS final,
+            min(final_at) AS firstFinal, (SELECT count(*) FROM rows WHERE submitted_at > (SELECT min(final_at) FROM rows)) AS after
+          FROM rows`
         const states = yield* sql<{ state: string; n: number }>`SELECT state, count(*) AS n FROM rows GROUP BY state`
         const batches = yield* sql<{ batchId: string; first: number; submitted: number; final: number }>`
           SELECT batch_id AS batchId, min(intent_at) AS first, max(submitted_at) AS submitted, max(final_at) AS final
