@@ -95,13 +95,13 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
 
     /**
      * `ids`: of the rows valid so far that have one, as written; `keys`: the repeat keys of those that
-     * have none. Ids are asked, and found (`byId`), in their canonical form (`canonicalId`).
+     * have none (none when repeats are allowed). Ids are asked, and found (`byId`), in their canonical
+     * form (`canonicalId`).
      */
     const lookup = (ids: ReadonlyArray<string>, keys: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const asked = settings.allowRepeats ? [] : keys
         const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
-        const keyHits = asked.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(asked, settings.since)
+        const keyHits = keys.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(keys, settings.since)
         const found: Found = {
           byId: new Map(refusing(idHits, lineage, "row_id").map((m) => [m.key, m])),
           byKey: new Map(refusing(keyHits, lineage, "repeat_key").map((m) => [m.key, m]))
@@ -150,7 +150,8 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
       for (const r of group) {
         if (r._tag !== "ValidRow") continue
         if (r.id !== undefined) ids.push(r.id)
-        else keys.push(repeatKeyOf(r.phone, r.amountMinor, r.operator))
+        // Repeats allowed: none is asked, so no key is made.
+        else if (!settings.allowRepeats) keys.push(repeatKeyOf(r.phone, r.amountMinor, r.operator))
       }
       return yield* extrasOf(group, yield* lookup(ids, keys))
     })

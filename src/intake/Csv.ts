@@ -43,8 +43,7 @@ const throughSteps = <A, E, R>(
   const loop = (input: Iterator<Uint8Array>): Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<Uint8Array>, E | CsvFileError, E, unknown, unknown> => {
     const next = input.next()
     if (next.done === true) return read
-    const result = step(next.value)
-    return Either.isLeft(result) ? Channel.fail(result.left) : Channel.zipRight(emit(result), Channel.suspend(() => loop(input)))
+    return Channel.zipRight(emit(step(next.value)), Channel.suspend(() => loop(input)))
   }
   const read: Channel.Channel<Chunk.Chunk<A>, Chunk.Chunk<Uint8Array>, E | CsvFileError, E, unknown, unknown> = Channel.readWithCause({
     onInput: (chunk: Chunk.Chunk<Uint8Array>) => loop(chunk[Symbol.iterator]()),

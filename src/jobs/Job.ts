@@ -291,17 +291,16 @@ export const processJob = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, 
     return yield* jobOf(settings, run, csv, taken.batchId).pipe(
       Effect.provideService(StateStore, guard.store),
       Effect.catchAll((error) =>
-        Effect.flatMap(guard.changed, (seen) =>
-          Effect.flatMap(
+        Effect.gen(function* () {
+          const change =
             error instanceof FileChangedAfterTaken
-              ? Effect.succeed(Option.some(error.change))
+              ? Option.some(error.change)
               : error instanceof FileChanged
                 // The intake saw two reads differ; the file as it is now says how (grown, cut, replaced).
-                ? Effect.map(changedSince(csv, taken), Option.orElseSome(() => "it was written to while the run read it (its content hash differs between two reads)"))
-                : Effect.succeed(seen),
-            (change) => Option.isSome(change) ? changedFile(csv, settings.folder, taken.batchId, change.value) : Effect.fail(error)
-          )
-        )
+                ? Option.orElseSome(yield* changedSince(csv, taken), () => "it was written to while the run read it (its content hash differs between two reads)")
+                : yield* guard.changed
+          return Option.isSome(change) ? yield* changedFile(csv, settings.folder, taken.batchId, change.value) : yield* Effect.fail(error)
+        })
       )
     )
   })
