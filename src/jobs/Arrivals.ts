@@ -5,7 +5,7 @@
  * and mtime: the watcher looks again at what it took, TakenFile.ts).
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Ref } from "effect"
 import { lstatSync } from "node:fs"
 import { join } from "node:path"
 import { batchFilesIn } from "./JobFolder.ts"
@@ -21,8 +21,9 @@ interface Seen {
 }
 
 export const makeArrivals = (settleMs: number) =>
-  Effect.sync(() => {
-    const seen = new Map<string, Seen>()
+  Effect.gen(function* () {
+    // What the previous look saw of each file still in the folder: each look replaces it whole.
+    const seen = yield* Ref.make<ReadonlyMap<string, Seen>>(new Map())
 
     /** Batch files directly in `dir` that look complete now, in name order, and each one's fingerprint. */
     const ready = (dir: string) =>
@@ -30,17 +31,20 @@ export const makeArrivals = (settleMs: number) =>
         const fs = yield* FileSystem.FileSystem
         const now = yield* Clock.currentTimeMillis
         const names = yield* batchFilesIn(dir)
+        const before = yield* Ref.get(seen)
+        const after = new Map<string, Seen>()
         const out: Array<string> = []
         const prints = new Map<string, Fingerprint>()
         for (const name of names) {
           // Regular files only: a symlink (to a secrets file, say), a FIFO or a device is never taken.
+          const previous = before.get(name)
+          if (previous !== undefined) after.set(name, previous)
           const regular = yield* Effect.try(() => lstatSync(join(dir, name)).isFile()).pipe(Effect.orElseSucceed(() => false))
           if (!regular) continue
           const info = yield* fs.stat(join(dir, name)).pipe(Effect.option)
           if (Option.isNone(info) || info.value.type !== "File") continue
           const size = BigInt(info.value.size)
           const mtime = Option.match(info.value.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
-          const previous = seen.get(name)
           const quiet = settleMs <= 0 || now - mtime >= settleMs
           // Hashed only once it looks quiet: a file still being written is not read whole at every look;
           // nor is one found unchanged twice (a file waiting for its schedule) while its size and mtime hold.
@@ -51,20 +55,20 @@ export const makeArrivals = (settleMs: number) =>
             ? yield* fingerprintOf(join(dir, name)).pipe(Effect.option)
             : Option.none()
           if (Option.isNone(print)) {
-            seen.set(name, { size, mtime })
+            after.set(name, { size, mtime })
             continue
           }
           const unchanged =
             settleMs <= 0 ||
             previous === undefined ||
             (previous.print !== undefined && previous.print.batchId === print.value.batchId && previous.print.size === print.value.size && previous.print.mtimeMs === print.value.mtimeMs)
-          seen.set(name, { size, mtime, print: print.value, settled: unchanged })
+          after.set(name, { size, mtime, print: print.value, settled: unchanged })
           if (unchanged) {
             out.push(name)
             prints.set(name, print.value)
           }
         }
-        for (const name of [...seen.keys()]) if (!names.includes(name)) seen.delete(name)
+        yield* Ref.set(seen, after)
         return { ready: out, waiting: names.length - out.length, prints }
       })
 

@@ -4,7 +4,7 @@
  * `filed_as`, `why`), so that a person looking for `week49.csv` finds both and knows which is which.
  */
 import { FileSystem } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Ref, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { basename, join } from "node:path"
 import { amendSummary } from "../output/SummaryFile.ts"
@@ -33,16 +33,24 @@ export const renamedWhy = (name: string, path: string) =>
   })
 
 /** What the watcher remembers of the files it claimed under another name, until their job ends. */
-export const makeRenames = () => {
-  const claimedAs = new Map<string, { readonly droppedAs: string; readonly why: string }>()
+interface Claimed {
+  readonly droppedAs: string
+  readonly why: string
+}
+
+export const makeRenames = Effect.gen(function* () {
+  const claimedAs = yield* Ref.make<ReadonlyMap<string, Claimed>>(new Map())
   return {
     /** `path` in processing/ was dropped as `droppedAs` and could not keep that name, for `why`. */
-    claimed: (path: string, droppedAs: string, why: string) => Effect.sync(() => void claimedAs.set(path, { droppedAs, why })),
+    claimed: (path: string, droppedAs: string, why: string) => Ref.update(claimedAs, (map) => new Map(map).set(path, { droppedAs, why })),
     /** The job of `csv` (in processing/) ended with its file at `file`: said if its name changed on the way. */
     tellRenamed: (csv: string, file: string) =>
       Effect.gen(function* () {
-        const claimed = claimedAs.get(csv)
-        claimedAs.delete(csv)
+        const claimed = yield* Ref.modify(claimedAs, (map): [Claimed | undefined, ReadonlyMap<string, Claimed>] => {
+          const rest = new Map(map)
+          rest.delete(csv)
+          return [map.get(csv), rest]
+        })
         const moved = yield* renamedWhy(basename(csv), file)
         const why = [claimed?.why, moved].filter((w): w is string => w !== undefined)
         if (why.length === 0) return
@@ -54,4 +62,4 @@ export const makeRenames = () => {
         if (existsSync(summary)) yield* amendSummary(summary, { renamed: { dropped_as: droppedAs, filed_as: basename(file), why } })
       }).pipe(Effect.catchAll((e) => Effect.logWarning(`the new name of ${basename(file)} could not be noted in its summary: ${String(e)}`)))
   }
-}
+})

@@ -76,7 +76,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
 
     /** Batches this process sent to attention/ (`--once` exits 5 for them). */
     const attentionHere = yield* Ref.make(0)
-    const renames = makeRenames()
+    const renames = yield* makeRenames
 
     const without = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
       const copy = new Map(map)
