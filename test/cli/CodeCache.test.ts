@@ -6,10 +6,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { cpSync, readdirSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { withTempDir } from "../kit/TempDir.ts"
 
 const DIST = fileURLToPath(new URL("../../dist", import.meta.url))
 const BODIES = fileURLToPath(new URL("../../scripts/bundle/bodies.mjs", import.meta.url))
@@ -35,17 +35,13 @@ const refused = (dist: string, flags: ReadonlyArray<string> = []) => {
 }
 
 /** A copy of dist/ whose caches `spoil` changes; removed after `use`. */
-const withCopy = <A>(spoil: (cache: string) => void, use: (dist: string) => A): A => {
-  const dir = mkdtempSync(join(tmpdir(), "payouts-cache-"))
-  try {
+const withCopy = <A>(spoil: (cache: string) => void, use: (dist: string) => A): A =>
+  withTempDir("payouts-cache-", (dir) => {
     const dist = join(dir, "dist")
     cpSync(DIST, dist, { recursive: true })
     for (const file of readdirSync(dist).filter((f) => f.endsWith(".js.cache"))) spoil(join(dist, file))
     return use(dist)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+  })
 
 /** scripts/bundle/bodies.mjs's body of the module `code`, or the error it refuses it with. */
 const bodyOf = (code: string) => {

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { withTempDir } from "../kit/TempDir.ts"
 
 const BIN = fileURLToPath(new URL("../../bin/payouts.js", import.meta.url))
 
@@ -21,8 +21,7 @@ const complete = (file: string, words: ReadonlyArray<string>) =>
 
 describe("shell completion", () => {
   it("bash completes a command and an option of that command", () => {
-    const dir = mkdtempSync(join(tmpdir(), "payouts-completion-"))
-    try {
+    withTempDir("payouts-completion-", (dir) => {
       const file = join(dir, "payouts.bash")
       writeFileSync(file, script("bash"))
       expect(complete(file, ["payouts", "val"])).toEqual(["validate"])
@@ -32,9 +31,7 @@ describe("shell completion", () => {
       // An option of another command is not offered, nor @effect/cli's --wizard, which is refused when typed.
       expect(complete(file, ["payouts", "wallet", "--sched"])).toEqual([])
       expect(complete(file, ["payouts", "run", "--wiz"])).toEqual([])
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    })
   })
 
   it("zsh and fish scripts name the commands", () => {

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version
@@ -24,8 +24,8 @@ const WARNING = "Never type `npx payouts` outside this clone"
 
 describe("an install for daily use (issue 31 item 8)", () => {
   it("`npm install -g .` into a prefix gives a `payouts` that runs from another folder", () => {
-    const prefix = mkdtempSync(join(tmpdir(), "payouts-prefix-"))
-    const elsewhere = mkdtempSync(join(tmpdir(), "payouts-elsewhere-"))
+    const prefix = tempDir("payouts-prefix-")
+    const elsewhere = tempDir("payouts-elsewhere-")
     // The documented command, offline (a folder install links the clone: nothing is fetched). Scripts
     // off: `npm ci` already built dist/ (prepare), and a test must not rebuild the shared tree.
     const install = spawnSync("npm", ["install", "-g", ".", "--prefix", prefix, "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {

@@ -3,10 +3,10 @@ import { Command as Process } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { tempDir } from "../kit/TempDir.ts"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const text = (stream: Stream.Stream<Uint8Array, unknown>) => stream.pipe(Stream.decodeText(), Stream.mkString)
@@ -29,7 +29,7 @@ const csv = (dir: string, name: string, rows: ReadonlyArray<string>) => {
 describe("payouts run / validate (the binary)", () => {
   it.live("validate refuses an invalid file with line, column and reason, and writes the errors file (exit 2)", () =>
     Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "payouts-cli-"))
+      const dir = tempDir("payouts-cli-")
       const file = csv(dir, "bad.csv", [
         "A,5000,XAF,carrier1_cm,+237670000001,Awa Diallo,awa@example.com",
         "B,12.5,XAF,carrier1_cm,+237670000001,Moussa Traore,moussa@example.com"
@@ -50,7 +50,7 @@ describe("payouts run / validate (the binary)", () => {
 
   it.live("run --sandbox --json pays a small batch and prints the summary on stdout (exit 1 with a failing test number)", () =>
     Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "payouts-cli-"))
+      const dir = tempDir("payouts-cli-")
       const file = csv(dir, "small.csv", [
         "A,5000,XAF,carrier1_cm,+237670000001,Awa Diallo,awa@example.com",
         "B,6000,XAF,carrier1_cm,+237670000002,Moussa Traore,moussa@example.com",
@@ -69,7 +69,7 @@ describe("payouts run / validate (the binary)", () => {
 
   it.live("run without settings names the variable and the flag (exit 2)", () =>
     Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "payouts-cli-"))
+      const dir = tempDir("payouts-cli-")
       const file = csv(dir, "x.csv", ["A,5000,XAF,carrier1_cm,+237670000001,Awa Diallo,awa@example.com"])
       const run = yield* cli(["run", file], dir)
       expect(run.code).toBe(2)

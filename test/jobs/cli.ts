@@ -2,15 +2,14 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
 import { createServer } from "node:net"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { resolve } from "node:path"
 import type { Sandbox } from "../kit/Sandbox.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const BIN = resolve("bin/payouts.js")
 
 /** The default store of these children (no PAYOUTS_STATE): one per test file, never the user's own. */
-const STATE_HOME = mkdtempSync(join(tmpdir(), "payouts-state-home-"))
+const STATE_HOME = tempDir("payouts-state-home-")
 
 /** Timings that keep a test short; the rest as a user would run it. */
 export const FAST = ["--poll-interval", "100ms", "--poll-max", "400ms", "--reconcile-grace", "2s", "--lease-ttl", "3s", "--request-timeout", "2s", "--settle", "0s", "--scan-every", "200ms"]

@@ -13,3 +13,13 @@ export const scopedTempDir = (prefix = "payouts-") =>
     Effect.sync(() => tempDir(prefix)),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
+
+/** `use` given a fresh directory, removed afterwards whatever `use` does (for plain synchronous tests). */
+export const withTempDir = <A>(prefix: string, use: (dir: string) => A): A => {
+  const dir = tempDir(prefix)
+  try {
+    return use(dir)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -5,16 +5,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { closedPort } from "../jobs/cli.ts"
 import { newSecret, payouts, receiver, verifies } from "./receiver.ts"
+import { tempDir } from "../kit/TempDir.ts"
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/payouts-valid.csv")
 
 const batchFile = () => {
-  const dir = mkdtempSync(join(tmpdir(), "payouts-notify-"))
+  const dir = tempDir("payouts-notify-")
   const file = join(dir, "settlements.csv")
   copyFileSync(FIXTURE, file)
   return { dir, file }

@@ -8,12 +8,12 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { launchSandbox } from "../../src/sandbox/Sandbox.ts"
 import { advance, type Api, cardBody, deliveriesDone, payinBody, payoutBody, receiver, sandbox, webhooks } from "../kit/Sandbox.ts"
+import { scopedTempDir } from "../kit/TempDir.ts"
 
 type Json = Record<string, any>
 
@@ -145,8 +145,7 @@ describe("OpenAPI description of the v1 interface", () => {
 
   it.live("payouts sandbox --openapi FILE writes the same description, its server the --host and --port given, and exits 0 without serving", () =>
     Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "payouts-openapi-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const dir = yield* scopedTempDir("payouts-openapi-")
       const file = join(dir, "payments-v1.json")
       const result = yield* runCli(["sandbox", "--openapi", file, "--port", "4999"])
       expect(result, result.stderr).toMatchObject({ code: 0, stderr: "" })

@@ -2,14 +2,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { advance, assertInvariants, type Api, cardPayin, payin, payout, sandbox, status, statusIs, submitCheckout } from "../kit/Sandbox.ts"
+import { scopedTempDir } from "../kit/TempDir.ts"
 
-const tempFile = Effect.acquireRelease(
-  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "sandbox-data-"))),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-).pipe(Effect.map((dir) => Path.join(dir, "sandbox.db")))
+const tempFile = scopedTempDir("sandbox-data-").pipe(Effect.map((dir) => Path.join(dir, "sandbox.db")))
 
 /** Runs `use` against a sandbox on `file`, then closes its scope (stops it). */
 const session = <A, E>(file: string, use: (api: Api) => Effect.Effect<A, E>, options = {}) =>
