@@ -12,6 +12,7 @@ import { PaymentClientConfig, type PaymentClientSettingsInput } from "./ClientCo
 import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.ts"
 import { RequestGate, type RequestGateOptions } from "./RequestGate.ts"
 import { parseRetryAfter } from "./RetryAfter.ts"
+import { retryAfterFailure } from "./Retrying.ts"
 import {
   CardPayinRequest,
   CardPayinResponse,
@@ -240,7 +241,7 @@ export const make = Effect.gen(function*() {
     reference?: string
   ): Effect.Effect<A, ClientError> =>
     attempt("GET", endpoint, request, success, reference).pipe(
-      Effect.retry(retryPolicy),
+      (once) => retryAfterFailure(once, retryPolicy),
       Effect.catchIf(isTransient, (t) => Effect.fail(finalOf(t)))
     )
 

@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Either, Fiber, Layer, Option, Ref, Schedule } from "effect"
 import { PaymentClient } from "../api/Client.ts"
+import { retryAfterFailure } from "../api/Retrying.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
 import type { StateStore } from "../store/StateStore.ts"
@@ -136,7 +137,7 @@ const make = Effect.gen(function* () {
       const attempt = client.payout(body, mayStillSend).pipe(
         Effect.tapError((e) => (resendable(e) && !fenced(e) ? unsent.retry(row.idx) : Effect.void))
       )
-      yield* Effect.retry(attempt, sendPolicy).pipe(
+      yield* retryAfterFailure(attempt, sendPolicy).pipe(
         Effect.matchEffect({
           // A row left unsent by its last try is put back by `refused`: no longer this run's to release.
           onFailure: (e) =>
