@@ -9,15 +9,13 @@
  * after approval, is put up for approval again as the new batch it is, and never paid under the old one.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, Context, Data, DateTime, Effect, Either, Option, Schema, Scope } from "effect"
+import { Clock, Context, DateTime, Effect, Either, Option, Schema, Scope } from "effect"
 import { basename } from "node:path"
 import { EXIT_ATTENTION } from "../run/ExitCode.ts"
 import { fileBatchId } from "../intake/Intake.ts"
 import { writeSummary } from "../output/Ledger.ts"
 import type { RunResult } from "../run/Runner.ts"
 import { AlarmedRow, AlreadyPaid, amendSummary, SharedPhonesHistory } from "../output/SummaryFile.ts"
-import { describeAlreadyPaid } from "../output/AlreadyPaid.ts"
-import { userFormat } from "../output/Format.ts"
 import type { Batch } from "../store/Model.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
@@ -26,6 +24,8 @@ import { type ApprovalPolicy, approverRefusal, currentWhat, watcherPolicy, whatD
 import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
 import { outputOf } from "../output/AtomicFile.ts"
 import { type JobFolder, moveBatch } from "./JobFolder.ts"
+import { type Counts, JobOutcome } from "./JobOutcome.ts"
+import { tellWatch, WatchEvent } from "./WatchEvents.ts"
 import { FileChangedAfterTaken, guardFile, watchDuringRun } from "./FileGuard.ts"
 import { RunHold } from "../run/Safeguards.ts"
 import { changedSince, changeOf, fingerprintOf, recordTaken, takenOf } from "./TakenFile.ts"
@@ -48,24 +48,6 @@ export interface JobSettings {
 
 const ANYONE: ApprovalPolicy = { approvers: [], fourEyes: false, submittedBy: undefined }
 
-export type JobOutcome = Data.TaggedEnum<{
-  Done: { readonly file: string; readonly batchId: BatchId; readonly exitCode: number; readonly counts: Counts }
-  /** `errors`: the errors file where it ended up (beside the file in rejected/), when there is one. */
-  Rejected: { readonly file: string; readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string; readonly counts: Counts; readonly errors?: string }
-  Awaiting: {
-    readonly file: string
-    readonly batchId: BatchId
-    /** Why an earlier approval (or request) did not cover this file: said loudly. */
-    readonly note?: string
-  }
-  Held: { readonly batchId: BatchId; readonly reason: string }
-  /** Another worker runs the batch (or a batch of the same currency) now: looked at again next scan. */
-  Busy: { readonly batchId?: BatchId; readonly reason: string }
-  Incomplete: { readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
-  Attention: { readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
-}>
-export const JobOutcome = Data.taggedEnum<JobOutcome>()
-
 /**
  * The live owner of the batch's lease, when another process holds it unexpired (by this machine's
  * clock: the runner's own lease acquisition, on the store's clock, is what decides; this only spares
@@ -82,9 +64,6 @@ const leasedElsewhere = (batch: Batch) =>
   )
 
 const outcomeOf = (result: RunResult) => (typeof result.summary.outcome === "string" ? result.summary.outcome : "")
-
-/** Rows per state, as the summary counts them. */
-export type Counts = Readonly<Record<string, number>>
 
 const countsOf = (result: RunResult): Counts =>
   Option.getOrElse(Schema.decodeUnknownOption(Schema.Record({ key: Schema.String, value: Schema.Number }))(result.summary.counts), () => ({}))
@@ -108,7 +87,7 @@ const pointSummaryAt = (csv: string) =>
       if (yield* fs.exists(path)) fields[key] = path
     }
     yield* amendSummary(summary, fields)
-  }).pipe(Effect.catchAll((e) => Effect.logWarning(`summary of ${basename(csv)} not updated: ${String(e)}`)))
+  }).pipe(Effect.catchAll((e) => tellWatch(WatchEvent.SummaryNotUpdated({ csv, error: String(e) }))))
 
 /** Why a file is put up for approval again, and which batch (if any) it replaces. */
 interface Again {
@@ -205,7 +184,7 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
     yield* pointSummaryAt(moved)
     // A re-drop of a batch already paid: said in the watcher's log, not only in its summary.
     const paid = Schema.decodeUnknownOption(AlreadyPaid)(result.summary.already_paid)
-    if (Option.isSome(paid)) yield* Effect.logWarning(`${basename(moved)}: ${describeAlreadyPaid(paid.value, (yield* userFormat).decimal)}`).pipe(Effect.annotateLogs({ batch_id: batchId, file: moved, already_paid: paid.value.rows }))
+    if (Option.isSome(paid)) yield* tellWatch(WatchEvent.AlreadyPaidAgain({ file: moved, batchId, paid: paid.value }))
     return finished
       ? JobOutcome.Done({ file: moved, batchId, exitCode: result.exitCode, counts: countsOf(result) })
       : JobOutcome.Rejected({ file: moved, batchId, exitCode: result.exitCode, outcome, counts: countsOf(result), ...(yield* errorsBeside(moved)) })

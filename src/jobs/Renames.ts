@@ -9,6 +9,7 @@ import { existsSync } from "node:fs"
 import { basename, join } from "node:path"
 import { amendSummary } from "../output/SummaryFile.ts"
 import { outputOf, stemOf } from "../output/AtomicFile.ts"
+import { tellWatch, WatchEvent } from "./WatchEvents.ts"
 
 const decodeBatchOf = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ batch_id: Schema.String })))
 
@@ -55,11 +56,9 @@ export const makeRenames = Effect.gen(function* () {
         const why = [claimed?.why, moved].filter((w): w is string => w !== undefined)
         if (why.length === 0) return
         const droppedAs = claimed?.droppedAs ?? basename(csv)
-        yield* Effect.logWarning(`${droppedAs} is filed as ${basename(file)}: ${why.join("; ")}`).pipe(
-          Effect.annotateLogs({ file, dropped_as: droppedAs })
-        )
+        yield* tellWatch(WatchEvent.Renamed({ droppedAs, file, why }))
         const summary = outputOf(file, ".summary.json")
         if (existsSync(summary)) yield* amendSummary(summary, { renamed: { dropped_as: droppedAs, filed_as: basename(file), why } })
-      }).pipe(Effect.catchAll((e) => Effect.logWarning(`the new name of ${basename(file)} could not be noted in its summary: ${String(e)}`)))
+      }).pipe(Effect.catchAll((e) => tellWatch(WatchEvent.RenameUnnoted({ file, error: String(e) }))))
   }
 })

@@ -10,9 +10,11 @@ import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule, Synchr
 import { existsSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
-import { type CronGate, shownIn } from "./CronGate.ts"
+import type { CronGate } from "./CronGate.ts"
 import { type HealthState, keep, makeHealth, nextTry, recount, serviceIs } from "./Health.ts"
-import { JobOutcome, type JobSettings, processJob, type RunFile } from "./Job.ts"
+import { type JobSettings, processJob, type RunFile } from "./Job.ts"
+import { JobOutcome } from "./JobOutcome.ts"
+import { tellWatch, WatchEvent } from "./WatchEvents.ts"
 import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder } from "./JobFolder.ts"
 import { makeRenames, renamedWhy } from "./Renames.ts"
 import { scanFile } from "./Scan.ts"
@@ -98,52 +100,27 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         const now = yield* Clock.currentTimeMillis
         if ("file" in outcome) yield* renames.tellRenamed(csv, outcome.file)
         switch (outcome._tag) {
-          case "Done":
-            return yield* Effect.logInfo(`done (exit ${outcome.exitCode}): ${outcome.file}`).pipe(
-              Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file, exit_code: outcome.exitCode, counts: outcome.counts })
-            )
-          case "Rejected":
-            return yield* Effect.logWarning(`rejected (${outcome.outcome}): ${outcome.file}${outcome.errors === undefined ? "" : `; errors in ${outcome.errors}`}`).pipe(
-              Effect.annotateLogs({
-                batch_id: outcome.batchId,
-                file: outcome.file,
-                exit_code: outcome.exitCode,
-                counts: outcome.counts,
-                ...(outcome.errors === undefined ? {} : { errors_file: outcome.errors })
-              })
-            )
-          case "Awaiting":
-            if (outcome.note !== undefined) yield* Effect.logError(outcome.note)
-            return yield* Effect.logInfo(`awaiting approval: ${outcome.file}; approve with: payouts approve ${outcome.batchId}${jobsFlag} --by NAME`).pipe(
-              Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file })
-            )
-          case "Busy":
-            return yield* Effect.logDebug(`another worker has it (${outcome.reason}): looked at again next scan`)
-          case "Held":
-            if ((yield* Ref.get(held)).get(csv) !== outcome.reason) {
-              yield* Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}${jobsFlag}`).pipe(
-                Effect.annotateLogs({ batch_id: outcome.batchId, file: csv })
-              )
-            }
+          case "Held": {
+            const told = (yield* Ref.get(held)).get(csv) === outcome.reason
             yield* Ref.update(held, (paused) => new Map(paused).set(csv, outcome.reason))
-            return yield* Ref.update(retryAt, (at) => new Map(at).set(csv, now + Duration.toMillis(settings.retryEvery)))
+            yield* Ref.update(retryAt, (at) => new Map(at).set(csv, now + Duration.toMillis(settings.retryEvery)))
+            if (told) return
+            break
+          }
           case "Attention":
             yield* Ref.update(attentionHere, (n) => n + 1)
-            return yield* Effect.logError(
-              `needs a person (exit 5): ${outcome.file}; ${outcome.reasons.slice(0, 5).join("; ")}${outcome.reasons.length > 5 ? "; ..." : ""}. See: payouts resolve ${outcome.batchId}${jobsFlag}`
-            ).pipe(Effect.annotateLogs({ batch_id: outcome.batchId, file: outcome.file, exit_code: 5 }))
+            break
           case "Incomplete":
             yield* Ref.update(retryAt, (at) => new Map(at).set(csv, now + Duration.toMillis(settings.retryEvery)))
-            return yield* Effect.logWarning(`incomplete (exit ${outcome.exitCode}, ${outcome.outcome}): kept in processing/, tried again later`).pipe(
-              Effect.annotateLogs({ batch_id: outcome.batchId, file: csv, exit_code: outcome.exitCode })
-            )
+            break
         }
+        yield* tellWatch(WatchEvent.JobEnded({ csv, outcome, jobsFlag }))
       })
 
     const attempt = (csv: string) =>
       Effect.gen(function* () {
         // Another worker sharing the folder may have taken the file to its next place meanwhile.
-        if (!existsSync(csv)) return yield* Effect.logInfo(`no longer in processing/ (another worker took it on): ${basename(csv)}`)
+        if (!existsSync(csv)) return yield* tellWatch(WatchEvent.TakenElsewhere({ name: basename(csv) }))
         const plan = yield* scanFile(csv, settings.feePercent)
         // This process's jobs queue per currency; the store's lock keeps other workers' off it too.
         const outcome = yield* exclusive(
@@ -176,11 +153,8 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const failed = (csv: string, problem: JobProblem) =>
       Effect.gen(function* () {
         yield* keep(health, csv, problem)
-        if (problem.kind === "service") {
-          yield* serviceIs(health, problem.reason)
-          return yield* Effect.logWarning(`kept in processing/, not rejected: ${problem.reason}; tried again with backoff`)
-        }
-        yield* Effect.logError(`kept in processing/ (internal failure): ${problem.reason}; tried again with backoff`)
+        if (problem.kind === "service") yield* serviceIs(health, problem.reason)
+        yield* tellWatch(WatchEvent.Kept({ problem }))
       })
 
     const handle = (csv: string) =>
@@ -189,7 +163,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           Cause.isInterruptedOnly(cause)
             ? Effect.interrupt
             : !existsSync(csv)
-              ? Effect.logInfo(`no longer in processing/ (another worker took it on): ${basename(csv)}`)
+              ? tellWatch(WatchEvent.TakenElsewhere({ name: basename(csv) }))
               : Effect.zipRight(Effect.logDebug(Cause.pretty(cause)), Effect.fail(problemOf(cause)))
         ),
         Effect.tapError((problem) => failed(csv, problem)),
@@ -232,9 +206,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         const told = yield* Ref.get(toldToWait)
         const fresh = ready.filter((name) => !told.has(name))
         if (fresh.length > 0) {
-          yield* Effect.logInfo(
-            `${fresh.join(", ")}: waiting for the schedule, next run ${shownIn(yield* settings.schedule.nextAt, settings.schedule.timeZone)}`
-          )
+          yield* tellWatch(WatchEvent.WaitingForSchedule({ names: fresh, nextRun: yield* settings.schedule.nextAt, timeZone: settings.schedule.timeZone }))
         }
         yield* Ref.set(toldToWait, new Set([...told, ...fresh]))
       }
@@ -248,16 +220,16 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         }
       }
       yield* beat(settings.accountId, worker, startedAt, workerTtlMs, [...(yield* Ref.get(running))].map((csv) => basename(csv))).pipe(
-        Effect.catchAll((e) => Effect.logWarning(`this worker's heartbeat could not be written: ${String(e)}`))
+        Effect.catchAll((e) => tellWatch(WatchEvent.HeartbeatUnwritten({ error: String(e) })))
       )
       const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
       if (open && settings.schedule !== undefined && !settings.once && nextScheduledAt !== undefined) {
-        yield* Effect.logInfo(`scheduled time: ${claimed} file(s) taken; next run ${shownIn(new Date(nextScheduledAt), settings.schedule.timeZone)}`)
+        yield* tellWatch(WatchEvent.ScheduledTime({ claimed, nextRun: new Date(nextScheduledAt), timeZone: settings.schedule.timeZone }))
       }
       // The account's halt, for health: the runners read it themselves before every payout.
       const halt = yield* StateStore.pipe(Effect.flatMap((store) => store.account(settings.accountId).activeHalt()), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
       if (halt !== undefined && (yield* Ref.get(health)).halt === undefined) {
-        yield* Effect.logWarning(`the account is halted by ${halt.by}: ${halt.reason}; no new payout leaves until payouts halt --lift`)
+        yield* tellWatch(WatchEvent.AccountHalted({ halt }))
       }
       yield* Ref.update(health, (h) => ({
         ...h,
@@ -294,7 +266,7 @@ const take = (folder: JobFolder, name: string, print: Fingerprint | undefined) =
     if (Option.isNone(target)) return Option.none<{ readonly path: string; readonly why: string | undefined }>()
     if (print !== undefined) yield* recordTaken(target.value, print)
     const why = yield* renamedWhy(name, target.value)
-    yield* Effect.logInfo(`claimed ${name} -> ${target.value}${why === undefined ? "" : ` (${why})`}`)
+    yield* tellWatch(WatchEvent.Claimed({ name, path: target.value, why }))
     return Option.some({ path: target.value, why })
   })
 
@@ -316,7 +288,7 @@ export const claimReady = (folder: JobFolder, settleMs: number) =>
 /** The daemon: a scan every `every`, forever (until interrupted). */
 export const watchForever = <E, R>(watcher: { readonly scan: Effect.Effect<void, E, R> }, every: Duration.Duration) =>
   watcher.scan.pipe(
-    Effect.catchAllCause((cause) => Effect.logError(`scan failed: ${Cause.pretty(cause)}`)),
+    Effect.catchAllCause((cause) => tellWatch(WatchEvent.ScanFailed({ cause }))),
     Effect.zipRight(Effect.sleep(every)),
     Effect.forever
   )
