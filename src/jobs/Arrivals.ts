@@ -36,9 +36,9 @@ export const makeArrivals = (settleMs: number) =>
         const out: Array<string> = []
         const prints = new Map<string, Fingerprint>()
         for (const name of names) {
-          // Regular files only: a symlink (to a secrets file, say), a FIFO or a device is never taken.
           const previous = before.get(name)
           if (previous !== undefined) after.set(name, previous)
+          // Regular files only: a symlink (to a secrets file, say), a FIFO or a device is never taken.
           const regular = yield* Effect.try(() => lstatSync(join(dir, name)).isFile()).pipe(Effect.orElseSucceed(() => false))
           if (!regular) continue
           const info = yield* fs.stat(join(dir, name)).pipe(Effect.option)

@@ -4,7 +4,7 @@
  * `filed_as`, `why`), so that a person looking for `week49.csv` finds both and knows which is which.
  */
 import { FileSystem } from "@effect/platform"
-import { Effect, Option, Ref, Schema } from "effect"
+import { Effect, HashMap, Option, Ref, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { basename, join } from "node:path"
 import { amendSummary } from "../output/SummaryFile.ts"
@@ -33,25 +33,21 @@ export const renamedWhy = (name: string, path: string) =>
     return `${basename(dir)}/ already holds ${stemOf(name)}.csv${id === undefined ? "" : ` of batch ${id.slice(0, 12)}`} from an earlier drop, kept as it is; this one is ${basename(path)}`
   })
 
-/** What the watcher remembers of the files it claimed under another name, until their job ends. */
 interface Claimed {
   readonly droppedAs: string
   readonly why: string
 }
 
+/** What the watcher remembers of the files it claimed under another name, until their job ends. */
 export const makeRenames = Effect.gen(function* () {
-  const claimedAs = yield* Ref.make<ReadonlyMap<string, Claimed>>(new Map())
+  const claimedAs = yield* Ref.make(HashMap.empty<string, Claimed>())
   return {
     /** `path` in processing/ was dropped as `droppedAs` and could not keep that name, for `why`. */
-    claimed: (path: string, droppedAs: string, why: string) => Ref.update(claimedAs, (map) => new Map(map).set(path, { droppedAs, why })),
+    claimed: (path: string, droppedAs: string, why: string) => Ref.update(claimedAs, HashMap.set(path, { droppedAs, why })),
     /** The job of `csv` (in processing/) ended with its file at `file`: said if its name changed on the way. */
     tellRenamed: (csv: string, file: string) =>
       Effect.gen(function* () {
-        const claimed = yield* Ref.modify(claimedAs, (map): [Claimed | undefined, ReadonlyMap<string, Claimed>] => {
-          const rest = new Map(map)
-          rest.delete(csv)
-          return [map.get(csv), rest]
-        })
+        const claimed = Option.getOrUndefined(yield* Ref.modify(claimedAs, (map) => [HashMap.get(map, csv), HashMap.remove(map, csv)]))
         const moved = yield* renamedWhy(basename(csv), file)
         const why = [claimed?.why, moved].filter((w): w is string => w !== undefined)
         if (why.length === 0) return
