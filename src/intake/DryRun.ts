@@ -8,7 +8,7 @@ import { csvFileErrorRows } from "./Csv.ts"
 import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
 import { isCsvFileError } from "./CsvErrors.ts"
 import { Intake } from "./IntakeResult.ts"
-import { dryRunResult, type FileCheckInput, intakeRows, type OtherBatches, payable } from "./IntakeRows.ts"
+import { dryRunResult, type FileCheckInput, intakeRows, type OtherBatches, payable, releaseRows } from "./IntakeRows.ts"
 import { PendingColumns } from "./PendingColumns.ts"
 
 export type { FileCheckInput, OtherBatches }
@@ -28,6 +28,7 @@ export const checkFile = <E, R>(input: FileCheckInput, others: OtherBatches<E, R
             if (payable(group, i) && row._tag === "ValidRow") pending.push(row.index, row.currency, row.amountMinor)
             else rejected++
           })
+          releaseRows(group)
         })
       ),
       Effect.either

@@ -10,7 +10,7 @@ import { basename } from "node:path"
 import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain/Token.ts"
 import type { RowInput } from "../store/Model.ts"
 import type { RowError } from "./RowError.ts"
-import { intakeRows, payable } from "./IntakeRows.ts"
+import { intakeRows, payable, releaseRows } from "./IntakeRows.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows } from "./Csv.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
@@ -140,7 +140,13 @@ export const intake = (options: IntakeOptions) =>
       { batchId, file: options.file, fileName, allowRepeats: options.allowRepeats, allowSharedPhone: options.allowSharedPhone, skipInvalid: options.skipInvalid },
       { open: Effect.succeed(crossBatch), ownFirst: false }
     )
-    const inputs = rows.pipe(Stream.mapConcat((group) => group.rows.map((row, i) => toInput(row, group.extras[i], tokenOf(row, payable(group, i))))))
+    const inputs = rows.pipe(
+      Stream.mapConcat((group) => {
+        const made = group.rows.map((row, i) => toInput(row, group.extras[i], tokenOf(row, payable(group, i))))
+        releaseRows(group)
+        return made
+      })
+    )
     // One intake per account at a time across every process sharing the store: the other batches' ids
     // and repeats checked above are then all committed, so two machines loading the same id at the
     // same moment accept it once (DESIGN 12).
