@@ -39,6 +39,18 @@ export const headerNames = (header: CsvHeader): Partial<Record<CsvColumn, string
   return headers
 }
 
+/** A class, not a literal, and `new Object()` for its fields: Validate.ts `ValidRowImpl` says why. */
+class CsvRecordImpl implements CsvRecord {
+  constructor(
+    readonly line: number,
+    readonly index: number,
+    readonly fields: Readonly<Partial<Record<CsvColumn, string>>>,
+    readonly meta: Readonly<Record<string, string>>,
+    readonly headers: Readonly<Partial<Record<CsvColumn, string>>>,
+    readonly errors: ReadonlyArray<RowError>
+  ) {}
+}
+
 export class CsvRecordReader {
   private header: CsvHeader | undefined
   private headers: Partial<Record<CsvColumn, string>> = {}
@@ -76,7 +88,7 @@ export class CsvRecordReader {
     const { line, cells } = row
     const index = this.index++
     // A loop over the slots, no closure and no array per row: a million-row file makes a million records.
-    const fields: Partial<Record<CsvColumn, string>> = {}
+    const fields: Partial<Record<CsvColumn, string>> = new Object()
     let errors: Array<RowError> | undefined
     let meta: Array<[string, string]> | undefined
     if (row.quoteProblem !== undefined) {
@@ -96,6 +108,6 @@ export class CsvRecordReader {
       }
     }
     // fromEntries, not assignment, so a "meta.__proto__" column stays a key of that name.
-    return { line, index, fields, meta: meta === undefined ? {} : Object.fromEntries(meta), headers: this.headers, errors: errors ?? NO_ERRORS }
+    return new CsvRecordImpl(line, index, fields, meta === undefined ? {} : Object.fromEntries(meta), this.headers, errors ?? NO_ERRORS)
   }
 }

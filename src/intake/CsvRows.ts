@@ -36,12 +36,21 @@ interface RawRow {
 /** papaparse in array mode gives a row as an array of strings. */
 const isCells = (value: unknown): value is Array<string> => Array.isArray(value) && value.every((cell) => typeof cell === "string")
 
+// Classes, not literals: Validate.ts `ValidRowImpl` says why.
+class RawRowImpl implements RawRow {
+  constructor(readonly cells: ReadonlyArray<string>, readonly end: number, readonly quoteProblem: string | undefined) {}
+}
+
+class CsvRowImpl implements CsvRow {
+  constructor(readonly line: number, readonly cells: ReadonlyArray<string>, readonly quoteProblem: string | undefined) {}
+}
+
 const rawRowOf = (results: Papa.ParseStepResult<unknown>): RawRow => {
   const data = results.data
   const first: unknown = Array.isArray(data) ? data[0] : undefined
   const cells = isCells(first) ? first : []
   const problem = results.errors.find((error) => Object.hasOwn(QUOTE_PROBLEMS, error.code))
-  return { cells, end: results.meta.cursor, quoteProblem: problem === undefined ? undefined : QUOTE_PROBLEMS[problem.code] }
+  return new RawRowImpl(cells, results.meta.cursor, problem === undefined ? undefined : QUOTE_PROBLEMS[problem.code])
 }
 
 const countQuotes = (text: string): number => {
@@ -128,7 +137,7 @@ export class CsvRowReader {
     const rows: Array<CsvRow> = []
     let start = 0
     for (const raw of this.collected) {
-      rows.push({ line: this.pendingLine, cells: raw.cells, quoteProblem: raw.quoteProblem })
+      rows.push(new CsvRowImpl(this.pendingLine, raw.cells, raw.quoteProblem))
       this.pendingLine += countNewlines(this.pending, start, raw.end)
       start = raw.end
     }

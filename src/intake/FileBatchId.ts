@@ -9,9 +9,7 @@ import { batchIdOf, fileBytes, newFileHash } from "./FileBytes.ts"
 export const fileBatchId = (file: string) =>
   Effect.suspend(() => {
     const hash = newFileHash()
-    // A mebibyte a read: a thousand 64 KiB reads of a big file before its parse left the parse's rows
-    // promoted by every scavenge (docs/PERFORMANCE.md); the hash is the same whatever the reads.
-    return Stream.runForEach(fileBytes(file, 1024 * 1024), (bytes) => Effect.sync(() => hash.update(bytes))).pipe(
+    return Stream.runForEach(fileBytes(file, 64 * 1024), (bytes) => Effect.sync(() => hash.update(bytes))).pipe(
       Effect.map(() => batchIdOf(hash))
     )
   })

@@ -3,14 +3,15 @@
  * other batches and the guards add to it (CrossBatch.ts), tallied as they pass. `payouts run` stores
  * what it yields (Intake.ts); `payouts validate` and the watcher's dry run only keep the totals (DryRun.ts).
  */
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
+import { parseCsvFile } from "./Csv.ts"
 import type { makeCrossBatch } from "./CrossBatch.ts"
 import { Intake } from "./IntakeResult.ts"
 import type { PendingColumns } from "./PendingColumns.ts"
 import type { RowError } from "./RowError.ts"
 import { makeHistoryList, SharedPhones } from "./SharedPhones.ts"
-import { type CheckedRow, validateCsvFile } from "./Validate.ts"
+import { type CheckedRow, checkedGroups } from "./Validate.ts"
 
 /** For each row of a group, what the account's other batches and the guards add to it (CrossBatch.ts). */
 export type CrossBatchCheck = Effect.Effect.Success<ReturnType<typeof makeCrossBatch>>
@@ -49,11 +50,8 @@ export interface TalliedGroup {
 export const payable = (group: TalliedGroup, i: number): boolean => group.rows[i]._tag === "ValidRow" && group.extras[i].length === 0
 
 /**
- * Empties a consumed group's array (the group's Chunk's own, as `Chunk.toReadonlyArray` gives it) so
- * its rows die young. A consumed group's Chunk stays referenced from the old generation until the
- * next full collection, and scavenges keep alive what old objects point to: without this every row
- * of a big file was promoted (about 500 bytes a row; validate of 1,000,000 rows peaked about 45 MiB
- * higher, docs/PERFORMANCE.md). Nothing reads a group once its consumer is done with it.
+ * Empties a group's array once its consumer has read it, so its rows die young (Validate.ts
+ * `checkedGroups` says why). The array is the group's own; nothing reads it afterwards.
  */
 export const releaseRows = (group: TalliedGroup): void => {
   ;(group.rows as Array<CheckedRow>).length = 0
@@ -124,9 +122,9 @@ export const intakeRows = <E, R>(input: FileCheckInput, others: OtherBatches<E, 
   Effect.sync(() => {
     const phones = new SharedPhones(input.allowSharedPhone === true)
     const tally = makeTally(input, others, phones)
-    const rows = validateCsvFile(input.file, { fileName: input.fileName, allowRepeats: input.allowRepeats, sharedPhones: phones, expect: input.batchId }).pipe(
-      Stream.grouped(GROUP),
-      Stream.mapEffect((group) => tally.add(Chunk.toReadonlyArray(group)))
+    const rows = parseCsvFile(input.file, { expect: input.batchId }).pipe(
+      checkedGroups({ fileName: input.fileName, allowRepeats: input.allowRepeats, sharedPhones: phones }, GROUP),
+      Stream.mapEffect(tally.add)
     )
     return { tally, rows }
   })

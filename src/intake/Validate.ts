@@ -5,7 +5,7 @@
  * are on each row for the state store.
  */
 import type { FileSystem } from "@effect/platform"
-import { Either, Stream } from "effect"
+import { Chunk, Either, Stream } from "effect"
 import type { Country, MobileOperator, PayoutCurrency } from "../domain/Operators.ts"
 import { normaliseMobile } from "../domain/Phone.ts"
 import { canonicalId } from "../domain/Text.ts"
@@ -35,6 +35,31 @@ export interface ValidRow {
   readonly description: string
   /** From the `meta.*` columns; sent as payout_details. */
   readonly details: Readonly<Record<string, string>>
+}
+
+/**
+ * A valid row made by a class, not an object literal: V8 may decide, from a literal's first objects
+ * (the first rows wait for the account's look-up), to allocate every later one straight into its old
+ * generation, where each row of a big file then waits for a full collection (allocation-site
+ * pretenuring, docs/PERFORMANCE.md); objects a class makes are never allocated there. The records and
+ * rows read before it (CsvReader.ts, CsvRows.ts) are made the same way for the same reason.
+ */
+class ValidRowImpl implements ValidRow {
+  readonly _tag = "ValidRow"
+  constructor(
+    readonly line: number,
+    readonly index: number,
+    readonly id: string | undefined,
+    readonly amountMinor: MinorUnits,
+    readonly currency: PayoutCurrency,
+    readonly operator: string,
+    readonly country: Country,
+    readonly phone: string,
+    readonly name: string,
+    readonly email: string,
+    readonly description: string,
+    readonly details: Readonly<Record<string, string>>
+  ) {}
 }
 
 export interface RejectedRow {
@@ -133,21 +158,7 @@ export const checkRecord = (record: CsvRecord, fileName: string): CheckedRow => 
     name !== undefined &&
     email !== undefined
   ) {
-    return {
-      _tag: "ValidRow",
-      line,
-      index,
-      id,
-      amountMinor,
-      currency,
-      operator: operator.code,
-      country: operator.country,
-      phone,
-      name,
-      email,
-      description: description ?? defaultDescription(id, fileName, line),
-      details
-    }
+    return new ValidRowImpl(line, index, id, amountMinor, currency, operator.code, operator.country, phone, name, email, description ?? defaultDescription(id, fileName, line), details)
   }
   const [first, ...rest] = errors ?? [{ line, column: "", value: "", reason: "row is incomplete" }]
   return {
@@ -218,11 +229,42 @@ export const makeRowChecker = (options: ValidateOptions): ((record: CsvRecord) =
   }
 }
 
-/** Checks a stream of records; the duplicate tables live in one run of the stream. */
+/**
+ * Checks a stream of records in groups of `size` rows (the last one shorter); the duplicate tables
+ * live in one run of the stream. The arrays rows pass through are emptied once read: each chunk of
+ * records here once checked, each group by its consumer (IntakeRows.ts `releaseRows`). A chunk that
+ * has passed stays pointed at from V8's old generation until its next full collection, and a
+ * scavenge keeps alive what the old generation points to: without it every row of a big file was
+ * promoted there (docs/PERFORMANCE.md).
+ */
+export const checkedGroups =
+  (options: ValidateOptions, size: number) =>
+  <E, R>(records: Stream.Stream<CsvRecord, E, R>): Stream.Stream<ReadonlyArray<CheckedRow>, E, R> =>
+    Stream.suspend(() => {
+      const check = makeRowChecker(options)
+      let group: Array<CheckedRow> = []
+      const groups = Stream.mapChunks(records, (chunk) => {
+        // The chunk's own array (Csv.ts emits the reader's array as it is); nothing reads it after this.
+        const read = Chunk.toReadonlyArray(chunk) as Array<CsvRecord>
+        const full: Array<ReadonlyArray<CheckedRow>> = []
+        for (const record of read) {
+          group.push(check(record))
+          if (group.length === size) {
+            full.push(group)
+            group = []
+          }
+        }
+        read.length = 0
+        return Chunk.unsafeFromArray(full)
+      })
+      return Stream.concat(groups, Stream.suspend(() => (group.length === 0 ? Stream.empty : Stream.make(group))))
+    })
+
+/** Checks a stream of records, row by row (`checkedGroups`, flattened). */
 export const validateRows =
   (options: ValidateOptions) =>
   <E, R>(records: Stream.Stream<CsvRecord, E, R>): Stream.Stream<CheckedRow, E, R> =>
-    Stream.suspend(() => Stream.map(records, makeRowChecker(options)))
+    records.pipe(checkedGroups(options, 500), Stream.flattenIterables)
 
 export const validateCsvFile = (
   path: string,
