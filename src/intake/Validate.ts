@@ -260,11 +260,14 @@ export const checkedGroups =
       return Stream.concat(groups, Stream.suspend(() => (group.length === 0 ? Stream.empty : Stream.make(group))))
     })
 
+/** Rows a group of `validateRows` holds before it is flattened: any size would do, a small one keeps few rows in flight. */
+const FLATTENED_GROUP = 500
+
 /** Checks a stream of records, row by row (`checkedGroups`, flattened). */
 export const validateRows =
   (options: ValidateOptions) =>
   <E, R>(records: Stream.Stream<CsvRecord, E, R>): Stream.Stream<CheckedRow, E, R> =>
-    records.pipe(checkedGroups(options, 500), Stream.flattenIterables)
+    records.pipe(checkedGroups(options, FLATTENED_GROUP), Stream.flattenIterables)
 
 export const validateCsvFile = (
   path: string,
