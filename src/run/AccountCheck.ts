@@ -5,7 +5,7 @@
  * row, mismatches and days that could not be read completely are listed.
  */
 import { Clock, Effect, Stream } from "effect"
-import { DEFAULT_LOCALE, type Format, formatFor } from "../output/Format.ts"
+import { DEFAULT_LOCALE, formatFor } from "../output/Format.ts"
 import { TOKEN_PATTERN } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { StateStore } from "../store/StateStore.ts"
@@ -88,13 +88,3 @@ export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: 
       ok: findings.length === 0
     } satisfies AccountReport
   })
-
-export const describeAccountReport = (r: AccountReport, format: Format = PLAIN): string => {
-  const lines = [`Account check ${r.from} to ${r.to}: ${format.count(r.payouts)} payouts listed, ${format.count(r.tokened)} carrying a token of ours.`]
-  for (const f of r.findings) {
-    const where = f.batchId === null ? "" : ` batch ${f.batchId} line ${f.line}`
-    lines.push(`  ${f.kind}${f.token === "" ? "" : ` [${f.token}]`}${where}: ${f.detail}${f.references.length > 0 ? ` (${f.references.join(", ")})` : ""}`)
-  }
-  lines.push(r.ok ? "Every payout carrying one of our tokens matches exactly one row." : "Something is off: a person should look (payouts resolve).")
-  return lines.join("\n")
-}

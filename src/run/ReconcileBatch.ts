@@ -8,7 +8,6 @@ import { Chunk, Clock, DateTime, Effect, Either, Option, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { checkStatusRecord } from "../api/Plausible.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
-import type { Format } from "../output/Format.ts"
 import { DAY_MS, dayOf, serviceDays, syncDays } from "./ListingMirror.ts"
 import type { Fence, Row } from "../store/Model.ts"
 import { holdLease, runnerName } from "./Lease.ts"
@@ -177,18 +176,3 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
   })
 
 export const reconciledAt = Effect.map(Clock.currentTimeMillis, (ms) => DateTime.formatIso(DateTime.unsafeMake(ms)))
-
-/** For people: counts and amounts with the user's separators, each amount with its currency. */
-export const describeReport = (report: ReconcileReport, format: Format): string => {
-  const n = format.count
-  const lines = [`Batch ${report.batch_id}: ${n(report.listed)} payouts listed since ${report.scanned_from ?? "-"}, ${n(report.checked)} statuses checked.`]
-  for (const f of report.findings) lines.push(`  line ${f.line} [${f.token}] ${f.kind}: ${f.detail}`)
-  for (const [c, t] of Object.entries(report.totals)) {
-    const side = (s: SideTotals) => `${n(s.completed)} completed, ${format.decimal(s.completed_amount)} ${c} + fees ${format.decimal(s.fees)} ${c}`
-    lines.push(`  ${c}: ours ${side(t.ours)}; service ${side(t.service)}: ${t.agree ? "agree" : "DISAGREE"}`)
-  }
-  if (report.updated > 0) lines.push(`  ${n(report.updated)} row(s) updated in the ledger.`)
-  if (report.busy === true) lines.push("  The batch is being run by another process: nothing was updated here; its runner keeps the ledger.")
-  lines.push(report.ok ? "Everything agrees." : "Disagreements found.")
-  return lines.join("\n")
-}

@@ -1,7 +1,7 @@
 /** `payouts reconcile --account`'s text: counts with the reader's separators (issue 31 item 6). */
 import { describe, expect, it } from "@effect/vitest"
 import { formatFor } from "../../src/output/Format.ts"
-import { describeAccountReport } from "../../src/run/AccountCheck.ts"
+import { describeAccountReport } from "../../src/cli/ReconcileText.ts"
 
 describe("the account check as people read it", () => {
   it("gives the listing's counts with thousands separators, in the reader's locale", () => {
