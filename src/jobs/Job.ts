@@ -26,11 +26,11 @@ import { outputOf } from "../output/AtomicFile.ts"
 import { type JobFolder, moveBatch } from "./JobFolder.ts"
 import { type Counts, JobOutcome } from "./JobOutcome.ts"
 import { tellWatch, WatchEvent } from "./WatchEvents.ts"
+import { JobNote, JobNotes } from "./JobNotes.ts"
 import { FileChangedAfterTaken, guardFile, watchDuringRun } from "./FileGuard.ts"
 import { RunHold } from "../run/Safeguards.ts"
 import { changedSince, changeOf, fingerprintOf, recordTaken, takenOf } from "./TakenFile.ts"
 import { FileChanged } from "../intake/FileBytes.ts"
-import { visible } from "../domain/Text.ts"
 import { notify } from "../notify/Notifier.ts"
 import { type FeeRule, scanFile } from "./Scan.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
@@ -91,7 +91,7 @@ const pointSummaryAt = (csv: string) =>
 
 /** Why a file is put up for approval again, and which batch (if any) it replaces. */
 interface Again {
-  readonly note: string
+  readonly note: JobNote
   readonly supersedes?: string
 }
 
@@ -114,6 +114,7 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
     const plan = yield* scanFile(csv, settings.feePercent)
     const now = yield* Clock.currentTimeMillis
     const policy = settings.approval ?? ANYONE
+    const note = again === undefined ? undefined : (yield* JobNotes).text(again.note)
     yield* writeApproval(outputOf(csv, ".approval.json"), {
       batch_id: batchId,
       file: basename(csv),
@@ -130,11 +131,11 @@ const awaitApproval = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: str
         onSome: (history) => ({ shared_phones_history: history })
       }),
       ...(again?.supersedes === undefined ? {} : { supersedes: again.supersedes }),
-      ...(again === undefined ? {} : { note: again.note })
+      ...(note === undefined ? {} : { note })
     })
     const moved = yield* moveBatch(csv, folder.processing, folder.awaiting)
     yield* notify("batch.awaiting_approval", dry.summary)
-    return JobOutcome.Awaiting({ file: moved, batchId, ...(again === undefined ? {} : { note: again.note }) })
+    return JobOutcome.Awaiting({ file: moved, batchId, ...(note === undefined ? {} : { note }) })
   })
 
 /** A batch only a person can settle (exit 5) goes to `attention/` with its outputs and a note of what to resolve. */
@@ -147,15 +148,7 @@ const needsPerson = (csv: string, folder: JobFolder, batchId: BatchId, result: R
       ...account,
       ...alarms.map((a) => `line ${a.line}: ${a.reason ?? "alarm"}${a.references !== undefined && a.references.length > 0 ? ` (${a.references.join(", ")})` : ""}`)
     ]
-    const note = [
-      `Batch ${batchId} (${basename(csv)}) needs a person: its remaining rows cannot be settled automatically.`,
-      ...reasons.map((r) => `  ${r}`),
-      "",
-      `See the evidence:   payouts resolve ${batchId}`,
-      `Then decide a row:  payouts resolve ${batchId} --line N --by NAME (--adopt REFERENCE | --resend | --abandon) --reason TEXT (--lines 3,7-9 or --all-unknown: several at once)`,
-      `After checking the listing by hand: payouts resolve ${batchId} --listing-ok --by NAME --reason TEXT`,
-      "Move the file back into the jobs folder's processing/ (or run it with payouts run) to finish the batch."
-    ].join("\n")
+    const note = (yield* JobNotes).text(JobNote.NeedsPerson({ batchId, file: csv, reasons }))
     yield* fs.writeFileString(outputOf(csv, ".attention.txt"), `${note}\n`, { mode: 0o600 })
     const moved = yield* moveBatch(csv, folder.processing, folder.attention)
     yield* pointSummaryAt(moved)
@@ -200,7 +193,7 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     const refusal = by === undefined || what === undefined ? "the approval names no approver or no approved totals" : approverRefusal(policy, by)
     if (refusal !== undefined || by === undefined || what === undefined) {
       return yield* awaitApproval(settings, run, csv, batchId, {
-        note: `NOT PAID: the approval of batch ${batchId}${by === undefined ? "" : ` by ${by}`} is refused by this watcher: ${refusal}. It needs a new approval.`
+        note: JobNote.ApprovalRefused({ batchId, by, refusal: refusal ?? "" })
       })
     }
     const now = yield* currentWhat(csv)
@@ -208,7 +201,7 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     if (differs !== undefined) {
       return yield* awaitApproval(settings, run, csv, batchId, {
         supersedes: what.batch_id,
-        note: `NOT PAID: ${basename(csv)} was edited after ${by} approved batch ${what.batch_id} at ${approval.approved_at}: ${differs}. That approval does not cover it: this is a new batch that needs its own approval.`
+        note: JobNote.EditedAfterApproval({ file: csv, by, approvedBatch: what.batch_id, approvedAt: approval.approved_at, differs })
       })
     }
     const approver = { by, at: DateTime.toEpochMillis(DateTime.unsafeMake(approval.approved_at ?? 0)), what }
@@ -222,7 +215,7 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     if (Option.isNone(changed)) return yield* Effect.fail(result.left)
     return yield* awaitApproval(settings, run, csv, yield* fileBatchId(csv), {
       supersedes: what.batch_id,
-      note: `NOT PAID: ${basename(csv)} changed while its run started (${changed.value}); the approval of batch ${what.batch_id} by ${by} does not cover it: it needs its own approval.`
+      note: JobNote.ChangedWhileStarting({ file: csv, change: changed.value, approvedBatch: what.batch_id, by })
     })
   })
 
@@ -231,11 +224,7 @@ const changedFile = (csv: string, folder: JobFolder, batchId: BatchId, change: s
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const reason = `the file changed while it was read: ${change}`
-    const note = [
-      `Batch ${batchId} (${visible(basename(csv))}): ${reason}.`,
-      "Nothing of what it holds now was paid. Rows of the file as it was read that were already sent stay in the state store and in the ledger beside this note, if the run wrote one (payouts status / payouts ledger).",
-      "Check the file (was it still being copied or saved?); once it is complete, drop it again into the jobs folder. Rows paid already are refused there as used ids or repeats."
-    ].join("\n")
+    const note = (yield* JobNotes).text(JobNote.FileChanged({ batchId, file: csv, reason }))
     yield* fs.writeFileString(outputOf(csv, ".attention.txt"), `${note}\n`, { mode: 0o600 })
     const moved = yield* moveBatch(csv, folder.processing, folder.attention)
     yield* pointSummaryAt(moved)
@@ -303,7 +292,7 @@ const jobOf = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, csv: string,
       const old = approval.value
       return yield* awaitApproval(settings, run, csv, batchId, {
         supersedes: old.batch_id,
-        note: `NOT PAID: ${basename(csv)} was edited after batch ${old.batch_id} was ${old.status === "approved" ? `approved by ${old.approved_by}` : "put up for approval"}: its content is now batch ${batchId}. The earlier ${old.status === "approved" ? "approval" : "request"} does not cover it: it needs its own approval.`
+        note: JobNote.EditedAfterRequest({ file: csv, previousBatch: old.batch_id, approved: old.status === "approved", approvedBy: old.approved_by, batchId })
       })
     }
     if (Option.isSome(approval) && approval.value.status === "approved") return yield* runApproved(settings, run, csv, batchId, approval.value)

@@ -29,6 +29,7 @@ import { refusedKeyAdvice } from "../config/Sources.ts"
 import { batchClient, batchRequest, embeddedSandbox, notifierFor } from "./Run.ts"
 import { AccountId } from "../../domain/Ids.ts"
 import { WatchLogLive } from "../WatchText.ts"
+import { JobNotesLive } from "../JobNoteText.ts"
 
 const parseHostPort = (flag: string, text: string) => {
   const match = /^(.+):(\d{1,5})$/.exec(text.trim())
@@ -121,6 +122,7 @@ const watchFolder = (dir: string, args: WatchOptions) =>
     // Progress as lines of the log, never a live figure drawn between them.
     Effect.provide(Layer.effect(Notices, Effect.map(userFormat, (format) => stderrNotices(false, format)))),
     Effect.provide(WatchLogLive),
+    Effect.provide(JobNotesLive),
     // A failure is said as any other line, in the chosen format (then the exit code, as for every command).
     withLogFormat<Exiting>(args.logFormat, (program) => report(program, "watch"))
   )

@@ -1,0 +1,36 @@
+/** The watcher's notes for people (jobs/JobNotes.ts) worded: what happened, and what to do next. */
+import { Layer } from "effect"
+import { basename } from "node:path"
+import { visible } from "../domain/Text.ts"
+import { type JobNote, JobNotes } from "../jobs/JobNotes.ts"
+
+export const jobNoteText = (note: JobNote): string => {
+  switch (note._tag) {
+    case "NeedsPerson":
+      return [
+        `Batch ${note.batchId} (${basename(note.file)}) needs a person: its remaining rows cannot be settled automatically.`,
+        ...note.reasons.map((r) => `  ${r}`),
+        "",
+        `See the evidence:   payouts resolve ${note.batchId}`,
+        `Then decide a row:  payouts resolve ${note.batchId} --line N --by NAME (--adopt REFERENCE | --resend | --abandon) --reason TEXT (--lines 3,7-9 or --all-unknown: several at once)`,
+        `After checking the listing by hand: payouts resolve ${note.batchId} --listing-ok --by NAME --reason TEXT`,
+        "Move the file back into the jobs folder's processing/ (or run it with payouts run) to finish the batch."
+      ].join("\n")
+    case "FileChanged":
+      return [
+        `Batch ${note.batchId} (${visible(basename(note.file))}): ${note.reason}.`,
+        "Nothing of what it holds now was paid. Rows of the file as it was read that were already sent stay in the state store and in the ledger beside this note, if the run wrote one (payouts status / payouts ledger).",
+        "Check the file (was it still being copied or saved?); once it is complete, drop it again into the jobs folder. Rows paid already are refused there as used ids or repeats."
+      ].join("\n")
+    case "ApprovalRefused":
+      return `NOT PAID: the approval of batch ${note.batchId}${note.by === undefined ? "" : ` by ${note.by}`} is refused by this watcher: ${note.refusal}. It needs a new approval.`
+    case "EditedAfterApproval":
+      return `NOT PAID: ${basename(note.file)} was edited after ${note.by} approved batch ${note.approvedBatch} at ${note.approvedAt}: ${note.differs}. That approval does not cover it: this is a new batch that needs its own approval.`
+    case "ChangedWhileStarting":
+      return `NOT PAID: ${basename(note.file)} changed while its run started (${note.change}); the approval of batch ${note.approvedBatch} by ${note.by} does not cover it: it needs its own approval.`
+    case "EditedAfterRequest":
+      return `NOT PAID: ${basename(note.file)} was edited after batch ${note.previousBatch} was ${note.approved ? `approved${note.approvedBy === undefined ? "" : ` by ${note.approvedBy}`}` : "put up for approval"}: its content is now batch ${note.batchId}. The earlier ${note.approved ? "approval" : "request"} does not cover it: it needs its own approval.`
+  }
+}
+
+export const JobNotesLive = Layer.succeed(JobNotes, { text: jobNoteText })
