@@ -115,6 +115,7 @@ export const noticeText = (event: RunEvent, format: Format): string =>
     PersonMustAct: ({ accountAlarm, alarms, batchId }) =>
       `A person must act: ${alarms} row(s) under alarm${accountAlarm === undefined ? "" : `; account alarm: ${accountAlarm}`}. Re-running alone will not settle them. See: payouts resolve ${batchId}`,
     ReportUnwritten: ({ error }) => `Report not written: ${error}`,
+    UpdatesNotWritten: ({ count }) => `lease lost: ${count} row update(s) not written; the runner that took over reconciles them`,
     OutputsRetrying: ({ why }) => `Outputs not written (${why}); trying again.`,
     OutputsFailed: ({ batchId, why }) =>
       `payouts: ${why}. Every payout of the batch is recorded in the state store; write the ledger, summary and report again with: payouts ledger ${batchId}`,

@@ -68,6 +68,8 @@ export type RunEvent = Data.TaggedEnum<{
   HaltedEnd: { readonly halt: Halt; readonly waiting: number }
   PersonMustAct: { readonly batchId: string; readonly alarms: number; readonly accountAlarm: string | undefined }
   ReportUnwritten: { readonly error: string }
+  /** The lease was taken over: a group of row updates dropped (the new runner reconciles those rows). */
+  UpdatesNotWritten: { readonly count: number }
   OutputsRetrying: { readonly why: string }
   OutputsFailed: { readonly batchId: string; readonly why: string }
   /** An answer no payout of ours can have: the row under alarm, nothing stored. */

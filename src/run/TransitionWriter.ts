@@ -6,6 +6,7 @@
 import { Cause, Chunk, Context, Deferred, Duration, Effect, Layer, Queue, Ref } from "effect"
 import type { BatchStore } from "../store/StateStore.ts"
 import type { Fence, Transition } from "../store/Model.ts"
+import { RunEvent, tell } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
 import { Safeguards } from "./Safeguards.ts"
 
@@ -47,7 +48,7 @@ export const makeTransitionWriter = (batchStore: BatchStore, fence: Fence, onFen
             Effect.catchAll((error) =>
               error.reason === "Fenced"
                 ? Effect.zipRight(
-                    Effect.logWarning(`lease lost: ${transitions.length} row update(s) not written; the runner that took over reconciles them`),
+                    tell(RunEvent.UpdatesNotWritten({ count: transitions.length })),
                     onFenced
                   )
                 : Ref.set(broken, Cause.die(error))
