@@ -4,7 +4,7 @@
  * Two phases: submitting (rows sent of the rows to send), then tracking (sent rows that reached a
  * final status); each has its own rate, measured over the last RATE_WINDOW_MS, and its ETA.
  */
-import { Clock, Context, type Duration, Effect, Layer, Ref } from "effect"
+import { Clock, type Duration, Effect, Ref } from "effect"
 import { IN_FLIGHT_STATES, OUTCOME_STATES, type RowState, SENT_STATES } from "../store/RowState.ts"
 import { progress, progressEnd, type ProgressFigures } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
@@ -80,6 +80,4 @@ const make = Effect.gen(function* () {
 })
 
 /** The run's periodic progress figures. */
-export class Progress extends Context.Tag("run/Progress")<Progress, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<Progress, never, RunContext> = Layer.effect(Progress, make)
-}
+export class Progress extends Effect.Service<Progress>()("run/Progress", { effect: make }) {}

@@ -4,7 +4,7 @@
  * witnesses, the listing lag, the service's clock), and apply the pure decision of ResendRules to
  * each row: adopt, alarm, resend (at most once, with its evidence recorded) or wait (saying why).
  */
-import { Chunk, Clock, Context, DateTime, Effect, Layer, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
@@ -228,7 +228,4 @@ const make = Effect.gen(function* () {
 })
 
 /** Decides, with the listing's evidence, what becomes of each row whose POST outcome is unknown. */
-export class Reconciler extends Context.Tag("run/Reconciler")<Reconciler, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<Reconciler, never, RunContext | StateStore | PaymentClient | TransitionWriter | Tracker | Submitter> =
-    Layer.effect(Reconciler, make)
-}
+export class Reconciler extends Effect.Service<Reconciler>()("run/Reconciler", { effect: make }) {}

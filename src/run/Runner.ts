@@ -166,10 +166,10 @@ const notifyEnd = (result: RunResult) => {
  * submitter, reconciler and progress. They need the store and the payment client.
  */
 export const runLayer = (input: RunContextInput) =>
-  Layer.mergeAll(Reconciler.layer, Progress.layer).pipe(
-    Layer.provideMerge(Submitter.layer),
-    Layer.provideMerge(Tracker.layer),
-    Layer.provideMerge(TransitionWriter.layer),
-    Layer.provideMerge(Safeguards.layer),
+  Layer.mergeAll(Reconciler.Default, Progress.Default).pipe(
+    Layer.provideMerge(Submitter.Default),
+    Layer.provideMerge(Tracker.Default),
+    Layer.provideMerge(TransitionWriter.Default),
+    Layer.provideMerge(Safeguards.Default),
     Layer.provideMerge(RunContext.layer(input))
   )

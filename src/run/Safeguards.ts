@@ -4,7 +4,7 @@
  * consecutive failures while the others go on. Both only stop new payouts; what was sent is followed
  * to its end. A paused batch stays paused in the store until `payouts resume`.
  */
-import { Clock, Context, DateTime, Effect, HashSet, Layer, Option, Queue, Ref, Stream } from "effect"
+import { Clock, Context, DateTime, Effect, HashSet, Option, Queue, Ref, Stream } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
@@ -193,9 +193,7 @@ const make = Effect.gen(function* () {
 })
 
 /** The run's stop rule, circuit breaker and the account's halt: one per run, fed by every recorded transition. */
-export class Safeguards extends Context.Tag("run/Safeguards")<Safeguards, SafeguardsShape>() {
-  static readonly layer: Layer.Layer<Safeguards, never, RunContext | StateStore> = Layer.effect(Safeguards, make)
-}
+export class Safeguards extends Effect.Service<Safeguards>()("run/Safeguards", { effect: make }) {}
 
 export interface StuckRow {
   readonly line: number

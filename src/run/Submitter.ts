@@ -3,18 +3,16 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Context, Effect, Either, Fiber, Layer, Option, Ref, Schedule } from "effect"
+import { Effect, Either, Fiber, Option, Ref, Schedule } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { retryAfterFailure } from "../api/Retrying.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
-import type { StateStore } from "../store/StateStore.ts"
 import { type Breach, makeGuardBook } from "../intake/Guards.ts"
 import { fenced, makeAnswers, releasedByRefusal } from "./Answers.ts"
 import { payoutRequest } from "./PayoutBody.ts"
 import { leaseValid, RunContext } from "./RunContext.ts"
 import { describeHalt, Safeguards } from "./Safeguards.ts"
-import type { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { sendInSlots } from "./SendSlots.ts"
 import { makeUnsentRows } from "./UnsentRows.ts"
@@ -240,7 +238,4 @@ const make = Effect.gen(function* () {
 })
 
 /** Sends the run's rows, each payout once; rows it claimed and never sent are released when the run ends. */
-export class Submitter extends Context.Tag("run/Submitter")<Submitter, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<Submitter, never, RunContext | PaymentClient | TransitionWriter | Tracker | Safeguards | StateStore> =
-    Layer.scoped(Submitter, make)
-}
+export class Submitter extends Effect.Service<Submitter>()("run/Submitter", { scoped: make }) {}

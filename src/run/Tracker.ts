@@ -3,7 +3,7 @@
  * intervals (poll interval doubling up to poll max) and at once when a webhook names it. A webhook
  * is only a hint: the status lookup is what moves the row, and statuses only move forward.
  */
-import { Clock, Context, Duration, Effect, Either, Layer, Queue, Ref } from "effect"
+import { Clock, Duration, Effect, Either, Queue, Ref } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { checkStatusRecord } from "../api/Plausible.ts"
 import type { EventSource } from "../store/Model.ts"
@@ -146,6 +146,4 @@ const make = Effect.gen(function* () {
 })
 
 /** Follows every sent payout until it is final: it owns the poll queue, and only `follow` puts a payout in it. */
-export class Tracker extends Context.Tag("run/Tracker")<Tracker, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<Tracker, never, RunContext | PaymentClient | TransitionWriter> = Layer.effect(Tracker, make)
-}
+export class Tracker extends Effect.Service<Tracker>()("run/Tracker", { effect: make }) {}

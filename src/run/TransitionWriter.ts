@@ -3,7 +3,7 @@
  * rows, so durability does not serialise the run. Losing a queued update in a crash is safe: the
  * row stays `submitting` and is reconciled by its token; the intent itself is never queued here.
  */
-import { Cause, Chunk, Context, Deferred, Duration, Effect, Layer, Queue, Ref } from "effect"
+import { Cause, Chunk, Deferred, Duration, Effect, Queue, Ref } from "effect"
 import type { BatchStore } from "../store/StateStore.ts"
 import type { Fence, Transition } from "../store/Model.ts"
 import { RunEvent, tell } from "./Notices.ts"
@@ -84,17 +84,14 @@ export const makeTransitionWriter = (batchStore: BatchStore, fence: Fence, onFen
   })
 
 /** The run's writer: fenced by its lease, stopping the run when the lease is taken over, and feeding the safeguards. */
-export class TransitionWriter extends Context.Tag("run/TransitionWriter")<TransitionWriter, TransitionWriterShape>() {
-  static readonly layer = Layer.scoped(
-    TransitionWriter,
-    Effect.gen(function* () {
-      const ctx = yield* RunContext
-      const safeguards = yield* Safeguards
-      const writer = yield* makeTransitionWriter(ctx.batchStore, ctx.fence, Ref.set(ctx.stop, { _tag: "LeaseLost" }))
-      return {
-        record: (t: Transition) => Effect.zipRight(writer.record(t), safeguards.observe(t)),
-        flush: writer.flush
-      } satisfies TransitionWriterShape
-    })
-  )
-}
+export class TransitionWriter extends Effect.Service<TransitionWriter>()("run/TransitionWriter", {
+  scoped: Effect.gen(function* () {
+    const ctx = yield* RunContext
+    const safeguards = yield* Safeguards
+    const writer = yield* makeTransitionWriter(ctx.batchStore, ctx.fence, Ref.set(ctx.stop, { _tag: "LeaseLost" }))
+    return {
+      record: (t: Transition) => Effect.zipRight(writer.record(t), safeguards.observe(t)),
+      flush: writer.flush
+    } satisfies TransitionWriterShape
+  })
+}) {}
