@@ -7,91 +7,122 @@
  * to 2 x size - 1 payouts go to an operator that fails them all. The window opens for good with the
  * operator's first success, or after `probeMs` full with no final status (an operator settling slowly,
  * or rows in doubt, must not stall the batch for hours).
- * Synchronous state, asked right before each POST: once an operator is open, one Set lookup.
+ * An immutable value (held in the Safeguards' Ref), asked right before each POST: once an operator is
+ * open, one HashSet lookup and the same value back.
  */
+import { HashMap, HashSet, Option } from "effect"
 
 interface Probe {
   /** Rows of the operator whose POST began (until it is proven by a completion). */
-  readonly unsettled: Set<number>
+  readonly unsettled: HashSet.HashSet<number>
   /** Since the window filled, or the operator's last final status after it did; undefined while not full. */
-  fullSince: number | undefined
+  readonly fullSince: number | undefined
+  /** The order probes began in: `full` and `expire` list operators in it. */
+  readonly seq: number
 }
 
-export const makeProbeWindow = (size: number, probeMs: number) => {
-  const open = new Set<string>()
-  const probes = new Map<string, Probe>()
-  const operatorOf = new Map<number, string>()
+export interface ProbeWindow {
+  readonly size: number
+  readonly probeMs: number
+  /** Operators whose window is open for the rest of the run. */
+  readonly opened: HashSet.HashSet<string>
+  readonly probes: HashMap.HashMap<string, Probe>
+  readonly operatorOf: HashMap.HashMap<number, string>
+  readonly begun: number
+}
 
-  const probeOf = (operator: string) => {
-    const found = probes.get(operator)
-    if (found !== undefined) return found
-    const probe: Probe = { unsettled: new Set(), fullSince: undefined }
-    probes.set(operator, probe)
-    return probe
+export const make = (size: number, probeMs: number): ProbeWindow => ({
+  size,
+  probeMs,
+  opened: HashSet.empty(),
+  probes: HashMap.empty(),
+  operatorOf: HashMap.empty(),
+  begun: 0
+})
+
+const probeOf = (w: ProbeWindow, operator: string) => Option.getOrUndefined(HashMap.get(w.probes, operator))
+
+const withProbe = (w: ProbeWindow, operator: string, probe: Probe): ProbeWindow => ({ ...w, probes: HashMap.set(w.probes, operator, probe) })
+
+/** True when the window is off (size 0) or open for the operator: nothing to count. */
+export const isOpen = (w: ProbeWindow, operator: string): boolean => w.size <= 0 || HashSet.has(w.opened, operator)
+
+/**
+ * The row's POST is about to begin: true (and counted in the window) when it may go; false when its
+ * operator already has `size` payouts in the window (the row waits). A row already counted (a try
+ * again of the same POST) goes.
+ */
+export const admit = (w: ProbeWindow, idx: number, operator: string, now: number): readonly [boolean, ProbeWindow] => {
+  if (isOpen(w, operator)) return [true, w]
+  const probe = probeOf(w, operator)
+  const unsettled = probe?.unsettled ?? HashSet.empty<number>()
+  if (HashSet.has(unsettled, idx)) return [true, w]
+  if (HashSet.size(unsettled) >= w.size) return [false, w]
+  const counted = HashSet.add(unsettled, idx)
+  const next: Probe = {
+    unsettled: counted,
+    fullSince: HashSet.size(counted) >= w.size ? now : probe?.fullSince,
+    seq: probe?.seq ?? w.begun
   }
+  return [true, {
+    ...withProbe(w, operator, next),
+    operatorOf: HashMap.set(w.operatorOf, idx, operator),
+    begun: probe === undefined ? w.begun + 1 : w.begun
+  }]
+}
 
-  const openFor = (operator: string) => {
-    open.add(operator)
-    const probe = probes.get(operator)
-    probes.delete(operator)
-    probe?.unsettled.forEach((idx) => operatorOf.delete(idx))
-  }
+/** A row admitted whose POST never left (released, skipped): its place in the window is free again. */
+export const cancel = (w: ProbeWindow, idx: number, now: number): ProbeWindow => {
+  const operator = Option.getOrUndefined(HashMap.get(w.operatorOf, idx))
+  if (operator === undefined) return w
+  const left = { ...w, operatorOf: HashMap.remove(w.operatorOf, idx) }
+  const probe = probeOf(w, operator)
+  if (probe === undefined || !HashSet.has(probe.unsettled, idx)) return left
+  const unsettled = HashSet.remove(probe.unsettled, idx)
+  return withProbe(left, operator, { ...probe, unsettled, fullSince: HashSet.size(unsettled) >= w.size ? now : undefined })
+}
 
-  /** Takes the row out of its operator's window: it was never sent after all. */
-  const leave = (idx: number, now: number) => {
-    const operator = operatorOf.get(idx)
-    operatorOf.delete(idx)
-    const probe = operator === undefined ? undefined : probes.get(operator)
-    if (probe === undefined || !probe.unsettled.delete(idx)) return
-    probe.fullSince = probe.unsettled.size >= size ? now : undefined
-  }
-
+/** Opens the operator's window (its first completion, or an earlier run of the batch paid one of its rows). */
+export const open = (w: ProbeWindow, operator: string): ProbeWindow => {
+  const probe = probeOf(w, operator)
   return {
-    /** True when the window is off (size 0) or open for the operator: nothing to count. */
-    isOpen: (operator: string) => size <= 0 || open.has(operator),
-    /**
-     * The row's POST is about to begin: true (and counted in the window) when it may go; false when
-     * its operator already has `size` payouts in the window (the row waits). A row already counted
-     * (a try again of the same POST) goes.
-     */
-    admit: (idx: number, operator: string, now: number) => {
-      if (size <= 0 || open.has(operator)) return true
-      const probe = probeOf(operator)
-      if (probe.unsettled.has(idx)) return true
-      if (probe.unsettled.size >= size) return false
-      probe.unsettled.add(idx)
-      operatorOf.set(idx, operator)
-      if (probe.unsettled.size >= size) probe.fullSince = now
-      return true
-    },
-    /** A row admitted whose POST never left (released, skipped): its place in the window is free again. */
-    cancel: (idx: number, now: number) => leave(idx, now),
-    /**
-     * A row's final status: a completion opens its operator's window for the rest of the run; a
-     * failure keeps its place (see above) and restarts the wait for a final status. True when the
-     * operator's window opened now (rows it held may be claimed at once).
-     */
-    settled: (idx: number, operator: string | undefined, completed: boolean, now: number): boolean => {
-      if (operator === undefined || size <= 0 || open.has(operator)) return false
-      if (completed) {
-        openFor(operator)
-        return true
-      }
-      const probe = probes.get(operator)
-      if (probe?.fullSince !== undefined) probe.fullSince = now
-      return false
-    },
-    /** Opens the operator's window (an earlier run of the batch paid one of its rows). */
-    open: openFor,
-    /** Operators whose window is full now: none of their rows is claimed. */
-    full: (): ReadonlyArray<string> => [...probes].filter(([, p]) => p.unsettled.size >= size).map(([op]) => op),
-    /** Opens, and returns, the windows full for `probeMs` or longer without any final status. */
-    expire: (now: number): ReadonlyArray<string> => {
-      const expired = [...probes].filter(([, p]) => p.fullSince !== undefined && now - p.fullSince >= probeMs).map(([op]) => op)
-      expired.forEach(openFor)
-      return expired
-    }
+    ...w,
+    opened: HashSet.add(w.opened, operator),
+    probes: HashMap.remove(w.probes, operator),
+    operatorOf: probe === undefined ? w.operatorOf : HashMap.removeMany(w.operatorOf, probe.unsettled)
   }
 }
 
-export type ProbeWindow = ReturnType<typeof makeProbeWindow>
+/**
+ * A row's final status: a completion opens its operator's window for the rest of the run; a failure
+ * keeps its place (see above) and restarts the wait for a final status. True when the operator's
+ * window opened now (rows it held may be claimed at once).
+ */
+export const settled = (
+  w: ProbeWindow,
+  idx: number,
+  operator: string | undefined,
+  completed: boolean,
+  now: number
+): readonly [boolean, ProbeWindow] => {
+  if (operator === undefined || isOpen(w, operator)) return [false, w]
+  if (completed) return [true, open(w, operator)]
+  const probe = probeOf(w, operator)
+  return [false, probe?.fullSince === undefined ? w : withProbe(w, operator, { ...probe, fullSince: now })]
+}
+
+/** The operators whose probe passes `test`, in the order their probes began. */
+const operators = (w: ProbeWindow, test: (probe: Probe) => boolean): ReadonlyArray<string> =>
+  Array.from(w.probes)
+    .filter(([, probe]) => test(probe))
+    .sort(([, a], [, b]) => a.seq - b.seq)
+    .map(([operator]) => operator)
+
+/** Operators whose window is full now: none of their rows is claimed. */
+export const full = (w: ProbeWindow): ReadonlyArray<string> => operators(w, (probe) => HashSet.size(probe.unsettled) >= w.size)
+
+/** Opens, and returns, the windows full for `probeMs` or longer without any final status. */
+export const expire = (w: ProbeWindow, now: number): readonly [ReadonlyArray<string>, ProbeWindow] => {
+  const expired = operators(w, (probe) => probe.fullSince !== undefined && now - probe.fullSince >= w.probeMs)
+  return [expired, expired.reduce(open, w)]
+}

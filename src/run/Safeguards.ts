@@ -13,8 +13,8 @@ import { makeHaltWatch } from "./HaltWatch.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
 import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
-import { makeBreakerCount } from "./Breaker.ts"
-import { makeProbeWindow } from "./ProbeWindow.ts"
+import * as Breaker from "./Breaker.ts"
+import * as ProbeWindow from "./ProbeWindow.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
@@ -70,9 +70,15 @@ const make = Effect.gen(function* () {
   const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
   // The stop rule's count: rows settled once each, and how many of them failed.
   const tally = yield* Ref.make<{ readonly seen: HashSet.HashSet<number>; readonly settled: number; readonly failures: number }>({ seen: HashSet.empty(), settled: 0, failures: 0 })
-  // The breaker's count and the probe windows: synchronous structures, touched only inside Effect.sync.
-  const breaker = makeBreakerCount()
-  const probeWindow = makeProbeWindow(settings.breakerFailures, settings.breakerProbeMs)
+  // The breaker's count and the probe windows in one Ref: a row's outcome updates both at once.
+  const count = yield* Ref.make({ breaker: Breaker.empty, probes: ProbeWindow.make(settings.breakerFailures, settings.breakerProbeMs) })
+  // An unchanged window (an open operator) keeps the same value: nothing allocated on the hot path.
+  const modifyProbes = <A>(f: (w: ProbeWindow.ProbeWindow) => readonly [A, ProbeWindow.ProbeWindow]) =>
+    Ref.modify(count, (c) => {
+      const [a, probes] = f(c.probes)
+      return [a, probes === c.probes ? c : { ...c, probes }] as const
+    })
+  const updateProbes = (f: (w: ProbeWindow.ProbeWindow) => ProbeWindow.ProbeWindow) => modifyProbes((w) => [undefined, f(w)] as const)
   // Operators already looked for among the batch's completed rows (an earlier run paid one of them).
   const lookedUp = yield* Ref.make<ReadonlySet<string>>(new Set())
   // One pending signal is enough: whoever waits claims every operator's rows that are free by then.
@@ -93,8 +99,8 @@ const make = Effect.gen(function* () {
 
   /** The operator of a row this run did not send (an earlier run did), read back from the store. */
   const operatorOfEarlier = (idx: number): Effect.Effect<string | undefined> =>
-    Effect.suspend(() =>
-      breaker.knows(idx)
+    Effect.flatMap(Ref.get(count), ({ breaker }) =>
+      Breaker.knows(breaker, idx)
         ? Effect.succeed(undefined)
         : batchStore.getRow(idx).pipe(
             Effect.map(Option.map((row) => row.operator)),
@@ -109,7 +115,7 @@ const make = Effect.gen(function* () {
       // Skipped right before its POST (a guard, the balance): never sent, its place is free again.
       if (t.to === "skipped") {
         const now = yield* Clock.currentTimeMillis
-        yield* Effect.sync(() => probeWindow.cancel(t.idx, now))
+        yield* updateProbes((w) => ProbeWindow.cancel(w, t.idx, now))
       }
       if (!failed && t.to !== "completed") return
       const counted = yield* Ref.modify(tally, (before) =>
@@ -127,9 +133,10 @@ const make = Effect.gen(function* () {
       if (settings.breakerFailures <= 0) return
       const earlier = yield* operatorOfEarlier(t.idx)
       const now = yield* Clock.currentTimeMillis
-      const [lane, opens] = yield* Effect.sync(() => {
-        const inLane = breaker.settled(t.idx, failed, earlier)
-        return [inLane, probeWindow.settled(t.idx, inLane?.operator, !failed, now)] as const
+      const [lane, opens] = yield* Ref.modify(count, ({ breaker, probes }) => {
+        const [inLane, breakerAfter] = Breaker.settled(breaker, t.idx, failed, earlier)
+        const [opened, probesAfter] = ProbeWindow.settled(probes, t.idx, inLane?.operator, !failed, now)
+        return [[inLane, opened] as const, { breaker: breakerAfter, probes: probesAfter }] as const
       })
       if (opens) yield* Queue.offer(windowOpened, undefined)
       if (lane === undefined || lane.run < settings.breakerFailures) return
@@ -154,14 +161,14 @@ const make = Effect.gen(function* () {
 
   const probing = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    for (const operator of yield* Effect.sync(() => probeWindow.expire(now))) {
+    for (const operator of yield* modifyProbes((w) => ProbeWindow.expire(w, now))) {
       yield* tell(RunEvent.ProbeExpired({ operator, probeMs: settings.breakerProbeMs, first: settings.breakerFailures }))
     }
-    for (const operator of yield* Effect.sync(() => probeWindow.full())) {
+    for (const operator of ProbeWindow.full((yield* Ref.get(count)).probes)) {
       const first = yield* Ref.modify(lookedUp, (done) => (done.has(operator) ? [false, done] : [true, new Set([...done, operator])]))
-      if (first && (yield* completedBefore(operator))) yield* Effect.sync(() => probeWindow.open(operator))
+      if (first && (yield* completedBefore(operator))) yield* updateProbes((w) => ProbeWindow.open(w, operator))
     }
-    return yield* Effect.sync(() => probeWindow.full())
+    return ProbeWindow.full((yield* Ref.get(count)).probes)
   })
 
   // The breaker first: it names the operator whose rows are held, whatever paused the rest.
@@ -175,10 +182,9 @@ const make = Effect.gen(function* () {
   return {
     settings,
     observe,
-    sending: (idx, operator) => Effect.sync(() => breaker.sending(idx, operator)),
-    admit: (idx, operator) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => probeWindow.isOpen(operator) || probeWindow.admit(idx, operator, now))),
-    unadmit: (idx) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => probeWindow.cancel(idx, now))),
+    sending: (idx, operator) => Ref.update(count, (c) => ({ ...c, breaker: Breaker.sending(c.breaker, idx, operator) })),
+    admit: (idx, operator) => Effect.flatMap(Clock.currentTimeMillis, (now) => modifyProbes((w) => ProbeWindow.admit(w, idx, operator, now))),
+    unadmit: (idx) => Effect.flatMap(Clock.currentTimeMillis, (now) => updateProbes((w) => ProbeWindow.cancel(w, idx, now))),
     probing,
     windowOpens: Queue.take(windowOpened),
     pause,

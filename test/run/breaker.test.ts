@@ -9,8 +9,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { makeBreakerCount } from "../../src/run/Breaker.ts"
-import { makeProbeWindow } from "../../src/run/ProbeWindow.ts"
+import * as Breaker from "../../src/run/Breaker.ts"
+import * as ProbeWindow from "../../src/run/ProbeWindow.ts"
 import { FAST, start, until } from "../cli/binarySupport.ts"
 import { ordinaryPhone, readLedger, type Seller, writeCsv } from "./support.ts"
 import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
@@ -44,6 +44,16 @@ const runUntilTripped = (sandbox: Sandbox, dir: string, file: string) =>
     return { ended, atTrip, atEnd: yield* sentTo(sandbox, "carrier1_cm") }
   })
 
+/** Threads a pure state through a test's steps, as the service's Ref does: each step's result back. */
+const threaded = <S>(initial: S) => {
+  let state = initial
+  return <A>(step: (s: S) => readonly [A, S]): A => {
+    const [result, next] = step(state)
+    state = next
+    return result
+  }
+}
+
 const expectPausedByBreaker = (dir: string, name: string, output: string) => {
   const summary = JSON.parse(readFileSync(join(dir, `${name}.summary.json`), "utf8"))
   expect(summary.paused).toMatch(/^breaker tripped for carrier1_cm \(5 consecutive failures\)/)
@@ -53,24 +63,26 @@ const expectPausedByBreaker = (dir: string, name: string, output: string) => {
 
 describe("the circuit breaker", () => {
   it("counts consecutive failures in the order payouts were sent, whatever order their outcomes come in", () => {
-    const count = makeBreakerCount()
-    for (let idx = 1; idx <= 8; idx++) count.sending(idx, "op")
+    /** Rows 1..n sent in order; then each row's outcome, with the count threaded through. */
+    const sent = (n: number, operatorOf: (idx: number) => string = () => "op") => {
+      const count = threaded(Array.from({ length: n }, (_, i) => i + 1).reduce((c, idx) => Breaker.sending(c, idx, operatorOf(idx)), Breaker.empty))
+      return (idx: number, failed: boolean, operatorOfEarlier?: string) => count((c) => Breaker.settled(c, idx, failed, operatorOfEarlier))
+    }
+    const count = sent(8)
     // Rows 2-6 fail while row 1 is still open: five in a row, row 1's late success changes nothing.
-    expect([3, 5, 2, 6].map((idx) => count.settled(idx, true)?.run)).toEqual([1, 1, 2, 2])
-    expect(count.settled(4, true)?.run).toBe(5)
-    expect(count.settled(1, false)?.run).toBe(0)
+    expect([3, 5, 2, 6].map((idx) => count(idx, true)?.run)).toEqual([1, 1, 2, 2])
+    expect(count(4, true)?.run).toBe(5)
+    expect(count(1, false)?.run).toBe(0)
     // Another operator's row in between does not break a run; it is counted apart.
-    const mixed = makeBreakerCount()
-    for (let idx = 1; idx <= 6; idx++) mixed.sending(idx, idx === 3 ? "other" : "op")
-    expect([1, 2, 4, 5].map((idx) => mixed.settled(idx, true)?.run)).toEqual([1, 2, 3, 4])
-    expect(mixed.settled(3, true)).toEqual({ operator: "other", run: 1 })
+    const mixed = sent(6, (idx) => (idx === 3 ? "other" : "op"))
+    expect([1, 2, 4, 5].map((idx) => mixed(idx, true)?.run)).toEqual([1, 2, 3, 4])
+    expect(mixed(3, true)).toEqual({ operator: "other", run: 1 })
     // A success does, wherever its outcome comes in the order of answers.
-    const broken = makeBreakerCount()
-    for (let idx = 1; idx <= 4; idx++) broken.sending(idx, "op")
-    expect([1, 3, 4, 2].map((idx) => broken.settled(idx, idx !== 2)?.run)).toEqual([1, 1, 2, 0])
+    const broken = sent(4)
+    expect([1, 3, 4, 2].map((idx) => broken(idx, idx !== 2)?.run)).toEqual([1, 1, 2, 0])
     // A row an earlier run sent: its operator read back, placed before this run's rows.
-    expect(broken.settled(0, true, "op")?.run).toBe(2)
-    expect(count.settled(99, true)).toBeUndefined()
+    expect(broken(0, true, "op")?.run).toBe(2)
+    expect(count(99, true)).toBeUndefined()
   })
 
   it.scopedLive("an operator whose payouts all fail: held after 5 consecutive failures, nothing new sent to it, paused (exit 3)", () =>
@@ -105,7 +117,15 @@ describe("the circuit breaker", () => {
     }), 180_000)
 
   it("the probe window: at most N unsettled per operator until one completes, or until it waited too long", () => {
-    const w = makeProbeWindow(2, 1000)
+    const step = threaded(ProbeWindow.make(2, 1000))
+    const w = {
+      admit: (idx: number, operator: string, now: number) => step((s) => ProbeWindow.admit(s, idx, operator, now)),
+      cancel: (idx: number, now: number) => step((s) => [undefined, ProbeWindow.cancel(s, idx, now)] as const),
+      settled: (idx: number, operator: string, completed: boolean, now: number) => step((s) => ProbeWindow.settled(s, idx, operator, completed, now)),
+      full: () => step((s) => [ProbeWindow.full(s), s] as const),
+      expire: (now: number) => step((s) => ProbeWindow.expire(s, now)),
+      isOpen: (operator: string) => step((s) => [ProbeWindow.isOpen(s, operator), s] as const)
+    }
     expect([1, 2, 3].map((idx) => w.admit(idx, "op", 0))).toEqual([true, true, false])
     expect(w.full()).toEqual(["op"])
     // A try again of a row already counted goes; another operator is counted apart.
@@ -127,7 +147,7 @@ describe("the circuit breaker", () => {
     expect(w.isOpen("other") && w.full().length === 0).toBe(true)
     expect(w.settled(11, "other", true, 40)).toBe(false)
     // 0: the breaker and its window are off.
-    expect(makeProbeWindow(0, 1000).admit(1, "op", 0)).toBe(true)
+    expect(ProbeWindow.admit(ProbeWindow.make(0, 1000), 1, "op", 0)[0]).toBe(true)
   })
 
   /** Runs FILE to its end at the default (unlimited) rate. */
