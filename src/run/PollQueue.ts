@@ -1,101 +1,84 @@
 /**
- * Which reference to look up next: a min-heap on due time, so a million tracked rows cost
- * O(log n) per poll rather than a scan per tick.
+ * Which reference to look up next: an immutable priority queue on due time (a persistent red-black
+ * tree), so a million tracked rows cost O(log n) per poll rather than a scan per tick or a copy per push.
  */
+import { HashMap, Option, Order, RedBlackTree } from "effect"
+
 export interface PollEntry {
   readonly idx: number
   readonly reference: string
   /** The row's own amount and currency: a status answer is held against them (api/Plausible.ts). */
   readonly amountMinor: number | null
   readonly currency: string
-  dueAt: number
-  interval: number
+  readonly dueAt: number
+  readonly interval: number
   readonly since: number
-  /** Position in the heap, kept so a webhook can wake an entry without a scan. */
-  pos?: number
 }
 
-export class PollQueue {
-  private readonly heap: Array<PollEntry> = []
-  private readonly byReference = new Map<string, PollEntry>()
+/** An entry's key in the tree: its due time, then the order it was queued in (so keys are unique). */
+interface Slot {
+  readonly entry: PollEntry
+  readonly seq: number
+}
 
-  get size(): number {
-    return this.heap.length
-  }
+const bySlot: Order.Order<Slot> = Order.make((a, b) => {
+  const d = a.entry.dueAt - b.entry.dueAt
+  return d < 0 ? -1 : d > 0 ? 1 : a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0
+})
 
-  has(reference: string): boolean {
-    return this.byReference.has(reference)
-  }
+export interface PollQueue {
+  readonly byDue: RedBlackTree.RedBlackTree<Slot, PollEntry>
+  /** Each queued reference's slot, kept so a webhook can wake an entry without a scan. */
+  readonly byReference: HashMap.HashMap<string, Slot>
+  readonly seq: number
+}
 
-  push(entry: PollEntry): void {
-    if (this.byReference.has(entry.reference)) return
-    this.byReference.set(entry.reference, entry)
-    entry.pos = this.heap.length
-    this.heap.push(entry)
-    this.up(entry.pos)
-  }
+export const empty: PollQueue = { byDue: RedBlackTree.empty(bySlot), byReference: HashMap.empty(), seq: 0 }
 
-  nextDueAt(): number | undefined {
-    return this.heap[0]?.dueAt
-  }
+export const size = (q: PollQueue): number => RedBlackTree.size(q.byDue)
 
-  /** Removes and returns every entry due at `now`, at most `limit`. */
-  takeDue(now: number, limit: number): Array<PollEntry> {
-    const due: Array<PollEntry> = []
-    while (due.length < limit && this.heap.length > 0 && this.heap[0].dueAt <= now) {
-      due.push(this.pop())
-    }
-    return due
-  }
+export const has = (q: PollQueue, reference: string): boolean => HashMap.has(q.byReference, reference)
 
-  /** Makes a tracked reference due now (a webhook named it); false when it is not tracked. */
-  wake(reference: string, now: number): boolean {
-    const entry = this.byReference.get(reference)
-    if (entry === undefined) return false
-    entry.dueAt = now
-    this.up(entry.pos ?? 0)
-    return true
-  }
-
-  private pop(): PollEntry {
-    const top = this.heap[0]
-    const last = this.heap.pop()!
-    if (this.heap.length > 0) {
-      this.heap[0] = last
-      last.pos = 0
-      this.down(0)
-    }
-    this.byReference.delete(top.reference)
-    return top
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (this.heap[parent].dueAt <= this.heap[i].dueAt) return
-      this.swap(i, parent)
-      i = parent
-    }
-  }
-
-  private down(i: number): void {
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let m = i
-      if (l < this.heap.length && this.heap[l].dueAt < this.heap[m].dueAt) m = l
-      if (r < this.heap.length && this.heap[r].dueAt < this.heap[m].dueAt) m = r
-      if (m === i) return
-      this.swap(i, m)
-      i = m
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    const t = this.heap[a]
-    this.heap[a] = this.heap[b]
-    this.heap[b] = t
-    this.heap[a].pos = a
-    t.pos = b
+const insert = (q: PollQueue, byReference: HashMap.HashMap<string, Slot>, entry: PollEntry): PollQueue => {
+  const slot: Slot = { entry, seq: q.seq }
+  return {
+    byDue: RedBlackTree.insert(q.byDue, slot, entry),
+    byReference: HashMap.set(byReference, entry.reference, slot),
+    seq: q.seq + 1
   }
 }
+
+/** Queues an entry; a reference already queued is left as it is. */
+export const push = (q: PollQueue, entry: PollEntry): PollQueue =>
+  HashMap.has(q.byReference, entry.reference) ? q : insert(q, q.byReference, entry)
+
+export const nextDueAt = (q: PollQueue): Option.Option<number> =>
+  Option.map(RedBlackTree.first(q.byDue), ([slot]) => slot.entry.dueAt)
+
+/** Takes every entry due at `now`, at most `limit`, in due order: what was taken, and what is left. */
+export const takeDue = (q: PollQueue, now: number, limit: number): readonly [ReadonlyArray<PollEntry>, PollQueue] => {
+  const due: Array<PollEntry> = []
+  const slots: Array<Slot> = []
+  for (const [slot, entry] of q.byDue) {
+    if (due.length >= limit || entry.dueAt > now) break
+    due.push(entry)
+    slots.push(slot)
+  }
+  if (due.length === 0) return [due, q]
+  let byDue = q.byDue
+  for (const slot of slots) byDue = RedBlackTree.removeFirst(byDue, slot)
+  const byReference = HashMap.mutate(q.byReference, (m) => {
+    for (const entry of due) HashMap.remove(m, entry.reference)
+  })
+  return [due, { byDue, byReference, seq: q.seq }]
+}
+
+/**
+ * Makes a queued reference due now (a webhook named it): None when it is not queued. One already due
+ * keeps its place, ahead of what came due after it.
+ */
+export const wake = (q: PollQueue, reference: string, now: number): Option.Option<PollQueue> =>
+  Option.map(HashMap.get(q.byReference, reference), (slot) => {
+    if (slot.entry.dueAt <= now) return q
+    return insert({ ...q, byDue: RedBlackTree.removeFirst(q.byDue, slot) }, q.byReference, { ...slot.entry, dueAt: now })
+  })

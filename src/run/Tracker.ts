@@ -3,12 +3,13 @@
  * intervals (poll interval doubling up to poll max) and at once when a webhook names it. A webhook
  * is only a hint: the status lookup is what moves the row, and statuses only move forward.
  */
-import { Clock, Duration, Effect, Either, Queue, Ref } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, HashMap, Option, Queue, Ref } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { checkStatusRecord } from "../api/Plausible.ts"
 import type { EventSource } from "../store/Model.ts"
 import { AWAITING_STATUS_STATES, isFinal, SETTLED_FAILURE_STATES, stateOfStatus } from "../store/RowState.ts"
-import { type PollEntry, PollQueue } from "./PollQueue.ts"
+import * as PollQueue from "./PollQueue.ts"
+import type { PollEntry } from "./PollQueue.ts"
 import { RunContext } from "./RunContext.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { Reference } from "../domain/Ids.ts"
@@ -24,28 +25,60 @@ export interface Followed {
 /** The longest the tracker sleeps before looking again at what is due. */
 const IDLE_MS = 250
 
+/** What changes together: taking due entries counts them as being looked up, in one step. */
+interface State {
+  readonly polls: PollQueue.PollQueue
+  /** Entries taken off the queue and being looked up: the run is not done while any is. */
+  readonly polling: number
+  /**
+   * Webhooks that came before their payout was followed (the POST's answer and its webhook race):
+   * kept until then, so that payout is looked up at once rather than after --poll-max.
+   */
+  readonly early: HashMap.HashMap<string, number>
+  readonly sweptAt: number
+}
+
+const EARLY_MAX = 10_000
+
+/** What a turn takes to look up, and which of it a webhook named. */
+type Taken = readonly [due: ReadonlyArray<PollEntry>, byWebhook: ReadonlySet<string>]
+
+/**
+ * One turn's change, in one step: webhooks wake the payouts they name (or are kept for a payout not yet
+ * followed), early hints older than --poll-max go once a second, and what is due is taken as being looked up.
+ */
+const takeTurn = (s: State, woken: Iterable<string>, now: number, pollMaxMs: number, limit: number): readonly [Taken, State] => {
+  let { polls, early, sweptAt } = s
+  const byWebhook = new Set<string>()
+  for (const reference of woken) {
+    const waked = PollQueue.wake(polls, reference, now)
+    if (Option.isSome(waked)) {
+      polls = waked.value
+      byWebhook.add(reference)
+    } else if (HashMap.size(early) < EARLY_MAX) early = HashMap.set(early, reference, now)
+  }
+  if (HashMap.size(early) > 0 && now - sweptAt > 1_000) {
+    sweptAt = now
+    early = HashMap.filter(early, (at) => now - at <= pollMaxMs)
+  }
+  const [due, rest] = PollQueue.takeDue(polls, now, limit)
+  return [[due, byWebhook], { polls: rest, polling: s.polling + due.length, early, sweptAt }]
+}
+
 const make = Effect.gen(function* () {
   const ctx = yield* RunContext
   const client = yield* PaymentClient
   const writer = yield* TransitionWriter
-  const polls = new PollQueue()
-  // Entries taken off the queue and being looked up: the run is not done while any is.
-  let polling = 0
   const { settings, wakeups } = ctx
-  // Webhooks that came before their payout was followed (the POST's answer and its webhook race):
-  // kept until then, so that payout is looked up at once rather than after --poll-max.
-  const early = new Map<string, number>()
-  const EARLY_MAX = 10_000
-  let sweptAt = 0
-  // Waiting for the moment the last payout followed is final (the run's loop, so it ends at once).
-  let idleWaiters: Array<() => void> = []
-  const lookedUp = Effect.sync(() => {
-    polling--
-    if (polling > 0 || polls.size > 0 || idleWaiters.length === 0) return
-    const waiters = idleWaiters
-    idleWaiters = []
-    for (const wake of waiters) wake()
-  })
+  const tracking = yield* Ref.make<State>({ polls: PollQueue.empty, polling: 0, early: HashMap.empty(), sweptAt: 0 })
+  // Completed (and replaced) the moment the last payout followed is final: the run's loop ends at once.
+  const idle = yield* Ref.make(yield* Deferred.make<void>())
+  const wakeIdle = Effect.flatMap(Deferred.make<void>(), (next) =>
+    Effect.flatMap(Ref.getAndSet(idle, next), (waited) => Deferred.succeed(waited, undefined)))
+  const lookedUp = Ref.modify(tracking, (s): readonly [boolean, State] => {
+    const polling = s.polling - 1
+    return [polling === 0 && PollQueue.size(s.polls) === 0, { ...s, polling }]
+  }).pipe(Effect.flatMap((nowIdle) => (nowIdle ? wakeIdle : Effect.void)))
 
   /**
    * Follows a payout until its status is final: the one place a row enters the poll queue, with the
@@ -58,16 +91,19 @@ const make = Effect.gen(function* () {
     if (yield* underAlarm(ctx, row.idx)) return
     const now = yield* Clock.currentTimeMillis
     const first = !justSent ? settings.pollIntervalMs : settings.webhooks === true ? settings.pollMaxMs : settings.pollIntervalMs
-    const hinted = early.delete(reference)
     const { idx, amountMinor, currency } = row
-    polls.push({ idx, reference, amountMinor, currency, dueAt: justSent && !hinted ? now + first : now, interval: first, since: now })
+    yield* Ref.update(tracking, (s) => {
+      const hinted = HashMap.has(s.early, reference)
+      const entry = { idx, reference, amountMinor, currency, dueAt: justSent && !hinted ? now + first : now, interval: first, since: now }
+      return { ...s, polls: PollQueue.push(s.polls, entry), early: hinted ? HashMap.remove(s.early, reference) : s.early }
+    })
   })
 
   const reschedule = (entry: PollEntry, now: number) => {
     // Past --track-timeout the row is no longer followed: it stays pending and the run ends incomplete.
     if (now - entry.since >= settings.trackTimeoutMs) return Effect.void
     const interval = Math.min(entry.interval * 2, settings.pollMaxMs)
-    return Effect.sync(() => polls.push({ ...entry, interval, dueAt: now + interval, pos: undefined }))
+    return Ref.update(tracking, (s) => ({ ...s, polls: PollQueue.push(s.polls, { ...entry, interval, dueAt: now + interval }) }))
   }
 
   const poll = (entry: PollEntry, source: EventSource) =>
@@ -102,25 +138,15 @@ const make = Effect.gen(function* () {
   const pollDue = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const woken = yield* Queue.takeAll(wakeups)
-    const byWebhook = new Set<string>()
-    for (const reference of woken) {
-      if (polls.wake(reference, now)) byWebhook.add(reference)
-      else if (early.size < EARLY_MAX) early.set(reference, now)
-    }
-    if (early.size > 0 && now - sweptAt > 1_000) {
-      sweptAt = now
-      for (const [reference, at] of early) if (now - at > settings.pollMaxMs) early.delete(reference)
-    }
-    const due = polls.takeDue(now, settings.concurrency * 4)
-    polling += due.length
+    const [due, byWebhook] = yield* Ref.modify(tracking, (s) => takeTurn(s, woken, now, settings.pollMaxMs, settings.concurrency * 4))
     yield* Effect.forEach(
       due,
       (e) => poll(e, byWebhook.has(e.reference) ? "webhook" : "poll").pipe(Effect.ensuring(lookedUp)),
       { concurrency: settings.concurrency, discard: true }
     )
     if (due.length > 0) return
-    const next = polls.nextDueAt()
-    const wait = Math.max(1, Math.min(IDLE_MS, next === undefined ? IDLE_MS : next - now))
+    const next = PollQueue.nextDueAt((yield* Ref.get(tracking)).polls)
+    const wait = Math.max(1, Math.min(IDLE_MS, Option.match(next, { onNone: () => IDLE_MS, onSome: (at) => at - now })))
     // Sleep until something is due or a webhook arrives, whichever first.
     yield* Effect.raceFirst(
       Effect.sleep(Duration.millis(wait)),
@@ -133,15 +159,9 @@ const make = Effect.gen(function* () {
     /** Runs until interrupted. */
     run: Effect.forever(pollDue),
     /** Payouts still followed: queued or being looked up right now. */
-    tracked: Effect.sync(() => polls.size + polling),
+    tracked: Effect.map(Ref.get(tracking), (s) => PollQueue.size(s.polls) + s.polling),
     /** Resolves when a lookup leaves nothing followed (never, while nothing is followed). */
-    becomesIdle: Effect.async<void>((resume) => {
-      const wake = () => resume(Effect.void)
-      idleWaiters.push(wake)
-      return Effect.sync(() => {
-        idleWaiters = idleWaiters.filter((w) => w !== wake)
-      })
-    })
+    becomesIdle: Effect.flatMap(Ref.get(idle), Deferred.await)
   } as const
 })
 
