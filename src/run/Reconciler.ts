@@ -4,7 +4,7 @@
  * witnesses, the listing lag, the service's clock), and apply the pure decision of ResendRules to
  * each row: adopt, alarm, resend (at most once, with its evidence recorded) or wait (saying why).
  */
-import { Chunk, Clock, DateTime, Effect, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, HashMap, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
@@ -49,23 +49,24 @@ const make = Effect.gen(function* () {
   const { claimResend, resend } = yield* Submitter
   const parts = yield* Effect.context<TransitionWriter | Tracker>()
   const { accountId, batchId, batchStore, settings } = ctx
-  const misses = new Map<number, Array<number>>()
-  const lastWait = new Map<number, string>()
-  let announcedGrace = 0
-  // Days whose listing claims more than can be read, said once per run (ListingMirror.ts).
-  const told = new Set<string>()
+  // Per unknown row (as many as the batch's): the complete syncs that did not list it, the last wait said.
+  const misses = yield* Ref.make(HashMap.empty<number, ReadonlyArray<number>>())
+  const lastWait = yield* Ref.make(HashMap.empty<number, string>())
+  const announcedGrace = yield* Ref.make(0)
+  // Days whose listing claims more than can be read, said once per run (ListingMirror.ts); a few days.
+  const told = yield* Ref.make<ReadonlySet<string>>(new Set())
 
   // Rows this round put under alarm, told together at its end (tellRaised).
-  const raised: Array<RaisedAlarm> = []
+  const raised = yield* Ref.make(Chunk.empty<RaisedAlarm>())
   const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
       yield* batchStore.setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
       yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
       yield* tell(RunEvent.RowAlarmed({ batchId, line: row.line, reason, references }))
-      raised.push({ line: row.line, reason })
+      yield* Ref.update(raised, Chunk.append<RaisedAlarm>({ line: row.line, reason }))
     })
 
   // --notify: the rows a round put under alarm are told at once, in one notification.
-  const tellRaised = Effect.suspend(() => tellRaisedAlarms(ctx, raised.splice(0)))
+  const tellRaised = Effect.flatMap(Ref.getAndSet(raised, Chunk.empty()), (all) => tellRaisedAlarms(ctx, Chunk.toReadonlyArray(all)))
 
   /** One pass over the unknown rows and the rows resent once: each adopted, alarmed, resent or left waiting. */
   const round = Effect.fn("Reconciler.round")(function* () {
@@ -95,8 +96,8 @@ const make = Effect.gen(function* () {
     const lag = p99Lag(lagKnown, dayReads, LAG_CAP_MS)
     const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
     const graceMs = Math.max(settings.reconcileGraceMs, floor)
-    if (graceMs > settings.reconcileGraceMs && graceMs > announcedGrace * 1.2) {
-      announcedGrace = graceMs
+    if (graceMs > settings.reconcileGraceMs && graceMs > (yield* Ref.get(announcedGrace)) * 1.2) {
+      yield* Ref.set(announcedGrace, graceMs)
       yield* tell(RunEvent.GraceRaised({ fromMs: settings.reconcileGraceMs, toMs: graceMs, lagMs: lag }))
     }
     // Days are the service's: with a skewed clock (rule 7 then forbids any resend) the tokens are
@@ -111,14 +112,16 @@ const make = Effect.gen(function* () {
     const syncTo = Math.max(now, now + shift, declared?.latest(now) ?? now) + MAX_SKEW_MS
     const endOf = (r: Row) => (r.endedAt === null ? DateTime.toEpochMillis(r.updatedAt) : DateTime.toEpochMillis(r.endedAt))
     const latestEnd = Math.max(...[...unknown, ...watched].map(endOf))
+    // ListingMirror adds the days it tells to a Set of its own, kept here between rounds.
+    const toldDays = new Set(yield* Ref.get(told))
     const sync = yield* syncDays(accountId, daysBetween(syncFrom, syncTo), {
       // A day may close an hour (or a grace) after it ends, but a resend trusts only days closed
       // after its payout could have become visible: the request's end plus the grace.
       closeAfterMs: Math.max(graceMs + requestTimeoutMs + MAX_SKEW_MS, 60 * 60 * 1000),
       trustClosedAfter: latestEnd + graceMs,
       progress: syncTo - syncFrom > 4 * DAY_MS,
-      told
-    }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
+      told: toldDays
+    }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client), Effect.ensuring(Ref.set(told, toldDays)))
     const tokens = [...unknown, ...watched].map((r) => r.token)
     const byToken = groupByToken(yield* store.account(accountId).mirrorByTokens(tokens).pipe(Effect.orDie))
     const known = knownAll.filter((k) => k.answeredAt >= witnessesFrom)
@@ -147,13 +150,12 @@ const make = Effect.gen(function* () {
     let waiting = 0
     for (const row of unknown) {
       const endedAt = endOf(row)
-      const seen = misses.get(row.idx) ?? []
+      const before = Option.getOrElse(HashMap.get(yield* Ref.get(misses), row.idx), (): ReadonlyArray<number> => [])
       const tokenListed = (byToken.get(row.token) ?? []).length > 0
       // A miss counts only for a sync that read every day the row needs completely (rule 4).
-      if (!tokenListed && sync.at >= endedAt && serviceDaysNeeded({ intentAt: intentOf(row) }, now, declared)?.every((d) => sync.complete.has(d)) === true) {
-        seen.push(sync.at)
-        misses.set(row.idx, seen)
-      }
+      const missed = !tokenListed && sync.at >= endedAt && serviceDaysNeeded({ intentAt: intentOf(row) }, now, declared)?.every((d) => sync.complete.has(d)) === true
+      const seen = missed ? [...before, sync.at] : before
+      if (missed) yield* Ref.update(misses, HashMap.set(row.idx, seen))
       const decision: Decision = decide(
         {
           idx: row.idx,
@@ -194,8 +196,8 @@ const make = Effect.gen(function* () {
           break
         case "Wait": {
           waiting++
-          if (lastWait.get(row.idx) !== decision.reason) {
-            lastWait.set(row.idx, decision.reason)
+          if (Option.getOrUndefined(HashMap.get(yield* Ref.get(lastWait), row.idx)) !== decision.reason) {
+            yield* Ref.update(lastWait, HashMap.set(row.idx, decision.reason))
             yield* tell(RunEvent.Waiting({ line: row.line, reason: decision.reason, until: decision.until, alarmAt: endedAt + evidence.deadlineMs }))
           }
           break
@@ -215,7 +217,7 @@ const make = Effect.gen(function* () {
           claimed.push(...rows)
         }
         for (const r of claimed) {
-          misses.delete(r.idx)
+          yield* Ref.update(misses, HashMap.remove(r.idx))
           yield* tell(RunEvent.Resending({ line: r.line, token: r.token, evidence: resendEvidence.get(r.idx) ?? "" }))
         }
         yield* resend(claimed)

@@ -128,7 +128,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   )
 
   const reconcileEvery = Math.min(Math.max(request.settings.reconcileGraceMs / 4, 500), 30_000)
-  let lastReconcile = 0
+  // When the last reconciliation round began (0: none yet in this run).
+  const lastReconcile = yield* Ref.make(0)
   /** One turn of the run: send what can be sent, reconcile when due; says when to turn again. */
   const turn: Effect.Effect<"now" | "later" | "done", StoreError> = Effect.gen(function* () {
     if ((yield* Ref.get(ctx.stop)) !== undefined) return "done"
@@ -140,8 +141,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     // Whether more rows are unknown than under alarm, without counting a big batch every tick.
     const alarmed = (yield* Ref.get(ctx.alarms)).size
     const unknown = (yield* batchStore.rowsInStates(["unknown"], { limit: alarmed + 1 })).length - alarmed
-    if (unknown > 0 && t - lastReconcile >= reconcileEvery) {
-      lastReconcile = t
+    if (unknown > 0 && t - (yield* Ref.get(lastReconcile)) >= reconcileEvery) {
+      yield* Ref.set(lastReconcile, t)
       const r = yield* reconciler.round()
       if (r.resent > 0 || r.adopted > 0) return "now"
     }
@@ -158,7 +159,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
       // Rows an operator's probe window kept back: its payouts have settled since, claim them now.
       if (probeHeld) return "later"
       // A last look for a second payout of any row resent in this run before the run ends.
-      if (lastReconcile > 0 && !blocked) yield* reconciler.round()
+      if ((yield* Ref.get(lastReconcile)) > 0 && !blocked) yield* reconciler.round()
       return "done"
     }
     return "later"

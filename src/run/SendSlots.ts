@@ -1,5 +1,5 @@
 /** The submitter's pool of sending slots: claimed groups of rows taken one row at a time, the next group claimed ahead. */
-import { Effect, Fiber, Option } from "effect"
+import { Effect, Fiber, Option, Ref } from "effect"
 
 /**
  * Sends every validated row; returns when none is left or the run must stop. `concurrency` slots,
@@ -18,45 +18,36 @@ export const sendInSlots = <Row>(
   submitOne: (row: Row) => Effect.Effect<void>
 ) =>
   Effect.gen(function* () {
-    let group: ReadonlyArray<Row> = []
-    let taken = 0
-    let done = false
-    let ahead: Fiber.RuntimeFiber<Option.Option<ReadonlyArray<Row>>> | undefined
-    // The group whose successor is claimed ahead: one claim ahead per group.
-    let aheadOf: ReadonlyArray<Row> | undefined
+    // Shared by the slots' fibers: the group being sent, how many of its rows are taken, whether
+    // nothing is left, and the group whose successor is claimed ahead (one claim ahead per group).
+    const state = yield* Ref.make<Slots<Row>>({ group: [], taken: 0, done: false, aheadOf: undefined })
+    const ahead = yield* Ref.make<Fiber.RuntimeFiber<Option.Option<ReadonlyArray<Row>>> | undefined>(undefined)
     const concurrency = Math.max(1, slots)
     const claiming = yield* Effect.makeSemaphore(1)
-    const claimAhead = Effect.suspend(() => {
-      if (taken < 1 || aheadOf === group || done || group.length < concurrency) return Effect.void
-      aheadOf = group
-      return Effect.map(Effect.forkDaemon(claimGroup), (fiber) => {
-        ahead = fiber
-      })
-    })
-    const nextGroup = Effect.suspend(() => {
-      const fiber = ahead
-      ahead = undefined
-      return fiber === undefined ? claimGroup : Fiber.join(fiber)
-    })
+    const claimAhead = Effect.flatMap(
+      Ref.modify(state, (s): [boolean, Slots<Row>] =>
+        s.taken < 1 || s.aheadOf === s.group || s.done || s.group.length < concurrency ? [false, s] : [true, { ...s, aheadOf: s.group }]),
+      // Forked and kept in one uninterruptible step (the claim itself as interruptible as before): the
+      // slots' end always waits for a claim begun.
+      (go) => (go ? Effect.uninterruptibleMask((restore) => Effect.flatMap(Effect.forkDaemon(restore(claimGroup)), (fiber) => Ref.set(ahead, fiber))) : Effect.void)
+    )
+    const nextGroup = Effect.flatMap(Ref.getAndSet(ahead, undefined), (fiber) => (fiber === undefined ? claimGroup : Fiber.join(fiber)))
     const claimNext: Effect.Effect<Row | undefined> = claiming.withPermits(1)(
-      Effect.suspend(() => {
-        if (taken < group.length) return Effect.succeed(group[taken++])
-        if (done) return Effect.succeed(undefined)
-        return Effect.map(nextGroup, (claimed) => {
-          if (Option.isNone(claimed)) {
-            done = true
-            return undefined
-          }
-          group = claimed.value
-          taken = 1
-          return group[0]
-        })
+      Effect.flatMap(Ref.modify(state, takeRow), (row) => {
+        if (row !== undefined) return Effect.succeed(row)
+        // Under the lock with the group used up, no other slot changes the state until it is set below.
+        return Effect.flatMap(Ref.get(state), (s) =>
+          s.done
+            ? Effect.succeed(undefined)
+            : Effect.flatMap(nextGroup, (claimed) =>
+              Ref.modify(state, (cur): [Row | undefined, Slots<Row>] =>
+                Option.isNone(claimed) ? [undefined, { ...cur, done: true }] : [claimed.value[0], { ...cur, group: claimed.value, taken: 1 }])))
       })
     )
-    // A row of the group already claimed is taken without the lock (one synchronous step: no other
-    // slot runs in between); only the slot that finds the group used up takes the lock to claim.
+    // A row of the group already claimed is taken without the lock (one atomic step: no other slot
+    // takes the same row); only the slot that finds the group used up takes the lock to claim.
     const nextRow: Effect.Effect<Row | undefined> = Effect.zipLeft(
-      Effect.suspend(() => (taken < group.length ? Effect.succeed(group[taken++]) : claimNext)),
+      Effect.flatMap(Ref.modify(state, takeRow), (row) => (row !== undefined ? Effect.succeed(row) : claimNext)),
       claimAhead
     )
     const slot = Effect.gen(function* () {
@@ -65,6 +56,17 @@ export const sendInSlots = <Row>(
     // A claim still under way when the slots stop is waited for: its rows then count as unsent and
     // are put back by the submitter's stopSending, never left claimed by nobody.
     yield* Effect.all(Array.from({ length: concurrency }, () => slot), { concurrency: "unbounded", discard: true }).pipe(
-      Effect.ensuring(Effect.suspend(() => (ahead === undefined ? Effect.void : Fiber.await(ahead))))
+      Effect.ensuring(Effect.flatMap(Ref.get(ahead), (fiber) => (fiber === undefined ? Effect.void : Fiber.await(fiber))))
     )
   })
+
+interface Slots<Row> {
+  readonly group: ReadonlyArray<Row>
+  readonly taken: number
+  readonly done: boolean
+  readonly aheadOf: ReadonlyArray<Row> | undefined
+}
+
+/** The group's next row, if any is left, counted as taken. */
+const takeRow = <Row>(s: Slots<Row>): [Row | undefined, Slots<Row>] =>
+  s.taken < s.group.length ? [s.group[s.taken], { ...s, taken: s.taken + 1 }] : [undefined, s]

@@ -3,7 +3,7 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Effect, Either, Fiber, Option, Ref, Schedule } from "effect"
+import { Effect, Either, Equal, Fiber, type FiberId, HashMap, Option, Ref, Schedule } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { retryAfterFailure } from "../api/Retrying.ts"
 import type { ClientError } from "../api/Errors.ts"
@@ -155,19 +155,30 @@ const make = Effect.gen(function* () {
   // stops new claims, while a POST already sent finishes (or times out) and its answer is recorded.
   // (Freeing the slot once the POST is over, with the answer recorded behind it, was measured at half
   // the latency-bound throughput: the slot stays until the answer is written.)
-  // A fiber leaves the set when it ends, not when its slot stops waiting for it (an interrupted slot
-  // would otherwise hide a POST still under way from awaitInFlight).
-  const inFlight = new Map<number, Fiber.RuntimeFiber<void>>()
-  const submitOne = (row: Row, resend = false) =>
-    Effect.gen(function* () {
-      const fiber = yield* Effect.forkDaemon(submitRow(row, resend).pipe(Effect.ensuring(unsent.done(row.idx))))
-      inFlight.set(row.idx, fiber)
-      fiber.addObserver(() => inFlight.get(row.idx) === fiber && inFlight.delete(row.idx))
-      yield* Fiber.await(fiber)
-    })
+  // A fiber leaves the map when it ends, not when its slot stops waiting for it (an interrupted slot
+  // would otherwise hide a POST still under way from awaitInFlight). Not a FiberMap: closing its scope would interrupt them.
+  const inFlight = yield* Ref.make(HashMap.empty<number, Fiber.RuntimeFiber<void>>())
+  /** Removes a row's entry if it is still this fiber's (a newer fiber of the same row keeps its own). */
+  const forget = (idx: number, id: FiberId.Runtime) =>
+    Ref.update(inFlight, (m) => (Option.exists(HashMap.get(m, idx), (f) => Equal.equals(f.id(), id)) ? HashMap.remove(m, idx) : m))
+  // Forked and entered in one uninterruptible step (the fiber runs as interruptible as its caller):
+  // a stop never misses a fiber started. One that ended before it was entered is taken out here.
+  const start = (row: Row, resend: boolean) =>
+    Effect.uninterruptibleMask((restore) => Effect.flatMap(
+      Effect.forkDaemon(restore(submitRow(row, resend).pipe(
+        Effect.ensuring(unsent.done(row.idx)),
+        Effect.ensuring(Effect.fiberIdWith((id) => forget(row.idx, id)))
+      ))),
+      (fiber) => Ref.update(inFlight, HashMap.set(row.idx, fiber)).pipe(
+        Effect.zipRight(Fiber.poll(fiber)),
+        Effect.flatMap((ended) => (Option.isSome(ended) ? forget(row.idx, fiber.id()) : Effect.void)),
+        Effect.as(fiber)
+      )
+    ))
+  const submitOne = (row: Row, resend = false) => Effect.asVoid(Effect.flatMap(start(row, resend), Fiber.await))
 
   /** Waits for every row already being sent. */
-  const awaitInFlight = Effect.suspend(() => Fiber.awaitAll([...inFlight.values()])).pipe(Effect.asVoid)
+  const awaitInFlight = Effect.flatMap(Ref.get(inFlight), (m) => Fiber.awaitAll(HashMap.values(m))).pipe(Effect.asVoid)
 
   const claimGroup = Effect.gen(function* () {
     if ((yield* Ref.get(ctx.stop)) !== undefined || (yield* safeguards.paused) !== undefined || (yield* unsent.closed)) return Option.none()
@@ -223,10 +234,8 @@ const make = Effect.gen(function* () {
   const stopSending = Effect.gen(function* () {
     const idxs = yield* unsent.close
     if (idxs.length === 0) return 0
-    const waiting = idxs.flatMap((idx) => {
-      const fiber = inFlight.get(idx)
-      return fiber === undefined ? [] : [fiber]
-    })
+    const fibers = yield* Ref.get(inFlight)
+    const waiting = idxs.flatMap((idx) => Option.toArray(HashMap.get(fibers, idx)))
     yield* Fiber.interruptAll(waiting)
     const released = yield* batchStore.releaseRows(idxs, "not sent: the run was stopped", ctx.owner)
     yield* Effect.forEach(idxs, (idx) => book.drop(idx), { discard: true })
