@@ -28,7 +28,7 @@ import {
   type WalletTransaction
 } from "./Schemas.ts"
 import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
-import { makeServiceClock } from "./ServiceClock.ts"
+import { clockTimes, makeServiceClock, observeClock } from "./ServiceClock.ts"
 import { type Outcome, recordRequest, routeMetrics } from "../observe/Metrics.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
@@ -181,7 +181,7 @@ export const make = Effect.gen(function*() {
     card: routeMetrics("POST /payments/payin/card")
   }
   // A sandbox's declared clock, believed only from this machine (ServiceClock.ts).
-  const declared = makeServiceClock(baseUrl)
+  const declared = yield* Ref.make(makeServiceClock(baseUrl))
 
   /**
    * One request and its whole answer, within the timeout; the wait for the gate is not part of it.
@@ -218,8 +218,8 @@ export const make = Effect.gen(function*() {
         onSuccess: (answer) => {
           const nowMs = clock.unsafeCurrentTimeMillis()
           const served = answer.date === undefined ? NaN : Date.parse(answer.date)
-          declared.observe(nowMs, served, answer.clock)
-          const told = answer.status === 429 ? gate.onRateLimited(Option.getOrUndefined(parseRetryAfter(answer.retryAfter, nowMs))) : gate.onSuccess
+          const gateTold = answer.status === 429 ? gate.onRateLimited(Option.getOrUndefined(parseRetryAfter(answer.retryAfter, nowMs))) : gate.onSuccess
+          const told = Effect.zipRight(Ref.update(declared, (clock) => observeClock(clock, nowMs, served, answer.clock)), gateTold)
           const result = classify({ method, endpoint, success, nowMs, scrub, reference }, answer)
           return Effect.zipRight(
             // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.
@@ -361,7 +361,7 @@ export const make = Effect.gen(function*() {
     payinMobileMoney: told(payinMobileMoney),
     payinCard: told(payinCard),
     serverSkew: Ref.get(skew),
-    serviceTimes: Effect.sync(() => Option.fromNullable(declared.times())),
+    serviceTimes: Effect.map(Ref.get(declared), (clock) => Option.fromNullable(clockTimes(clock))),
     scrub: (text) => scrub(text)
   }
   return api

@@ -60,42 +60,52 @@ const at = (line: ClockLine, ms: number) => line.origin + (ms - line.since) * li
 const MAX_LINES = 64
 
 /**
- * The client's reading of declared clocks: `observe` each answer (our receipt time, its Date and
- * X-Sandbox-Clock); `times` is defined while the latest answer declared a clock that is believed.
+ * The client's reading of declared clocks: an immutable value (the client holds it in a Ref), changed
+ * by `observeClock` with each answer (our receipt time, its Date and X-Sandbox-Clock); `clockTimes` is
+ * defined while the latest answer declared a clock that is believed.
  */
-export const makeServiceClock = (baseUrl: URL) => {
-  const trusted = isLoopbackHost(baseUrl.hostname)
-  const lines: Array<ClockLine> = []
-  let current: ServiceTimes | undefined
-  // The header is the same on every answer until the clock jumps: parsed once per value.
-  let parsed: { readonly header: string | undefined; readonly line: ClockLine | undefined } = { header: undefined, line: undefined }
-  const lineOf = (header: string | undefined) => {
-    if (header !== parsed.header) parsed = { header, line: parseClockLine(header) }
-    return parsed.line
-  }
-  const times = (skewMs: number): ServiceTimes => ({
-    skewMs,
-    earliest: (ms) => {
-      const before = lines.filter((l) => l.since <= ms)
-      return before.length === 0 ? undefined : Math.min(...before.map((l) => at(l, ms)))
-    },
-    latest: (ms) => Math.max(...lines.map((l) => at(l, ms)))
-  })
-  return {
-    observe: (nowMs: number, served: number, header: string | undefined): void => {
-      const line = trusted ? lineOf(header) : undefined
-      // Never a line from our future, nor one slower than real time.
-      if (line === undefined || !Number.isFinite(served) || line.since > nowMs || line.scale < 1) {
-        current = undefined
-        return
-      }
-      if (!lines.some((l) => l.since === line.since && l.origin === line.origin && l.scale === line.scale)) {
-        lines.push(line)
-        lines.sort((a, b) => a.since - b.since)
-        if (lines.length > MAX_LINES) lines.shift()
-      }
-      current = times((served - at(line, nowMs)) / line.scale)
-    },
-    times: (): ServiceTimes | undefined => current
-  }
+export interface ServiceClock {
+  /** Whether the service runs on this machine (loopback): only then is a declared clock believed. */
+  readonly trusted: boolean
+  /** Every line declared so far, by `since`; at most MAX_LINES. */
+  readonly lines: ReadonlyArray<ClockLine>
+  /** The latest answer's skew (rule 7) against its line; undefined when it declared none believed. */
+  readonly skewMs: number | undefined
+  /** The header is the same on every answer until the clock jumps: parsed once per value. */
+  readonly header: string | undefined
+  readonly line: ClockLine | undefined
 }
+
+export const makeServiceClock = (baseUrl: URL): ServiceClock => ({
+  trusted: isLoopbackHost(baseUrl.hostname),
+  lines: [],
+  skewMs: undefined,
+  header: undefined,
+  line: undefined
+})
+
+/** The clock after an answer received at `nowMs` whose Date header says `served`. */
+export const observeClock = (clock: ServiceClock, nowMs: number, served: number, header: string | undefined): ServiceClock => {
+  const parsed = !clock.trusted || header === clock.header ? clock : { ...clock, header, line: parseClockLine(header) }
+  const line = clock.trusted ? parsed.line : undefined
+  // Never a line from our future, nor one slower than real time.
+  if (line === undefined || !Number.isFinite(served) || line.since > nowMs || line.scale < 1) {
+    return parsed.skewMs === undefined ? parsed : { ...parsed, skewMs: undefined }
+  }
+  const known = parsed.lines.some((l) => l.since === line.since && l.origin === line.origin && l.scale === line.scale)
+  const lines = known ? parsed.lines : [...parsed.lines, line].sort((a, b) => a.since - b.since).slice(-MAX_LINES)
+  return { ...parsed, lines, skewMs: (served - at(line, nowMs)) / line.scale }
+}
+
+/** The service's times for our instants, while the latest answer declared a clock that is believed. */
+export const clockTimes = ({ lines, skewMs }: ServiceClock): ServiceTimes | undefined =>
+  skewMs === undefined
+    ? undefined
+    : {
+        skewMs,
+        earliest: (ms) => {
+          const before = lines.filter((l) => l.since <= ms)
+          return before.length === 0 ? undefined : Math.min(...before.map((l) => at(l, ms)))
+        },
+        latest: (ms) => Math.max(...lines.map((l) => at(l, ms)))
+      }

@@ -4,13 +4,24 @@
  * across a jump of the clock, bounds that hold whatever jumps were missed.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { makeServiceClock, parseClockLine } from "../../src/api/ServiceClock.ts"
+import { clockTimes, makeServiceClock as makeClock, observeClock, parseClockLine } from "../../src/api/ServiceClock.ts"
 
 const T0 = Date.UTC(2026, 10, 27, 12)
 const HOUR = 60 * 60 * 1000
 const header = (since: number, origin: number, scale: number) => `virtual; since=${since}; origin=${origin}; scale=${scale}`
 /** The Date a sandbox on that line sends at our instant `now` (whole seconds). */
 const dateAt = (since: number, origin: number, scale: number, now: number) => Math.floor((origin + (now - since) * scale) / 1000) * 1000
+
+/** The client's clock value, threaded through its answers as the client's Ref does. */
+const makeServiceClock = (baseUrl: URL) => {
+  let clock = makeClock(baseUrl)
+  return {
+    observe: (nowMs: number, served: number, value: string | undefined) => {
+      clock = observeClock(clock, nowMs, served, value)
+    },
+    times: () => clockTimes(clock)
+  }
+}
 
 describe("a declared sandbox clock", () => {
   it("is read only in its exact form", () => {
