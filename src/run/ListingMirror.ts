@@ -9,7 +9,7 @@
  * is closed and never read again, so a sync costs the open days only. A day whose claimed total needs
  * more than MAX_DAY_PAGES pages is not read further: it stays incomplete, said once, with the claim.
  */
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect, Either, Ref } from "effect"
 import { createHash } from "node:crypto"
 import { PaymentClient, type TransactionsPage } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
@@ -139,7 +139,7 @@ export interface SyncOptions {
    */
   readonly trustClosedAfter?: number
   /** Days already said to claim more than can be read (one notice per day and run): said ones are added. */
-  readonly told?: Set<string>
+  readonly told?: Ref.Ref<ReadonlySet<string>>
 }
 
 /** Syncs the mirror for these days (oldest first); a day that cannot be read is left incomplete. */
@@ -212,7 +212,8 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
           const result = read.right
           if (!result.complete) {
             incomplete.set(day, result.why ?? "incomplete")
-            if (result.claimed !== undefined && options.told?.has(day) !== true) overclaimed.push([day, result.why ?? ""])
+            const said = options.told !== undefined && (yield* Ref.get(options.told)).has(day)
+            if (result.claimed !== undefined && !said) overclaimed.push([day, result.why ?? ""])
             return
           }
           yield* save([{ day, payouts: result.payouts, maxTotal: result.maxTotal }])
@@ -225,7 +226,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
     // Said once per sync (and, with `told`, once per day and run): which day, what was claimed, what was read.
     if (overclaimed.length > 0) {
       const sorted = overclaimed.sort(([a], [b]) => a.localeCompare(b))
-      for (const [day] of sorted) options.told?.add(day)
+      if (options.told !== undefined) yield* Ref.update(options.told, (said) => new Set([...said, ...sorted.map(([d]) => d)]))
       const [day, why] = sorted[sorted.length - 1]
       yield* tell(RunEvent.ListingIncomplete({ day, why, earlier: sorted.length - 1, from: sorted[0][0] }))
     }

@@ -112,16 +112,14 @@ const make = Effect.gen(function* () {
     const syncTo = Math.max(now, now + shift, declared?.latest(now) ?? now) + MAX_SKEW_MS
     const endOf = (r: Row) => (r.endedAt === null ? DateTime.toEpochMillis(r.updatedAt) : DateTime.toEpochMillis(r.endedAt))
     const latestEnd = Math.max(...[...unknown, ...watched].map(endOf))
-    // ListingMirror adds the days it tells to a Set of its own, kept here between rounds.
-    const toldDays = new Set(yield* Ref.get(told))
     const sync = yield* syncDays(accountId, daysBetween(syncFrom, syncTo), {
       // A day may close an hour (or a grace) after it ends, but a resend trusts only days closed
       // after its payout could have become visible: the request's end plus the grace.
       closeAfterMs: Math.max(graceMs + requestTimeoutMs + MAX_SKEW_MS, 60 * 60 * 1000),
       trustClosedAfter: latestEnd + graceMs,
       progress: syncTo - syncFrom > 4 * DAY_MS,
-      told: toldDays
-    }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client), Effect.ensuring(Ref.set(told, toldDays)))
+      told
+    }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
     const tokens = [...unknown, ...watched].map((r) => r.token)
     const byToken = groupByToken(yield* store.account(accountId).mirrorByTokens(tokens).pipe(Effect.orDie))
     const known = knownAll.filter((k) => k.answeredAt >= witnessesFrom)
