@@ -28,6 +28,8 @@ export const jobNoteText = (note: JobNote): string => {
       return `NOT PAID: ${basename(note.file)} was edited after ${note.by} approved batch ${note.approvedBatch} at ${note.approvedAt}: ${note.differs}. That approval does not cover it: this is a new batch that needs its own approval.`
     case "ChangedWhileStarting":
       return `NOT PAID: ${basename(note.file)} changed while its run started (${note.change}); the approval of batch ${note.approvedBatch} by ${note.by} does not cover it: it needs its own approval.`
+    case "EditedBeforeApproval":
+      return `NOT APPROVED: ${note.file} was edited after batch ${note.requestedBatch} was put up for approval: ${note.differs}. ${note.by} tried to approve it at ${note.at}; the approval of ${note.requestedBatch} covers nothing else. The file goes back to be put up for approval as a new batch.`
     case "EditedAfterRequest":
       return `NOT PAID: ${basename(note.file)} was edited after batch ${note.previousBatch} was ${note.approved ? `approved${note.approvedBy === undefined ? "" : ` by ${note.approvedBy}`}` : "put up for approval"}: its content is now batch ${note.batchId}. The earlier ${note.approved ? "approval" : "request"} does not cover it: it needs its own approval.`
   }

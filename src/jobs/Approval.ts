@@ -14,6 +14,7 @@ import { fileBatchId } from "../intake/Intake.ts"
 import { type ApprovalFile, type ApprovedWhat, approvalOf, writeApproval } from "../output/ApprovalFile.ts"
 import { outputOf } from "../output/AtomicFile.ts"
 import { batchFilesIn, type JobFolder, moveBatch } from "./JobFolder.ts"
+import { JobNote, JobNotes } from "./JobNotes.ts"
 import { controlDifference, scanFile } from "./Scan.ts"
 
 export class ApprovalError extends Data.TaggedError("ApprovalError")<{ readonly message: string }> {}
@@ -136,7 +137,7 @@ export const approve = (folder: JobFolder, id: string, byText: string, options: 
     const differs = whatDiffers(shownWhat(approval), now)
     if (differs !== undefined) {
       const at = yield* nowIso
-      const note = `NOT APPROVED: ${approval.file} was edited after batch ${approval.batch_id} was put up for approval: ${differs}. ${by} tried to approve it at ${at}; the approval of ${approval.batch_id} covers nothing else. The file goes back to be put up for approval as a new batch.`
+      const note = (yield* JobNotes).text(JobNote.EditedBeforeApproval({ file: approval.file, requestedBatch: approval.batch_id, differs, by, at }))
       yield* writeApproval(outputOf(csv, ".approval.json"), { ...approval, status: "superseded", note })
       yield* moveBatch(csv, folder.awaiting, folder.processing)
       return yield* new ApprovalError({ message: `${note} Approve the new batch once the watcher has put it up (payouts approve NEW_ID --by NAME).` })

@@ -1,7 +1,8 @@
 /**
- * The notes the watcher leaves for people, as typed facts: an `.attention.txt` beside a file that
- * needs a person, and an approval request's `note` when a file is put up for approval again. The jobs
- * say what happened; the command line words it (src/cli/JobNoteText.ts), as it words the watcher's
+ * The notes the jobs leave for people, as typed facts: an `.attention.txt` beside a file that needs a
+ * person, and an approval request's `note` when a file is put up for approval again or an approval
+ * of an edited file is refused. The jobs say what happened; the command line words it
+ * (src/cli/JobNoteText.ts, provided by `watch`, `approve` and `console`), as it words the watcher's
  * log (WatchEvents.ts).
  */
 import { Context, Data } from "effect"
@@ -18,6 +19,8 @@ export type JobNote = Data.TaggedEnum<{
   EditedAfterApproval: { readonly file: string; readonly by: string; readonly approvedBatch: string; readonly approvedAt: string | undefined; readonly differs: string }
   /** The file changed while its approved run started. */
   ChangedWhileStarting: { readonly file: string; readonly change: string; readonly approvedBatch: string; readonly by: string }
+  /** `payouts approve` (or the console) refused: the file was edited after its batch was put up for approval; `at`: ISO time of the attempt. */
+  EditedBeforeApproval: { readonly file: string; readonly requestedBatch: string; readonly differs: string; readonly by: string; readonly at: string }
   /** The file was edited after its batch was put up for approval (`approved`: and approved, by `approvedBy`). */
   EditedAfterRequest: { readonly file: string; readonly previousBatch: string; readonly approved: boolean; readonly approvedBy: string | undefined; readonly batchId: BatchId }
 }>

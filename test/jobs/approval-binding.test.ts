@@ -63,7 +63,8 @@ describe("approval binds what was approved (real CLI)", () => {
       const superseded = json(join(processing, "payroll.approval.json"))
       expect(superseded.status).toBe("superseded")
       expect(superseded.approved_by).toBeUndefined()
-      expect(superseded.note).toMatch(/NOT APPROVED/)
+      expect(superseded.note).toMatch(new RegExp(`^NOT APPROVED: payroll\\.csv was edited after batch ${first.batch_id} was put up for approval: .+\\. alice tried to approve it at \\S+; the approval of ${first.batch_id} covers nothing else\\.`))
+      expect(refused.stderr).toContain("Approve the new batch once the watcher has put it up")
       expect(yield* admin(sandbox).payouts).toEqual([])
 
       // The watcher puts the new content up as a new batch, saying which one it replaces.

@@ -17,6 +17,7 @@ import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { approvalPolicyOf } from "../ApprovalPolicy.ts"
 import type { consoleCommand } from "../commands/Console.ts"
 import { clientLayer } from "../Connect.ts"
+import { JobNotesLive } from "../JobNoteText.ts"
 import { UsageError } from "../Errors.ts"
 import type { Parsed } from "../Lazy.ts"
 import { accountOf } from "../Jobs.ts"
@@ -87,6 +88,6 @@ export const runConsole = (args: Args) =>
         return yield* Effect.never
       })
     ).pipe(
-      Effect.provide(Layer.mergeAll(settings, account, SignInThrottle.Default, clientLayer(connection), openStore(location), NodeContext.layer))
+      Effect.provide(Layer.mergeAll(settings, account, SignInThrottle.Default, clientLayer(connection), openStore(location), NodeContext.layer, JobNotesLive))
     )
   })
