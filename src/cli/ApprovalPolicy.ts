@@ -2,6 +2,7 @@
 import { Effect, Option } from "effect"
 import { type ApprovalError, type ApprovalPolicy, personName } from "../jobs/Approval.ts"
 import { UsageError } from "./Errors.ts"
+import { refusalText } from "./JobNoteText.ts"
 
 export interface ApproverArgs {
   readonly approvers: Option.Option<string>
@@ -9,7 +10,7 @@ export interface ApproverArgs {
   readonly submittedBy: Option.Option<string>
 }
 
-const asUsage = (e: ApprovalError) => new UsageError({ reason: e.message })
+const asUsage = (e: ApprovalError) => new UsageError({ reason: refusalText(e.refusal) })
 
 /** The options as an approval policy; refused (exit 2) when nobody could approve under it. */
 export const approvalPolicyOf = (args: ApproverArgs) =>

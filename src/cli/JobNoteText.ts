@@ -1,8 +1,42 @@
-/** The watcher's notes for people (jobs/JobNotes.ts) worded: what happened, and what to do next. */
+/** The jobs' notes and refusals for people (jobs/JobNotes.ts) worded: what happened, and what to do next. */
 import { Layer } from "effect"
 import { basename } from "node:path"
 import { visible } from "../domain/Text.ts"
-import { type JobNote, JobNotes } from "../jobs/JobNotes.ts"
+import { type JobNote, JobNotes, type PolicyRefusal, type Refusal } from "../jobs/JobNotes.ts"
+
+export const policyRefusalText = (why: PolicyRefusal): string => {
+  switch (why._tag) {
+    case "NotAnApprover":
+      return `${why.by} may not approve: the approvers are ${why.approvers.join(", ")} (watch --approvers / PAYOUTS_APPROVERS)`
+    case "NoSubmitter":
+      return "four eyes: the batch does not say who submitted it, so no approval can prove a second person"
+    case "OwnBatch":
+      return `four eyes: ${why.by} submitted this batch; another person must approve it`
+    case "Unsigned":
+      return "the approval names no approver or no approved totals"
+  }
+}
+
+export const refusalText = (refusal: Refusal): string => {
+  switch (refusal._tag) {
+    case "IdTooShort":
+      return `batch id "${refusal.id}" is too short: give at least 4 characters`
+    case "NotWaiting":
+      return `no batch ${refusal.id} is waiting for approval in ${refusal.folder}`
+    case "Ambiguous":
+      return `"${refusal.id}" matches ${refusal.matches} batches waiting for approval: give more of the id`
+    case "NotAName":
+      return `${refusal.flag}: "${refusal.text}" is not a name (1 to 100 printable characters, no comma)`
+    case "Policy":
+      return `not approved: ${policyRefusalText(refusal.why)}`
+    case "Edited":
+      return `${jobNoteText(refusal.note)} Approve the new batch once the watcher has put it up (payouts approve NEW_ID --by NAME).`
+    case "NoReason":
+      return "a decision needs a reason: why is recorded for whoever looks next"
+    case "NoJobFolder":
+      return "this console was started without a job folder"
+  }
+}
 
 export const jobNoteText = (note: JobNote): string => {
   switch (note._tag) {
@@ -23,7 +57,7 @@ export const jobNoteText = (note: JobNote): string => {
         "Check the file (was it still being copied or saved?); once it is complete, drop it again into the jobs folder. Rows paid already are refused there as used ids or repeats."
       ].join("\n")
     case "ApprovalRefused":
-      return `NOT PAID: the approval of batch ${note.batchId}${note.by === undefined ? "" : ` by ${note.by}`} is refused by this watcher: ${note.refusal}. It needs a new approval.`
+      return `NOT PAID: the approval of batch ${note.batchId}${note.by === undefined ? "" : ` by ${note.by}`} is refused by this watcher: ${policyRefusalText(note.refusal)}. It needs a new approval.`
     case "EditedAfterApproval":
       return `NOT PAID: ${basename(note.file)} was edited after ${note.by} approved batch ${note.approvedBatch} at ${note.approvedAt}: ${note.differs}. That approval does not cover it: this is a new batch that needs its own approval.`
     case "ChangedWhileStarting":
@@ -35,4 +69,4 @@ export const jobNoteText = (note: JobNote): string => {
   }
 }
 
-export const JobNotesLive = Layer.succeed(JobNotes, { text: jobNoteText })
+export const JobNotesLive = Layer.succeed(JobNotes, { text: jobNoteText, refusal: refusalText, policyRefusal: policyRefusalText })

@@ -14,10 +14,13 @@ import { fileBatchId } from "../intake/Intake.ts"
 import { type ApprovalFile, type ApprovedWhat, approvalOf, writeApproval } from "../output/ApprovalFile.ts"
 import { outputOf } from "../output/AtomicFile.ts"
 import { batchFilesIn, type JobFolder, moveBatch } from "./JobFolder.ts"
-import { JobNote, JobNotes } from "./JobNotes.ts"
+import { JobNote, JobNotes, PolicyRefusal, Refusal } from "./JobNotes.ts"
 import { controlDifference, scanFile } from "./Scan.ts"
 
-export class ApprovalError extends Data.TaggedError("ApprovalError")<{ readonly message: string }> {}
+/** An approval or a decision refused: why, as a typed fact the command line words (JobNotes). */
+export class ApprovalError extends Data.TaggedError("ApprovalError")<{ readonly refusal: Refusal }> {}
+
+const refused = (refusal: Refusal) => new ApprovalError({ refusal })
 
 /** Every batch waiting in awaiting-approval/ with the request beside it, in name order. */
 export const awaitingBatches = (folder: JobFolder) =>
@@ -35,9 +38,9 @@ export const awaitingBatches = (folder: JobFolder) =>
 export const findAwaiting = (folder: JobFolder, id: string) =>
   Effect.gen(function* () {
     const found = (yield* awaitingBatches(folder)).filter((b) => b.approval.batch_id.startsWith(id.trim().toLowerCase()))
-    if (id.trim().length < 4) return yield* new ApprovalError({ message: `batch id "${id}" is too short: give at least 4 characters` })
-    if (found.length === 0) return yield* new ApprovalError({ message: `no batch ${id} is waiting for approval in ${folder.awaiting}` })
-    if (found.length > 1) return yield* new ApprovalError({ message: `"${id}" matches ${found.length} batches waiting for approval: give more of the id` })
+    if (id.trim().length < 4) return yield* refused(Refusal.IdTooShort({ id }))
+    if (found.length === 0) return yield* refused(Refusal.NotWaiting({ id, folder: folder.awaiting }))
+    if (found.length > 1) return yield* refused(Refusal.Ambiguous({ id, matches: found.length }))
     return found[0]
   })
 
@@ -58,18 +61,18 @@ export const personName = (flag: string, text: string) => {
   const name = text.trim()
   // A name is written into the approval file, the store and logs: no control characters in it.
   return name === "" || name.length > 100 || hasControl(name) || name.includes(",")
-    ? Effect.fail(new ApprovalError({ message: `${flag}: "${text.slice(0, 100)}" is not a name (1 to 100 printable characters, no comma)` }))
+    ? Effect.fail(refused(Refusal.NotAName({ flag, text: text.slice(0, 100) })))
     : Effect.succeed(name)
 }
 
 /** Why `by` may not approve under `policy`; undefined when they may. */
-export const approverRefusal = (policy: ApprovalPolicy, by: string): string | undefined => {
+export const approverRefusal = (policy: ApprovalPolicy, by: string): PolicyRefusal | undefined => {
   if (policy.approvers.length > 0 && !policy.approvers.some((a) => sameName(a, by))) {
-    return `${by} may not approve: the approvers are ${policy.approvers.join(", ")} (watch --approvers / PAYOUTS_APPROVERS)`
+    return PolicyRefusal.NotAnApprover({ by, approvers: policy.approvers })
   }
   if (policy.fourEyes) {
-    if (policy.submittedBy === undefined) return "four eyes: the batch does not say who submitted it, so no approval can prove a second person"
-    if (sameName(policy.submittedBy, by)) return `four eyes: ${by} submitted this batch; another person must approve it`
+    if (policy.submittedBy === undefined) return PolicyRefusal.NoSubmitter()
+    if (sameName(policy.submittedBy, by)) return PolicyRefusal.OwnBatch({ by })
   }
   return undefined
 }
@@ -88,7 +91,7 @@ export const watcherPolicy = (policy: ApprovalPolicy, approval: ApprovalFile): A
 })
 
 /** Why `by` may not approve this request: under the policy it records, and under `also` as a watcher holds it. */
-export const refusalFor = (approval: ApprovalFile, by: string, also: ApprovalPolicy | undefined): string | undefined =>
+export const refusalFor = (approval: ApprovalFile, by: string, also: ApprovalPolicy | undefined): PolicyRefusal | undefined =>
   approverRefusal(policyOf(approval), by) ?? (also === undefined ? undefined : approverRefusal(watcherPolicy(also, approval), by))
 
 /** What a decision may carry besides who: the policy of the watcher that will pay (the console's), and why. */
@@ -132,15 +135,15 @@ export const approve = (folder: JobFolder, id: string, byText: string, options: 
     const by = yield* personName("--by", byText)
     const { approval, csv } = yield* findAwaiting(folder, id)
     const refusal = refusalFor(approval, by, options.policy)
-    if (refusal !== undefined) return yield* new ApprovalError({ message: `not approved: ${refusal}` })
+    if (refusal !== undefined) return yield* refused(Refusal.Policy({ why: refusal }))
     const now = yield* currentWhat(csv)
     const differs = whatDiffers(shownWhat(approval), now)
     if (differs !== undefined) {
       const at = yield* nowIso
-      const note = (yield* JobNotes).text(JobNote.EditedBeforeApproval({ file: approval.file, requestedBatch: approval.batch_id, differs, by, at }))
-      yield* writeApproval(outputOf(csv, ".approval.json"), { ...approval, status: "superseded", note })
+      const note = JobNote.EditedBeforeApproval({ file: approval.file, requestedBatch: approval.batch_id, differs, by, at })
+      yield* writeApproval(outputOf(csv, ".approval.json"), { ...approval, status: "superseded", note: (yield* JobNotes).text(note) })
       yield* moveBatch(csv, folder.awaiting, folder.processing)
-      return yield* new ApprovalError({ message: `${note} Approve the new batch once the watcher has put it up (payouts approve NEW_ID --by NAME).` })
+      return yield* refused(Refusal.Edited({ note }))
     }
     const approved: ApprovalFile = {
       ...approval,

@@ -26,7 +26,7 @@ import { outputOf } from "../output/AtomicFile.ts"
 import { type JobFolder, moveBatch } from "./JobFolder.ts"
 import { type Counts, JobOutcome } from "./JobOutcome.ts"
 import { tellWatch, WatchEvent } from "./WatchEvents.ts"
-import { JobNote, JobNotes } from "./JobNotes.ts"
+import { JobNote, JobNotes, PolicyRefusal } from "./JobNotes.ts"
 import { FileChangedAfterTaken, guardFile, watchDuringRun } from "./FileGuard.ts"
 import { RunHold } from "../run/Safeguards.ts"
 import { changedSince, changeOf, fingerprintOf, recordTaken, takenOf } from "./TakenFile.ts"
@@ -190,10 +190,10 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     const what = approval.approved_what
     const by = approval.approved_by
     const policy = watcherPolicy(settings.approval ?? ANYONE, approval)
-    const refusal = by === undefined || what === undefined ? "the approval names no approver or no approved totals" : approverRefusal(policy, by)
+    const refusal = by === undefined || what === undefined ? PolicyRefusal.Unsigned() : approverRefusal(policy, by)
     if (refusal !== undefined || by === undefined || what === undefined) {
       return yield* awaitApproval(settings, run, csv, batchId, {
-        note: JobNote.ApprovalRefused({ batchId, by, refusal: refusal ?? "" })
+        note: JobNote.ApprovalRefused({ batchId, by, refusal: refusal ?? PolicyRefusal.Unsigned() })
       })
     }
     const now = yield* currentWhat(csv)

@@ -1,9 +1,9 @@
 /**
  * The notes the jobs leave for people, as typed facts: an `.attention.txt` beside a file that needs a
- * person, and an approval request's `note` when a file is put up for approval again or an approval
- * of an edited file is refused. The jobs say what happened; the command line words it
- * (src/cli/JobNoteText.ts, provided by `watch`, `approve` and `console`), as it words the watcher's
- * log (WatchEvents.ts).
+ * person, an approval request's `note` when a file is put up for approval again or an approval of an
+ * edited file is refused, and why an approval or a decision is refused. The jobs say what happened;
+ * the command line words it (src/cli/JobNoteText.ts, provided by `watch`, `approve` and `console`),
+ * as it words the watcher's log (WatchEvents.ts).
  */
 import { Context, Data } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
@@ -14,7 +14,7 @@ export type JobNote = Data.TaggedEnum<{
   /** The file changed after the watcher took it; nothing of what it holds now was paid. */
   FileChanged: { readonly batchId: BatchId; readonly file: string; readonly reason: string }
   /** An approval this watcher's policy refuses (an approver it does not allow, or none named). */
-  ApprovalRefused: { readonly batchId: BatchId; readonly by: string | undefined; readonly refusal: string }
+  ApprovalRefused: { readonly batchId: BatchId; readonly by: string | undefined; readonly refusal: PolicyRefusal }
   /** The file was edited after its batch was approved. */
   EditedAfterApproval: { readonly file: string; readonly by: string; readonly approvedBatch: string; readonly approvedAt: string | undefined; readonly differs: string }
   /** The file changed while its approved run started. */
@@ -27,12 +27,47 @@ export type JobNote = Data.TaggedEnum<{
 
 export const JobNote = Data.taggedEnum<JobNote>()
 
-/** Without the command line's wording (a test's watcher), a note is its tag and fields. */
+/** Why an approval policy (`--approvers`, `--four-eyes`) refuses a person's approval. */
+export type PolicyRefusal = Data.TaggedEnum<{
+  NotAnApprover: { readonly by: string; readonly approvers: ReadonlyArray<string> }
+  /** Four eyes, and the batch does not say who submitted it. */
+  NoSubmitter: {}
+  /** Four eyes, and `by` submitted the batch. */
+  OwnBatch: { readonly by: string }
+  /** The approval a watcher reads names no approver or no approved totals. */
+  Unsigned: {}
+}>
+
+export const PolicyRefusal = Data.taggedEnum<PolicyRefusal>()
+
+/** Why `approve`, `reject` (or the console's decision) did nothing. */
+export type Refusal = Data.TaggedEnum<{
+  IdTooShort: { readonly id: string }
+  NotWaiting: { readonly id: string; readonly folder: string }
+  Ambiguous: { readonly id: string; readonly matches: number }
+  /** `flag`'s value is not a person's name (1 to 100 printable characters, no comma). */
+  NotAName: { readonly flag: string; readonly text: string }
+  Policy: { readonly why: PolicyRefusal }
+  /** The file was edited after it was put up for approval: `note` says so (EditedBeforeApproval). */
+  Edited: { readonly note: JobNote }
+  /** The console's decision came without a reason. */
+  NoReason: {}
+  /** The console was started without a job folder. */
+  NoJobFolder: {}
+}>
+
+export const Refusal = Data.taggedEnum<Refusal>()
+
+const raw = (fact: { readonly _tag: string }): string => {
+  const { _tag, ...fields } = fact
+  return `${_tag} ${JSON.stringify(fields)}`
+}
+
+/** Without the command line's wording (a test's watcher), a note or a refusal is its tag and fields. */
 export class JobNotes extends Context.Reference<JobNotes>()("jobs/JobNotes", {
-  defaultValue: () => ({
-    text: (note: JobNote): string => {
-      const { _tag, ...fields } = note
-      return `${_tag} ${JSON.stringify(fields)}`
-    }
-  })
+  defaultValue: (): {
+    readonly text: (note: JobNote) => string
+    readonly refusal: (refusal: Refusal) => string
+    readonly policyRefusal: (why: PolicyRefusal) => string
+  } => ({ text: raw, refusal: raw, policyRefusal: raw })
 }) {}

@@ -12,6 +12,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { JobNotesLive } from "../../src/cli/JobNoteText.ts"
 import { SignedIn } from "../../src/console/Contract.ts"
 import { approvalsRoutes } from "../../src/console/pages/Approvals.ts"
 import { ConsoleSettings } from "../../src/console/Settings.ts"
@@ -61,7 +62,7 @@ describe("console: Approvals", () => {
 
         // The console holds the approvers its watcher was given (bob, carol) beside what each request records.
         const settings = { jobs: Option.some(folder), policy: { approvers: ["bob", "carol"], fourEyes: true, submittedBy: "alice" }, idleTimeout: Duration.minutes(30), secure: false }
-        const context = yield* Layer.build(Layer.merge(NodeContext.layer, Layer.succeed(ConsoleSettings, settings)))
+        const context = yield* Layer.build(Layer.mergeAll(NodeContext.layer, Layer.succeed(ConsoleSettings, settings), JobNotesLive))
         const url = yield* serveRoutes((who) => approvalsRoutes.pipe(Effect.provideService(SignedIn, who), Effect.provide(context)))
 
         // What a viewer sees: each batch's totals, fee estimate, first rows (masked, escaped); no decision.

@@ -6,6 +6,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { join } from "node:path"
+import { JobNotesLive } from "../../src/cli/JobNoteText.ts"
 import { SignInThrottle } from "../../src/console/Auth.ts"
 import { ConsoleAccount, type Role } from "../../src/console/Contract.ts"
 import { consolePages } from "../../src/console/Pages.ts"
@@ -45,7 +46,8 @@ export const startConsole = (sandbox: Sandbox, options: ConsoleOptions = {}) =>
         SignInThrottle.Default,
         clientLayer(sandbox),
         SqliteStateStore.layer({ filename: state }),
-        NodeContext.layer
+        NodeContext.layer,
+        JobNotesLive
       )
     )
     const app = consoleApp(consolePages, { behindProxy, secure: behindProxy }, Option.some(metricsRoute(accountId)))

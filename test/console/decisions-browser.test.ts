@@ -12,6 +12,7 @@ import * as Fs from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { browser, newPage } from "../kit/Browser.ts"
+import { JobNotesLive } from "../../src/cli/JobNoteText.ts"
 import { ConsoleAccount, type Role, SignedIn } from "../../src/console/Contract.ts"
 import { approvalsRoutes } from "../../src/console/pages/Approvals.ts"
 import { attentionRoutes } from "../../src/console/pages/Attention.ts"
@@ -72,6 +73,7 @@ describe("console decisions in headless Chromium", () => {
 
         const context = yield* Layer.build(Layer.mergeAll(
           NodeContext.layer,
+          JobNotesLive,
           SqliteStateStore.layer({ filename: state }),
           clientLayer(faulty, { requestTimeout: "3 seconds" }),
           Layer.succeed(ConsoleSettings, { jobs: Option.some(jobFolder(root)), policy: { approvers: [], fourEyes: true, submittedBy: "alice" }, idleTimeout: Duration.minutes(30), secure: false }),

@@ -3,12 +3,12 @@ import { ApprovalError, approve as approveBatch, reject as rejectBatch } from ".
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import type { approveCommand, rejectCommand } from "../commands/Approve.ts"
 import { UsageError } from "../Errors.ts"
-import { JobNotesLive } from "../JobNoteText.ts"
+import { JobNotesLive, refusalText } from "../JobNoteText.ts"
 import type { Parsed } from "../Lazy.ts"
 import { userFormat } from "../../output/Format.ts"
 
 const asUsage = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.mapError((e: unknown) => (e instanceof ApprovalError ? new UsageError({ reason: e.message }) : e)), Effect.provide(JobNotesLive))
+  effect.pipe(Effect.mapError((e: unknown) => (e instanceof ApprovalError ? new UsageError({ reason: refusalText(e.refusal) }) : e)), Effect.provide(JobNotesLive))
 
 export const approve = ({ batch, by, jobs }: Parsed<typeof approveCommand>) =>
   Effect.gen(function* () {

@@ -10,6 +10,7 @@ import { userFormat } from "../../output/Format.ts"
 import { ConsoleUsers } from "../../store/Sql/Users.ts"
 import type { usersCommand } from "../commands/Console.ts"
 import { UsageError } from "../Errors.ts"
+import { refusalText } from "../JobNoteText.ts"
 import type { Parsed } from "../Lazy.ts"
 import { printJson } from "../Output.ts"
 import { announceStore, storeFor } from "../StoreLocation.ts"
@@ -39,7 +40,7 @@ const newPassword = (args: Args) =>
 const nameOf = (args: Args) =>
   Option.match(args.name, {
     onNone: () => Effect.fail(new UsageError({ reason: `users ${args.action} needs the person's NAME` })),
-    onSome: (name) => Effect.mapError(personName("NAME", name), (e: ApprovalError) => new UsageError({ reason: e.message }))
+    onSome: (name) => Effect.mapError(personName("NAME", name), (e: ApprovalError) => new UsageError({ reason: refusalText(e.refusal) }))
   })
 
 const list = (args: Args) =>

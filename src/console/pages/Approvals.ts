@@ -8,6 +8,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { ApprovalError, approve, awaitingBatches, refusalFor, reject } from "../../jobs/Approval.ts"
+import { JobNotes, Refusal } from "../../jobs/JobNotes.ts"
 import { previewRows, type PreviewRow } from "../../jobs/ApprovalPreview.ts"
 import type { ApprovalFile } from "../../output/ApprovalFile.ts"
 import { type Format, userFormat } from "../../output/Format.ts"
@@ -74,13 +75,14 @@ const decisionForm = (a: ApprovalFile, csrf: string, refusal: string | undefined
 }
 
 const batchSection = (f: Format, who: SignedIn["Type"], policy: ConsoleSettings["Type"]["policy"], item: { csv: string; approval: ApprovalFile }) =>
-  Effect.map(previewRows(item.csv, PREVIEW_ROWS), (preview) => {
+  Effect.zipWith(previewRows(item.csv, PREVIEW_ROWS), JobNotes, (preview, notes) => {
     const a = item.approval
     const id = e(a.batch_id)
     const submitted = `Submitted ${e(f.time(a.submitted_at))}${a.submitted_by === undefined ? "" : ` by ${e(a.submitted_by)}`}; ${e(rowsWord(f, a.rows))}.`
     const warnings = warningsOf(a)
     const warningList = warnings.length === 0 ? "<p>No warnings.</p>" : `<ul aria-label="Warnings">${warnings.map((w) => `<li>${e(w)}</li>`).join("")}</ul>`
-    const form = may(who.role, "approve") ? decisionForm(a, who.csrf, refusalFor(a, who.name, policy)) : ""
+    const refusal = refusalFor(a, who.name, policy)
+    const form = may(who.role, "approve") ? decisionForm(a, who.csrf, refusal === undefined ? undefined : notes.policyRefusal(refusal)) : ""
     return `<section aria-labelledby="batch-${id}"><h2 id="batch-${id}">${e(a.file)} <small>batch ${id}</small></h2>
 <p>${submitted} ${e(policyText(a))}</p>${warningList}${totalsTable(f, a)}${previewTable(f, preview, a.rows)}${form}</section>`
   })
@@ -110,8 +112,8 @@ const decision = Effect.fn("Console.decideApproval")(function* (kind: "approve" 
   const settings = yield* ConsoleSettings
   const { batch } = yield* HttpRouter.schemaPathParams(BatchParam)
   const { reason } = yield* HttpServerRequest.schemaBodyUrlParams(DecisionForm)
-  if (reason === "") return yield* Effect.fail(new ApprovalError({ message: "a decision needs a reason: why is recorded for whoever looks next" }))
-  if (Option.isNone(settings.jobs)) return yield* Effect.fail(new ApprovalError({ message: "this console was started without a job folder" }))
+  if (reason === "") return yield* new ApprovalError({ refusal: Refusal.NoReason() })
+  if (Option.isNone(settings.jobs)) return yield* new ApprovalError({ refusal: Refusal.NoJobFolder() })
   if (kind === "approve") {
     const { approval, file } = yield* approve(settings.jobs.value, batch, who.name, { policy: settings.policy, reason })
     return `Approved batch ${approval.batch_id} (${approval.file}) by ${who.name}: moved to ${file}; the watcher pays it on its next pass, only if the file is still exactly this batch.`
@@ -124,7 +126,7 @@ const decision = Effect.fn("Console.decideApproval")(function* (kind: "approve" 
 const decide = (kind: "approve" | "reject") =>
   decision(kind).pipe(
     Effect.map((text): Notice => ({ refused: false, text })),
-    Effect.catchTag("ApprovalError", (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` })),
+    Effect.catchTag("ApprovalError", (error) => Effect.map(JobNotes, (notes): Notice => ({ refused: true, text: `Not done: ${notes.refusal(error.refusal)}` }))),
     Effect.catchTag("ParseError", () => Effect.succeed<Notice>({ refused: true, text: "Not done: the form or the batch id could not be read." })),
     Effect.flatMap((notice) => listPage(Option.some(notice)))
   )
