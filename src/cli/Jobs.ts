@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { resolveAccount } from "../api/Account.ts"
 import { clientLayer } from "./Connect.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
 import { UsageError } from "./Errors.ts"
 import { type ConnectionOptions, resolveConnection } from "./Settings.ts"
 import type { AccountId } from "../domain/Ids.ts"
@@ -17,10 +17,10 @@ export const accountOf = (connection: ConnectionOptions) =>
 /** The one batch of the account whose id starts with `id`. */
 export const findBatch = (account: AccountId, id: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const batches = yield* Batches
     const prefix = id.trim().toLowerCase()
     if (prefix.length < 4) return yield* new UsageError({ reason: `batch id "${id}" is too short: give at least 4 characters` })
-    const found = (yield* store.account(account).listBatches()).filter((b) => b.batchId.startsWith(prefix))
+    const found = (yield* batches.listBatches(account)).filter((b) => b.batchId.startsWith(prefix))
     if (found.length === 0) return yield* new UsageError({ reason: `no batch ${id} in this account's state store` })
     if (found.length > 1) return yield* new UsageError({ reason: `"${id}" matches ${found.length} batches: give more of the id` })
     return found[0]

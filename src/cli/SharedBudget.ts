@@ -14,7 +14,7 @@ import { resolveAccountScope } from "../api/Account.ts"
 import type { PaymentClient } from "../api/Client.ts"
 import { RequestGate, type SharedGate } from "../api/RequestGate.ts"
 import { AccountId } from "../domain/Ids.ts"
-import { type AccountStore, StateStore } from "../store/StateStore.ts"
+import { Registers } from "../store/Sql/Registers.ts"
 import type { Connection } from "./Settings.ts"
 import { isPostgresUrl, openStore } from "./StoreOpen.ts"
 
@@ -28,33 +28,32 @@ const hintName = (connection: Pick<Connection, "baseUrl" | "apiKey">) =>
   `account-of/${createHash("sha256").update(`${connection.baseUrl}\n${Redacted.value(connection.apiKey)}`).digest("hex").slice(0, 32)}`
 
 /** The account's gate register as the request gate sees it. */
-export const sharedGateOf = (account: AccountStore): SharedGate => ({
-  modify: (change) => account.modifyRegister(REQUEST_GATE_REGISTER, change)
+export const sharedGateOf = (registers: Registers, accountId: AccountId): SharedGate => ({
+  modify: (change) => registers.modifyRegister(accountId, REQUEST_GATE_REGISTER, change)
 })
 
 export const shareRequestBudget = (accountId: AccountId, storeLocation: string) =>
   Effect.gen(function* () {
     if (!isPostgresUrl(storeLocation)) return
     const gate = yield* RequestGate
-    const store = yield* StateStore
-    yield* gate.share(sharedGateOf(store.account(accountId)))
+    yield* gate.share(sharedGateOf(yield* Registers, accountId))
   })
 
 /** Before the account lookup: share the budget of the account this address and key led to last time. */
 export const shareKnownAccountBudget = (connection: Pick<Connection, "baseUrl" | "apiKey">) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const registers = yield* Registers
     const name = hintName(connection)
-    const known = (yield* store.account(ACCOUNT_HINTS).registers(name)).registers.find((r) => r.name === name)
+    const known = (yield* registers.registers(ACCOUNT_HINTS, name)).registers.find((r) => r.name === name)
     if (known === undefined) return
     const gate = yield* RequestGate
-    yield* gate.share(sharedGateOf(store.account(AccountId.make(known.value))))
+    yield* gate.share(sharedGateOf(registers, AccountId.make(known.value)))
   }).pipe(Effect.ignore)
 
 /** After the lookup: remember the account for the next worker's first request. */
 export const rememberAccount = (connection: Pick<Connection, "baseUrl" | "apiKey">, accountId: AccountId) =>
-  Effect.flatMap(StateStore, (store) =>
-    store.account(ACCOUNT_HINTS).modifyRegister(hintName(connection), (value) =>
+  Effect.flatMap(Registers, (registers) =>
+    registers.modifyRegister(ACCOUNT_HINTS, hintName(connection), (value) =>
       Option.contains(value, accountId) ? [undefined, value] as const : [undefined, Option.some<string>(accountId)] as const
     )).pipe(Effect.ignore)
 

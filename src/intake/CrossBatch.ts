@@ -12,7 +12,7 @@ import { canonicalId, visible } from "../domain/Text.ts"
 import type { PayoutCurrency } from "../domain/Operators.ts"
 import type { RowMatch } from "../store/Model.ts"
 import { SETTLED_FAILURE_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { type GuardSettings, guardsActive, makeIntakeGuards } from "./Guards.ts"
 import { type RetryLineage, retryLineage } from "./RetryLineage.ts"
 import type { RowError } from "./RowError.ts"
@@ -87,7 +87,7 @@ export interface Found {
  */
 export const makeCrossBatch = (settings: CrossBatchSettings) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const reads = yield* Rows
     const { accountId, batchId } = settings
     const guards = yield* makeIntakeGuards(accountId, settings.guards)
     const lineage = yield* retryLineage(accountId, batchId)
@@ -100,8 +100,8 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
      */
     const lookup = (ids: ReadonlyArray<string>, keys: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const idHits = ids.length === 0 ? [] : yield* store.batch(accountId, batchId).existingIds(ids)
-        const keyHits = keys.length === 0 ? [] : yield* store.batch(accountId, batchId).recentRepeats(keys, settings.since)
+        const idHits = ids.length === 0 ? [] : yield* reads.existingIds(accountId, ids, batchId)
+        const keyHits = keys.length === 0 ? [] : yield* reads.recentRepeats(accountId, keys, settings.since, batchId)
         const found: Found = {
           byId: new Map(refusing(idHits, lineage, "row_id").map((m) => [m.key, m])),
           byKey: new Map(refusing(keyHits, lineage, "repeat_key").map((m) => [m.key, m]))
@@ -159,7 +159,7 @@ export const makeCrossBatch = (settings: CrossBatchSettings) =>
     const history = (rows: ReadonlyArray<PhoneRow>) =>
       rows.length === 0
         ? Effect.succeed([])
-        : Effect.map(store.batch(accountId, batchId).phoneRecipients(rows.map((r) => r.phone)), (earlier) => historyShares(rows, earlier))
+        : Effect.map(reads.phoneRecipients(accountId, rows.map((r) => r.phone), batchId), (earlier) => historyShares(rows, earlier))
 
     /** `history` of a group's rows that nothing refuses (`extras` as `check` gave them). */
     const historyOf = (group: ReadonlyArray<IntakeRow>, extras: ReadonlyArray<ReadonlyArray<RowError>>) =>

@@ -9,7 +9,8 @@ import { Clock, Effect, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row, StoreError } from "../store/Model.ts"
 import { MAY_HAVE_PAID_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { AccountRecords } from "../store/Sql/Account.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface GuardSettings {
@@ -104,7 +105,7 @@ export const count = (figures: Figures, row: GuardedRow) => {
  */
 export const makeIntakeGuards = (accountId: AccountId, g: GuardSettings) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const records = yield* AccountRecords
     const since = (yield* Clock.currentTimeMillis) - GUARD_WINDOW_MS
     const figures = emptyFigures()
     const knownPhones = new Set<string>()
@@ -115,12 +116,12 @@ export const makeIntakeGuards = (accountId: AccountId, g: GuardSettings) =>
       Effect.gen(function* () {
         if (rows.length === 0 || !guardsActive(g)) return rows.map(() => undefined)
         if (!dayLoaded && Object.keys(g.dailyCap).length > 0) {
-          for (const t of yield* store.account(accountId).sentTotalsSince(since)) add(figures.day, t.currency, t.amountMinor)
+          for (const t of yield* records.sentTotalsSince(accountId, since)) add(figures.day, t.currency, t.amountMinor)
         }
         dayLoaded = true
         if (g.phoneDailyLimit !== undefined) {
           const fresh = [...new Set(rows.map((r) => r.phone))].filter((p) => !knownPhones.has(p))
-          for (const p of yield* store.account(accountId).phonePayoutsSince(fresh, since)) add(figures.phones, p.phone, p.payouts)
+          for (const p of yield* records.phonePayoutsSince(accountId, fresh, since)) add(figures.phones, p.phone, p.payouts)
           for (const p of fresh) knownPhones.add(p)
         }
         return rows.map((row) => {
@@ -156,7 +157,8 @@ const guardedOf = (row: Row): GuardedRow => ({ currency: row.currency, amountMin
 
 export const makeGuardBook = (accountId: AccountId, batchId: BatchId, g: GuardSettings) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const records = yield* AccountRecords
+    const reads = yield* Rows
     const lock = yield* Effect.makeSemaphore(1)
     const pending = new Map<number, GuardedRow>()
     const admitted = new Set<number>()
@@ -173,11 +175,11 @@ export const makeGuardBook = (accountId: AccountId, batchId: BatchId, g: GuardSe
         figures.phones.clear()
         knownPhones.clear()
         if (Object.keys(g.dailyCap).length > 0) {
-          for (const t of yield* store.account(accountId).sentTotalsSince(since)) add(figures.day, t.currency, t.amountMinor)
+          for (const t of yield* records.sentTotalsSince(accountId, since)) add(figures.day, t.currency, t.amountMinor)
         }
         if (g.phoneDailyLimit !== undefined) {
           const phones = [...new Set([phone, ...[...pending.values()].map((r) => r.phone)])]
-          for (const p of yield* store.account(accountId).phonePayoutsSince(phones, since)) add(figures.phones, p.phone, p.payouts)
+          for (const p of yield* records.phonePayoutsSince(accountId, phones, since)) add(figures.phones, p.phone, p.payouts)
           for (const p of phones) knownPhones.add(p)
         }
         for (const r of pending.values()) {
@@ -188,7 +190,7 @@ export const makeGuardBook = (accountId: AccountId, batchId: BatchId, g: GuardSe
       })
 
     // What this batch sent (or may have) in earlier runs and so far in this one.
-    const loadBatch = store.batch(accountId, batchId).streamRowsInStates(MAY_HAVE_PAID_STATES).pipe(
+    const loadBatch = reads.streamRowsInStates(accountId, batchId, MAY_HAVE_PAID_STATES).pipe(
       Stream.filter((r) => !pending.has(r.idx) && !admitted.has(r.idx)),
       Stream.runForEach((r) => Effect.sync(() => add(figures.batch, r.currency, r.amountMinor ?? 0)))
     )

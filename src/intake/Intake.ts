@@ -11,6 +11,7 @@ import { contentKeyOf, mintToken, rejectedRowToken, type Token } from "../domain
 import type { RowInput } from "../store/Model.ts"
 import type { RowError } from "./RowError.ts"
 import { intakeRows, payable, releaseRows } from "./IntakeRows.ts"
+import { Batches } from "../store/Sql/Batches.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows } from "./Csv.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
@@ -98,9 +99,10 @@ const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: Token):
 export const intake = (options: IntakeOptions) =>
   Effect.gen(function* () {
     const store = yield* StateStore
+    const batches = yield* Batches
     const { accountId } = options
     const batchId = yield* fileBatchId(options.file)
-    const existing = yield* store.batch(accountId, batchId).getBatch()
+    const existing = yield* batches.getBatch(accountId, batchId)
     if (Option.isSome(existing) && existing.value.state !== "loading") {
       return Intake.Loaded({ batch: existing.value, resumed: true, errors: [] })
     }
@@ -151,19 +153,19 @@ export const intake = (options: IntakeOptions) =>
     // and repeats checked above are then all committed, so two machines loading the same id at the
     // same moment accept it once (DESIGN 12).
     const created = yield* withLock(
-      store.account(accountId),
+      accountId,
       INTAKE_LOCK,
       { owner: `intake:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, ttlMs: 30_000 },
       store.createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
     ).pipe(Effect.either)
     if (Either.isLeft(created)) {
-      yield* store.batch(accountId, batchId).deleteBatch()
+      yield* batches.deleteBatch(accountId, batchId)
       const error = created.left
       if (error._tag === "StoreError" || error._tag === "FileChanged") return yield* Effect.fail(error)
       return Intake.Refused({ batchId, errors: csvFileErrorRows(error), rows: tally.rows })
     }
     if (tally.errors.length > 0 && !options.skipInvalid) {
-      yield* store.batch(accountId, batchId).deleteBatch()
+      yield* batches.deleteBatch(accountId, batchId)
       return Intake.Refused({ batchId, errors: tally.errors, rows: tally.rows })
     }
     return Intake.Loaded({ batch: created.right, resumed: false, errors: tally.errors, phones: tally.phones() })

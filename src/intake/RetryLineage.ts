@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { RetryLinks } from "../store/Sql/Retries.ts"
 
 export interface RetryLineage {
   /** The batch this one retries; undefined for a batch made from a file of its own. */
@@ -19,7 +19,7 @@ export interface RetryLineage {
 export const NO_LINEAGE: RetryLineage = { parent: undefined, generation: 0, ancestors: new Set() }
 
 export const retryLineage = Effect.fn("Intake.retryLineage")(function* (accountId: AccountId, batchId: BatchId) {
-  const links = yield* (yield* StateStore).account(accountId).retryLinks()
+  const links = yield* (yield* RetryLinks).retryLinks(accountId)
   if (links.length === 0) return NO_LINEAGE
   const parentOf = new Map(links.map((l) => [l.childBatchId, l]))
   const own = parentOf.get(batchId)

@@ -7,6 +7,7 @@
  */
 import { Effect, Option, Predicate, Ref, Stream } from "effect"
 import { type NewBatch, type RowInput, StoreError } from "../store/Model.ts"
+import { AccountRecords } from "../store/Sql/Account.ts"
 import { StateStore, type StateStoreShape } from "../store/StateStore.ts"
 import type { ApprovedWhat } from "../output/ApprovalFile.ts"
 import { controlDifference, controlTally } from "./Scan.ts"
@@ -23,13 +24,14 @@ const isStream = <A, E, R>(rows: Iterable<A> | Stream.Stream<A, E, R>): rows is 
   Predicate.hasProperty(rows, Stream.StreamTypeId)
 
 export const recordApproval = (accountId: AccountId, batchId: BatchId, approver: Approver) =>
-  Effect.flatMap(StateStore, (store) =>
-    store.batch(accountId, batchId).recordApproval({ by: approver.by, at: approver.at, what: JSON.stringify(approver.what) })
+  Effect.flatMap(AccountRecords, (records) =>
+    records.recordApproval(accountId, batchId, { by: approver.by, at: approver.at, what: JSON.stringify(approver.what) })
   )
 
 export const approvedStore = (accountId: AccountId, approver: Approver) =>
   Effect.gen(function* () {
     const store = yield* StateStore
+    const records = yield* AccountRecords
     const refused = yield* Ref.make(Option.none<string>())
     const refuse = (reason: string) =>
       Effect.zipRight(
@@ -56,7 +58,7 @@ export const approvedStore = (accountId: AccountId, approver: Approver) =>
           )
         )
       )
-      return Effect.tap(store.createBatch(batch, counted), (created) => recordApproval(accountId, created.batchId, approver).pipe(Effect.provideService(StateStore, store)))
+      return Effect.tap(store.createBatch(batch, counted), (created) => recordApproval(accountId, created.batchId, approver).pipe(Effect.provideService(AccountRecords, records)))
     }
     return { store: StateStore.of({ ...store, createBatch }), refused: Ref.get(refused) } as const
   })

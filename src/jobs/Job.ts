@@ -17,6 +17,7 @@ import { writeSummary } from "../output/Ledger.ts"
 import type { RunResult } from "../run/Runner.ts"
 import { AlarmedRow, AlreadyPaid, amendSummary, SharedPhonesHistory } from "../output/SummaryFile.ts"
 import type { Batch } from "../store/Model.ts"
+import { Batches } from "../store/Sql/Batches.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
 import { type ApprovalFile, approvalOf, writeApproval } from "../output/ApprovalFile.ts"
@@ -186,7 +187,6 @@ const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string
 /** An approved file: paid only if it is still what was approved, by someone the policy allows. */
 const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: string, batchId: BatchId, approval: ApprovalFile) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const what = approval.approved_what
     const by = approval.approved_by
     const policy = watcherPolicy(settings.approval ?? ANYONE, approval)
@@ -205,7 +205,7 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
       })
     }
     const approver = { by, at: DateTime.toEpochMillis(DateTime.unsafeMake(approval.approved_at ?? 0)), what }
-    const batch = yield* store.batch(settings.accountId, batchId).getBatch()
+    const batch = yield* (yield* Batches).getBatch(settings.accountId, batchId)
     // A batch that exists already (a resumed run) is not created again: record its approval now.
     if (Option.isSome(batch) && batch.value.approvedBy === null) yield* recordApproval(settings.accountId, batchId, approver)
     const guard = yield* approvedStore(settings.accountId, approver)
@@ -275,11 +275,11 @@ export const processJob = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, 
 
 const jobOf = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, csv: string, batchId: BatchId) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const batches = yield* Batches
     // The run's own messages (log records under --log-format json) carry which batch and file as
     // fields, as the watcher's end-of-job lines do, not only inside their text.
     const run: RunFile<E, R> = (file, dryRun) => Effect.annotateLogs(runFile(file, dryRun), { batch_id: batchId, file })
-    const batch = yield* store.batch(settings.accountId, batchId).getBatch()
+    const batch = yield* batches.getBatch(settings.accountId, batchId)
     if (Option.isSome(batch) && batch.value.state === "paused") {
       return JobOutcome.Held({ batchId, reason: batch.value.pauseReason ?? "paused" })
     }

@@ -22,7 +22,7 @@ import { type Fingerprint, recordTaken } from "./TakenFile.ts"
 import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
 import { beat, holdCurrencies, leave } from "./Workers.ts"
 import { runnerName } from "../run/Lease.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { AccountRecords } from "../store/Sql/Account.ts"
 
 export interface WatchSettings extends JobSettings {
   readonly settleMs: number
@@ -227,7 +227,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         yield* tellWatch(WatchEvent.ScheduledTime({ claimed, nextRun: new Date(nextScheduledAt), timeZone: settings.schedule.timeZone }))
       }
       // The account's halt, for health: the runners read it themselves before every payout.
-      const halt = yield* StateStore.pipe(Effect.flatMap((store) => store.account(settings.accountId).activeHalt()), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
+      const halt = yield* AccountRecords.pipe(Effect.flatMap((records) => records.activeHalt(settings.accountId)), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
       if (halt !== undefined && (yield* Ref.get(health)).halt === undefined) {
         yield* tellWatch(WatchEvent.AccountHalted({ halt }))
       }

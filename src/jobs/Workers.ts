@@ -10,7 +10,7 @@ import { hostname } from "node:os"
 import type { AccountId } from "../domain/Ids.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
 import { holdLocks } from "../store/RegisterLock.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Registers } from "../store/Sql/Registers.ts"
 
 export const WORKER_PREFIX = "worker:"
 const LOCK_PREFIX = "currency-lock:"
@@ -34,8 +34,8 @@ export const decodeBeat = Schema.decodeUnknownOption(HeartbeatJson)
 
 /** Records this worker's heartbeat (and what it runs) in the store. */
 export const beat = (accountId: AccountId, owner: string, startedAt: number, ttlMs: number, running: ReadonlyArray<string>) =>
-  Effect.flatMap(StateStore, (store) =>
-    store.account(accountId).modifyRegister(`${WORKER_PREFIX}${owner}`, (_, nowMs) => [
+  Effect.flatMap(Registers, (registers) =>
+    registers.modifyRegister(accountId, `${WORKER_PREFIX}${owner}`, (_, nowMs) => [
       undefined,
       Option.some(encodeBeat({ owner, host: hostname(), pid: process.pid, startedAt, beatAt: nowMs, ttlMs, running: [...running] }))
     ])
@@ -43,7 +43,7 @@ export const beat = (accountId: AccountId, owner: string, startedAt: number, ttl
 
 /** A worker leaving cleanly takes its heartbeat with it. */
 export const leave = (accountId: AccountId, owner: string) =>
-  Effect.flatMap(StateStore, (store) => store.account(accountId).modifyRegister(`${WORKER_PREFIX}${owner}`, () => [undefined, Option.none()]))
+  Effect.flatMap(Registers, (registers) => registers.modifyRegister(accountId, `${WORKER_PREFIX}${owner}`, () => [undefined, Option.none()]))
 
 /** host:boot:pid of an owner name host:boot:pid:role: a worker and the runners it started share it. */
 export const processOf = (owner: string) => owner.split(":").slice(0, -1).join(":")
@@ -60,8 +60,7 @@ export interface WorkerView extends Heartbeat {
 /** Every worker that beat in this account's store, live first. */
 export const workers = (accountId: AccountId) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
-    const read = yield* store.account(accountId).registers(WORKER_PREFIX)
+    const read = yield* (yield* Registers).registers(accountId, WORKER_PREFIX)
     const views: Array<WorkerView> = []
     for (const register of read.registers) {
       const found = decodeBeat(register.value)
@@ -77,10 +76,4 @@ export const workers = (accountId: AccountId) =>
  * holds one of them. A lock of a process proven dead on this host is taken at once.
  */
 export const holdCurrencies = (accountId: AccountId, currencies: ReadonlyArray<string>, owner: string, ttlMs: number) =>
-  Effect.flatMap(StateStore, (store) =>
-    holdLocks(
-      store.account(accountId),
-      currencies.map((c) => `${LOCK_PREFIX}${c}`),
-      { owner, ttlMs, isDead: isDeadLocalOwner }
-    )
-  )
+  holdLocks(accountId, currencies.map((c) => `${LOCK_PREFIX}${c}`), { owner, ttlMs, isDead: isDeadLocalOwner })

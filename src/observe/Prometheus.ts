@@ -8,7 +8,8 @@ import { Effect, MetricKey, MetricPair, MetricState, Metric, Option } from "effe
 import type { AccountId } from "../domain/Ids.ts"
 import { needsPerson } from "../store/Model.ts"
 import { emptyCounts, ROW_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { attentionBatchesKey, rowsKey, unknownRowsKey } from "./Metrics.ts"
 
 export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -82,15 +83,15 @@ const gauge = (key: MetricKey.MetricKey.Gauge<number>, n: number) => MetricPair.
  * and the unknown rows. Read at scrape time, so every process's work shows.
  */
 export const storeGauges = Effect.fn("Metrics.storeGauges")(function* (accountId: AccountId) {
-  const store = yield* StateStore
-  const batches = yield* store.account(accountId).listBatches()
+  const mirror = yield* MirrorStore
+  const batches = yield* (yield* Batches).listBatches(accountId)
   const rows = emptyCounts()
   for (const batch of batches) for (const state of ROW_STATES) rows[state] += batch.counts[state]
   // A batch without unknown rows needs a person only for an alarm: its flagged rows are read then only.
   const attention = yield* Effect.filter(batches, (batch) =>
     batch.counts.unknown > 0
       ? Effect.succeed(true)
-      : Effect.map(store.batch(accountId, batch.batchId).flaggedRows(), (flagged) => flagged.some(needsPerson)))
+      : Effect.map(mirror.flaggedRows(accountId, batch.batchId), (flagged) => flagged.some(needsPerson)))
   return [
     ...ROW_STATES.map((state) => gauge(MetricKey.tagged(rowsKey, "state", state), rows[state])),
     gauge(attentionBatchesKey, attention.length),
@@ -100,7 +101,7 @@ export const storeGauges = Effect.fn("Metrics.storeGauges")(function* (accountId
 
 /**
  * The handler of `GET /metrics`, for an HttpRouter: mount it as
- * `HttpRouter.get("/metrics", metricsRoute(accountId))` where a StateStore is provided. Without an
+ * `HttpRouter.get("/metrics", metricsRoute(accountId))` where the store is provided. Without an
  * account yet (a daemon still asking the service who it is), only the process's metrics are shown.
  * A store that cannot be read fails the scrape (503), which Prometheus records as the target down.
  */

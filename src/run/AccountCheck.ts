@@ -8,7 +8,8 @@ import { Clock, Effect, Stream } from "effect"
 import { DEFAULT_LOCALE, formatFor } from "../output/Format.ts"
 import { TOKEN_PATTERN } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { DAY_MS, dayOf, HISTORY_DAYS, serviceDays, syncDays } from "./ListingMirror.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
@@ -34,14 +35,14 @@ export interface AccountReport {
 const PLAIN = formatFor(DEFAULT_LOCALE)
 
 export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: AccountId) {
-    const store = yield* StateStore
+    const [mirror, reads] = yield* Effect.all([MirrorStore, Rows])
     const now = yield* Clock.currentTimeMillis
     // The service's days (its Date header), not ours: a clock ahead of ours lists payouts on its own days.
     const days = yield* serviceDays(now - HISTORY_DAYS * DAY_MS, now)
     const sync = yield* syncDays(accountId, days, { closeAfterMs: 6 * 60 * 60 * 1000, progress: true })
     const byToken = new Map<string, Array<MirroredPayout>>()
     let payouts = 0
-    yield* store.account(accountId).mirrorOfDays(days[0], days[days.length - 1]).pipe(
+    yield* mirror.mirrorOfDays(accountId, days[0], days[days.length - 1]).pipe(
       Stream.runForEach((p) =>
         Effect.sync(() => {
           payouts++
@@ -56,13 +57,13 @@ export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: 
     for (const [day, why] of sync.incomplete) {
       findings.push({ kind: "incomplete", token: "", batchId: null, line: null, detail: `listing of ${day} could not be read completely: ${why}`, references: [] })
     }
-    const alarm = yield* store.account(accountId).accountAlarm()
+    const alarm = yield* mirror.accountAlarm(accountId)
     if (alarm._tag === "Some") findings.push({ kind: "alarm", token: "", batchId: null, line: null, detail: `account alarm: ${alarm.value.reason}`, references: [] })
     let tokened = 0
     for (const [token, listed] of byToken) {
       tokened += listed.length
       const refs = listed.map((p) => p.reference)
-      const found = yield* store.account(accountId).findRowByToken(token)
+      const found = yield* reads.findRowByToken(accountId, token)
       if (found._tag === "None") {
         findings.push({ kind: "unmatched", token, batchId: null, line: null, detail: `${listed.length} payout(s) carry a token no row of this account has`, references: refs })
         continue

@@ -6,7 +6,7 @@
 import { Clock, Effect, type Option } from "effect"
 import type { AccountId } from "../domain/Ids.ts"
 import type { Halt } from "../store/AccountModel.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { AccountRecords } from "../store/Sql/Account.ts"
 
 export interface HaltOutcome {
   /** False when a halt was already in force: it is kept as it was. */
@@ -16,14 +16,14 @@ export interface HaltOutcome {
 
 /** Halts the account by `by` for `reason`, unless a halt already holds. */
 export const haltAccount = Effect.fn("AccountHalt.halt")(function* (accountId: AccountId, by: string, reason: string) {
-  const account = (yield* StateStore).account(accountId)
-  const changed = yield* account.haltAccount({ at: yield* Clock.currentTimeMillis, by, reason })
-  return { changed, halt: yield* account.activeHalt() } satisfies HaltOutcome
+  const records = yield* AccountRecords
+  const changed = yield* records.haltAccount(accountId, { at: yield* Clock.currentTimeMillis, by, reason })
+  return { changed, halt: yield* records.activeHalt(accountId) } satisfies HaltOutcome
 })
 
 /** Lifts the halt in force, recording who (and why, when given); `changed` is false when none held. */
 export const liftHalt = Effect.fn("AccountHalt.lift")(function* (accountId: AccountId, by: string, reason?: string) {
-  const account = (yield* StateStore).account(accountId)
-  const lifted = yield* account.liftHalt(by, yield* Clock.currentTimeMillis, reason)
-  return { changed: lifted > 0, halt: yield* account.activeHalt() } satisfies HaltOutcome
+  const records = yield* AccountRecords
+  const lifted = yield* records.liftHalt(accountId, by, yield* Clock.currentTimeMillis, reason)
+  return { changed: lifted > 0, halt: yield* records.activeHalt(accountId) } satisfies HaltOutcome
 })

@@ -3,16 +3,19 @@
  * alarm with what was answered, so a person decides (exit 5), and nothing of that answer is stored.
  */
 import { Effect, Option, Ref } from "effect"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import type { RunContextShape } from "./RunContext.ts"
 
-type Ctx = Pick<RunContextShape, "batchId" | "batchStore" | "alarms">
+type Ctx = Pick<RunContextShape, "accountId" | "batchId" | "alarms">
 
 export const raiseAnomaly = Effect.fn("Run.anomaly")(function* (ctx: Ctx, idx: number, reason: string, references: ReadonlyArray<string>) {
+  const [mirror, reads] = yield* Effect.all([MirrorStore, Rows])
   const text = `anomaly: ${reason}`
-  yield* ctx.batchStore.setRowAlarm(idx, text, references).pipe(Effect.orDie)
+  yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, idx, text, references).pipe(Effect.orDie)
   yield* Ref.update(ctx.alarms, (m) => new Map([...m, [idx, { reason: text, references }]]))
-  const line = Option.match(yield* ctx.batchStore.getRow(idx).pipe(Effect.orDie), { onNone: () => idx, onSome: (r) => r.line })
+  const line = Option.match(yield* reads.getRow(ctx.accountId, ctx.batchId, idx).pipe(Effect.orDie), { onNone: () => idx, onSome: (r) => r.line })
   yield* tell(RunEvent.AnomalyAlarm({ batchId: ctx.batchId, line, reason: text }))
 })
 

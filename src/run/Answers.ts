@@ -10,6 +10,9 @@ import type { ClientError } from "../api/Errors.ts"
 import type { PayoutResponse } from "../api/Schemas.ts"
 import { fromWire } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
+import { Claims } from "../store/Sql/Claims.ts"
+import type { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import { estimateFee } from "./Preflight.ts"
 import { raiseAnomaly } from "./Anomaly.ts"
@@ -34,8 +37,12 @@ export const makeAnswers = Effect.gen(function* () {
   const client = yield* PaymentClient
   const writer = yield* TransitionWriter
   const tracker = yield* Tracker
+  const claims = yield* Claims
+  const reads = yield* Rows
+  // raiseAnomaly's own: captured here so no answer's handling asks for a service.
+  const anomalyStores = yield* Effect.context<MirrorStore | Rows>()
   const balanceLock = yield* Effect.makeSemaphore(1)
-  const { batchStore } = ctx
+  const { accountId, batchId } = ctx
 
   const track = (row: Row, reference: string, state: RowState) =>
     IN_FLIGHT_STATES.includes(state) ? tracker.follow(row, reference, true) : Effect.void
@@ -47,7 +54,7 @@ export const makeAnswers = Effect.gen(function* () {
         // Sent and answered with a reference, but an answer no payout of ours has: kept in flight
         // (never settled by it), nothing of it stored but the reference, and a person decides.
         yield* writer.record({ idx: row.idx, from: ["submitting"], to: "submitted", reference: response.reference, source: "response" })
-        return yield* raiseAnomaly(ctx, row.idx, fee.left, [response.reference])
+        return yield* raiseAnomaly(ctx, row.idx, fee.left, [response.reference]).pipe(Effect.provide(anomalyStores))
       }
       const state = stateOfStatus(response.status)
       yield* writer.record({
@@ -64,7 +71,7 @@ export const makeAnswers = Effect.gen(function* () {
   /** Marks every row of the currency not yet sent as skipped. */
   const skipCurrency = Effect.fn("Submitter.skipCurrency")(function* (currency: string, reason: string) {
       yield* Ref.update(ctx.stoppedCurrencies, (s) => new Set([...s, currency]))
-      yield* batchStore.streamRowsInStates(["validated"]).pipe(
+      yield* reads.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
         Stream.filter((r) => r.currency === currency),
         Stream.runForEach((r) =>
           writer.record({ idx: r.idx, from: ["validated", "submitting"], to: "skipped", error: reason, source: "response" })
@@ -86,7 +93,7 @@ export const makeAnswers = Effect.gen(function* () {
           onNone: () => 0,
           onSome: (ws) => ws.filter((w) => w.currency === row.currency).reduce((a, w) => a + fromWire(w.available_balance, w.currency), 0)
         })
-        const left = yield* batchStore.streamRowsInStates(["validated"]).pipe(
+        const left = yield* reads.streamRowsInStates(accountId, batchId, ["validated"]).pipe(
           Stream.filter((r) => r.currency === row.currency),
           Stream.runFold(0, (sum, r) => sum + (r.amountMinor ?? 0) + estimateFee(r.amountMinor ?? 0, ctx.settings.feePercent)),
           Effect.orDie
@@ -110,22 +117,22 @@ export const makeAnswers = Effect.gen(function* () {
       case "AuthError":
         return Effect.zipRight(
           Ref.set(ctx.stop, { _tag: "Auth", message: error.message }),
-          batchStore.releaseRows([row.idx], "credentials refused").pipe(Effect.orDie, Effect.asVoid)
+          claims.releaseRows(accountId, batchId, [row.idx], "credentials refused").pipe(Effect.orDie, Effect.asVoid)
         )
       case "NotSent":
         if (fenced(error)) {
           // Never sent: back to validated. Renewal decides whether this runner goes on (renewed)
           // or stops (the lease was taken: LeaseLost).
-          return batchStore.releaseRows([row.idx], "not sent: the lease may have lapsed", ctx.owner).pipe(Effect.orDie, Effect.asVoid)
+          return claims.releaseRows(accountId, batchId, [row.idx], "not sent: the lease may have lapsed", ctx.owner).pipe(Effect.orDie, Effect.asVoid)
         }
         return Effect.zipRight(
           Ref.set(ctx.stop, { _tag: "Unreachable", message: error.message }),
-          batchStore.releaseRows([row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
+          claims.releaseRows(accountId, batchId, [row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
         )
       case "RateLimited":
         return Effect.zipRight(
           Ref.set(ctx.stop, { _tag: "Unreachable", message: error.message }),
-          batchStore.releaseRows([row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
+          claims.releaseRows(accountId, batchId, [row.idx], error.message).pipe(Effect.orDie, Effect.asVoid)
         )
       default:
         // Sent, and no usable answer: the payout may exist. Reconciliation decides, never a resend here.

@@ -6,7 +6,9 @@
 import { Chunk, Effect, Option, Stream } from "effect"
 import type { AccountId } from "../domain/Ids.ts"
 import type { BatchSummary } from "../store/StoreDriver.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { needsPerson } from "../store/Model.ts"
 import { evidenceOf, type RowEvidence } from "./ResolveEvidence.ts"
 
@@ -22,20 +24,18 @@ export interface Attention {
 }
 
 export const attentionOf = Effect.fn("Attention.list")(function* (accountId: AccountId) {
-  const store = yield* StateStore
-  const account = store.account(accountId)
-  const batches = yield* account.listBatches()
+  const [reads, mirror] = yield* Effect.all([Rows, MirrorStore])
+  const batches = yield* Effect.flatMap(Batches, (b) => b.listBatches(accountId))
   const found = yield* Effect.forEach(batches, (batch) =>
     Effect.gen(function* () {
-      const handle = store.batch(accountId, batch.batchId)
       // Unknown rows (counted) and rows under an alarm (flagged: any state), each once, in file order.
-      const unknown = batch.counts.unknown > 0 ? Chunk.toReadonlyArray(yield* Stream.runCollect(handle.streamRowsInStates(["unknown"]))) : []
-      const flagged = (yield* handle.flaggedRows()).filter(needsPerson)
+      const unknown = batch.counts.unknown > 0 ? Chunk.toReadonlyArray(yield* Stream.runCollect(reads.streamRowsInStates(accountId, batch.batchId, ["unknown"]))) : []
+      const flagged = (yield* mirror.flaggedRows(accountId, batch.batchId)).filter(needsPerson)
       const byIdx = new Map([...unknown, ...flagged].map((row) => [row.idx, row]))
       const rows = [...byIdx.values()].sort((a, b) => a.idx - b.idx)
       return { batch, rows: yield* Effect.forEach(rows, (row) => evidenceOf(accountId, batch.batchId, row)) }
     }))
-  const alarm = yield* account.accountAlarm()
+  const alarm = yield* mirror.accountAlarm(accountId)
   return {
     accountAlarm: Option.match(alarm, { onNone: () => undefined, onSome: (a) => a.reason }),
     batches: found.filter((b) => b.rows.length > 0)

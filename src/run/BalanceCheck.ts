@@ -9,6 +9,7 @@ import type { Intake } from "../intake/Intake.ts"
 import { PendingColumns } from "../intake/PendingColumns.ts"
 import { type PhoneFindings, sharedPhoneFields } from "../intake/SharedPhones.ts"
 import { makeSummary } from "../output/Outputs.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import type { RefusalCause } from "./Outcome.ts"
@@ -26,8 +27,9 @@ const preflightOf = Effect.fn("BalanceCheck.preflight")(function* (pending: Pend
 
 export const loadPreflight = Effect.fn("BalanceCheck.load")(function* () {
     const ctx = yield* RunContext
+    const reads = yield* Rows
     const pending = new PendingColumns()
-    yield* ctx.batchStore.streamPending().pipe(Stream.runForEach((r) => Effect.sync(() => pending.push(r.idx, r.currency, r.amountMinor))))
+    yield* reads.streamPending(ctx.accountId, ctx.batchId).pipe(Stream.runForEach((r) => Effect.sync(() => pending.push(r.idx, r.currency, r.amountMinor))))
     return yield* preflightOf(pending, ctx.settings)
   })
 

@@ -13,6 +13,8 @@ import { alreadyPaidOf, type EarlierRun, makeAlreadyPaidTally, withAlreadyPaid }
 import { makeReportTally, reportPath, writeReportOf } from "../output/Report.ts"
 import { userFormat } from "../output/Format.ts"
 import type { Summary } from "../output/SummaryFile.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { EXIT_ATTENTION, EXIT_FINISHED_WITH_FAILURES, EXIT_INTERNAL, EXIT_OK, exitCodeFor } from "./ExitCode.ts"
 import { ended, RunEvent, tell } from "./Notices.ts"
 import { type IncompleteReason, outcomeFor, type RefusalCause } from "./Outcome.ts"
@@ -39,11 +41,12 @@ export const makeConclusion = (input: ConclusionInput) =>
   Effect.gen(function* () {
     const ctx = yield* RunContext
     const writer = yield* TransitionWriter
+    const [batches, reads] = yield* Effect.all([Batches, Rows])
     const { ledgerLock, paths, request, startedAt } = input
-    const { accountId, batchId, batchStore } = ctx
+    const { accountId, batchId } = ctx
     // A batch already done before this run is the same content run again (a copy, a re-drop): its
     // earlier run paid every paid row, this one pays nothing (output/AlreadyPaid.ts).
-    const earlier: EarlierRun | undefined = Option.match(yield* batchStore.getBatch(), {
+    const earlier: EarlierRun | undefined = Option.match(yield* batches.getBatch(accountId, batchId), {
       onNone: () => undefined,
       onSome: (b) => (b.state === "done" ? { batchId: b.batchId, file: b.fileName } : undefined)
     })
@@ -77,7 +80,7 @@ export const makeConclusion = (input: ConclusionInput) =>
       )
     const finish = Effect.fn("Run.conclude")(function* (outcome: string, forced?: number, cause?: RefusalCause) {
         yield* writer.flush
-        const counts = yield* batchStore.countByState()
+        const counts = yield* batches.countByState(accountId, batchId)
         const alarms = yield* Ref.get(ctx.alarms)
         const accountAlarm = yield* Ref.get(ctx.accountAlarm)
         const needsPerson = alarms.size > 0 || (accountAlarm !== undefined && counts.unknown > 0)
@@ -87,7 +90,7 @@ export const makeConclusion = (input: ConclusionInput) =>
         }
         const guarded = yield* concludeSafeguards(counts, !request.dryRun)
         const alarmRows = yield* Effect.forEach([...alarms.entries()], ([idx, alarm]) =>
-          Effect.map(batchStore.getRow(idx), (row) => ({
+          Effect.map(reads.getRow(accountId, batchId, idx), (row) => ({
             line: Option.match(row, { onNone: () => 0, onSome: (r) => r.line }),
             reason: alarm.reason,
             references: alarm.references
@@ -116,11 +119,11 @@ export const makeConclusion = (input: ConclusionInput) =>
         })
         // Every row final (exit 0 or 1): the batch is done, and `payouts batches` says so.
         if (!request.dryRun && (exitCode === EXIT_OK || exitCode === EXIT_FINISHED_WITH_FAILURES) && guarded.paused === undefined) {
-          yield* batchStore.setBatchState("done")
+          yield* batches.setBatchState(accountId, batchId, "done")
         }
         if (request.dryRun) {
           // A dry run leaves no trace, but never touches a batch an earlier run created.
-          if (!input.resumed) yield* batchStore.deleteBatch()
+          if (!input.resumed) yield* batches.deleteBatch(accountId, batchId)
           return resultOf(exitCode, summary, String(summary.outcome), cause)
         }
         const written = yield* writeOutputs(summary).pipe(Effect.either)

@@ -7,14 +7,14 @@
  */
 import { Clock, Effect, Option } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { AccountRecords } from "../store/Sql/Account.ts"
 import type { AccountId } from "../domain/Ids.ts"
 import { GUARD_FIGURES_MAX_AGE_MS } from "../intake/Guards.ts"
 
 export const makeHaltWatch = (accountId: AccountId, maxAgeMs = GUARD_FIGURES_MAX_AGE_MS) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
-    const read = store.account(accountId).activeHalt().pipe(
+    const records = yield* AccountRecords
+    const read = records.activeHalt(accountId).pipe(
       // A halt that cannot be read holds: better a run that waits than one that pays through a stop.
       Effect.catchAll((e) =>
         Effect.map(Clock.currentTimeMillis, (at) => Option.some<Halt>({ at, by: "payouts", reason: `the state store could not be read (${e.message})` }))

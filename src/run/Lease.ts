@@ -8,7 +8,8 @@ import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { hostname } from "node:os"
 import type { Fence } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 const isAlive = (pid: number): boolean => {
@@ -55,14 +56,14 @@ export const isDeadLocalOwner = (owner: string, host = hostname()): boolean => {
 
 /** The lease's fence when this owner now holds it; none while another (live) runner does. */
 export const acquireLease = Effect.fn("Lease.acquire")(function* (accountId: AccountId, batchId: BatchId, owner: string, ttl: Duration.DurationInput) {
-    const store = yield* StateStore
-    const held = yield* store.batch(accountId, batchId).acquireLease(owner, ttl)
+    const batches = yield* Batches
+    const held = yield* batches.acquireLease(accountId, batchId, owner, ttl)
     if (Option.isSome(held)) return held
-    const holder = Option.flatMap(yield* store.batch(accountId, batchId).getBatch(), (b) => Option.fromNullable(b.leaseOwner))
+    const holder = Option.flatMap(yield* batches.getBatch(accountId, batchId), (b) => Option.fromNullable(b.leaseOwner))
     if (Option.isNone(holder) || !isDeadLocalOwner(holder.value)) return Option.none<Fence>()
     // Released only if still held by the dead owner: two restarts racing here still get one lease.
-    yield* store.batch(accountId, batchId).releaseLease(holder.value)
-    return yield* store.batch(accountId, batchId).acquireLease(owner, ttl)
+    yield* batches.releaseLease(accountId, batchId, holder.value)
+    return yield* batches.acquireLease(accountId, batchId, owner, ttl)
   })
 
 /**
@@ -74,7 +75,6 @@ export const holdLease = (accountId: AccountId, batchId: BatchId, owner: string,
   Effect.acquireRelease(acquireLease(accountId, batchId, owner, ttl), (held) =>
     Option.isNone(held)
       ? Effect.void
-      : Effect.flatMap(StateStore, (store) => {
-          const batch = store.batch(accountId, batchId)
-          return Effect.zipRight(batch.releaseIntents(owner), batch.releaseLease(owner)).pipe(Effect.ignore)
-        }))
+      : Effect.flatMap(Effect.all([MirrorStore, Batches]), ([mirror, batches]) =>
+          Effect.zipRight(mirror.releaseIntents(accountId, batchId, owner), batches.releaseLease(accountId, batchId, owner)).pipe(Effect.ignore)
+        ))

@@ -5,15 +5,17 @@
  * it taken over stops at once.
  */
 import { Clock, Duration, Effect, Ref, Schedule } from "effect"
+import { Batches } from "../store/Sql/Batches.ts"
 import { RunContext } from "./RunContext.ts"
 
 export const keepLease = (ttl: Duration.Duration, acquiredAt: number) =>
   Effect.gen(function* () {
     const ctx = yield* RunContext
+    const batches = yield* Batches
     yield* Ref.set(ctx.leaseUntil, acquiredAt + Duration.toMillis(ttl))
     const renew = Effect.gen(function* () {
       const start = yield* Clock.currentTimeMillis
-      const ok = yield* ctx.batchStore.renewLease(ctx.fence, ttl)
+      const ok = yield* batches.renewLease(ctx.accountId, ctx.batchId, ctx.fence, ttl)
       if (ok) yield* Ref.set(ctx.leaseUntil, start + Duration.toMillis(ttl))
       else yield* Ref.set(ctx.stop, { _tag: "LeaseLost" })
     }).pipe(Effect.ignore, Effect.withSpan("Lease.renew"))

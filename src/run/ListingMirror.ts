@@ -16,7 +16,7 @@ import type { ClientError } from "../api/Errors.ts"
 import { checkFee, quote, wireMinor } from "../api/Plausible.ts"
 import { tokenOfDescription } from "../domain/Token.ts"
 import type { DayRead } from "../store/MirrorModel.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import type { AccountId } from "../domain/Ids.ts"
 
@@ -144,10 +144,10 @@ export interface SyncOptions {
 
 /** Syncs the mirror for these days (oldest first); a day that cannot be read is left incomplete. */
 export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: AccountId, days: ReadonlyArray<string>, options: SyncOptions) {
-    const store = yield* StateStore
+    const mirror = yield* MirrorStore
     const client = yield* PaymentClient
     const at = yield* Clock.currentTimeMillis
-    const known = new Map((yield* store.account(accountId).mirrorDays(days).pipe(Effect.orDie)).map((d) => [d.day, d]))
+    const known = new Map((yield* mirror.mirrorDays(accountId, days).pipe(Effect.orDie)).map((d) => [d.day, d]))
     const complete = new Set<string>()
     const incomplete = new Map<string, string>()
     const open = days.filter((day) => {
@@ -159,7 +159,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
     const save = (reads: ReadonlyArray<{ readonly day: string; readonly payouts: ReadonlyArray<DayPayout>; readonly maxTotal: number }>) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        yield* store.account(accountId).saveDayReads(reads.map(({ day, maxTotal, payouts }) => ({
+        yield* mirror.saveDayReads(accountId, reads.map(({ day, maxTotal, payouts }) => ({
           day,
           payouts,
           hash: hashOf(payouts),

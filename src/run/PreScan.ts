@@ -10,7 +10,8 @@ import { Clock, Effect, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { DAY_MS, daysBetween, HISTORY_DAYS, syncDays } from "./ListingMirror.ts"
 import { MAX_SKEW_MS } from "./ResendRules.ts"
 import { RunContext } from "./RunContext.ts"
@@ -31,11 +32,11 @@ const SHOWN = 5
 
 export const preScan = Effect.fn("PreScan.run")(function* () {
     const ctx = yield* RunContext
-    const store = yield* StateStore
+    const [mirror, reads] = yield* Effect.all([MirrorStore, Rows])
     const client = yield* PaymentClient
     const writer = yield* TransitionWriter
-    const { accountId, batchId, batchStore } = ctx
-    const first = yield* batchStore.rowsInStates(["validated"], { limit: 1 })
+    const { accountId, batchId } = ctx
+    const first = yield* reads.rowsInStates(accountId, batchId, ["validated"], { limit: 1 })
     if (first.length === 0) return { adopted: 0, alarms: 0, incompleteDays: 0 } satisfies PreScanResult
     // The service's days: its clock may differ from ours (learnt from the Date header of any answer).
     const now = yield* Clock.currentTimeMillis
@@ -50,15 +51,15 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
     const raised: Array<RaisedAlarm> = []
     // Only the rows whose token the mirror holds at all (the store's index finds them): reading every
     // row of a big batch here cost about as much as loading it.
-    const listedIdxs = yield* batchStore.listedRows("validated")
+    const listedIdxs = yield* mirror.listedRows(accountId, batchId, "validated")
     yield* Stream.fromIterable(listedIdxs).pipe(
       Stream.grouped(CHUNK),
       Stream.runForEach((chunk) =>
         Effect.gen(function* () {
-          const rows = (yield* Effect.forEach(chunk, (idx) => batchStore.getRow(idx))).flatMap((row) =>
+          const rows = (yield* Effect.forEach(chunk, (idx) => reads.getRow(accountId, batchId, idx))).flatMap((row) =>
             Option.isSome(row) && row.value.state === "validated" ? [row.value] : []
           )
-          const listed = yield* store.account(accountId).mirrorByTokens(rows.map((r) => r.token))
+          const listed = yield* mirror.mirrorByTokens(accountId, rows.map((r) => r.token))
           if (listed.length === 0) return
           const byToken = new Map<string, Array<MirroredPayout>>()
           for (const p of listed) {
@@ -71,11 +72,11 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
             const exact = carrying.filter((p) => p.currency === row.currency && p.amountMinor === row.amountMinor)
             // A payout our store records for another batch's row is that row's, not this one's: the same
             // content without ids again (a repeat after the repeat window, or the file re-saved?).
-            const recorded = exact.length === 1 ? yield* store.account(accountId).findRowByReference(exact[0].reference) : Option.none()
+            const recorded = exact.length === 1 ? yield* reads.findRowByReference(accountId, exact[0].reference) : Option.none()
             if (Option.isSome(recorded) && recorded.value.batchId !== batchId) {
               alarms++
               const reason = `its token's payout ${exact[0].reference} is already the payout of batch ${recorded.value.batchId} line ${recorded.value.line} (the same row again: a repeat, or the same file re-saved?)`
-              yield* batchStore.setRowAlarm(row.idx, reason, [exact[0].reference])
+              yield* mirror.setRowAlarm(accountId, batchId, row.idx, reason, [exact[0].reference])
               yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references: [exact[0].reference] }]]))
               yield* tell(RunEvent.PreScanAlarm({ batchId, line: row.line, reason, references: [] }))
               raised.push({ line: row.line, reason })
@@ -95,7 +96,7 @@ export const preScan = Effect.fn("PreScan.run")(function* () {
                 ? `before sending, ${exact.length} listed payouts already carry this row's token`
                 : "before sending, a listed payout carries this row's token with another amount or currency"
             const references = carrying.map((p) => p.reference)
-            yield* batchStore.setRowAlarm(row.idx, reason, references)
+            yield* mirror.setRowAlarm(accountId, batchId, row.idx, reason, references)
             yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
             yield* tell(RunEvent.PreScanAlarm({ batchId, line: row.line, reason, references }))
             raised.push({ line: row.line, reason })

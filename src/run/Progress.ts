@@ -5,6 +5,7 @@
  * final status); each has its own rate, measured over the last RATE_WINDOW_MS, and its ETA.
  */
 import { Clock, type Duration, Effect, Ref } from "effect"
+import { Batches } from "../store/Sql/Batches.ts"
 import { IN_FLIGHT_STATES, OUTCOME_STATES, type RowState, SENT_STATES } from "../store/RowState.ts"
 import { progress, progressEnd, type ProgressFigures } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
@@ -26,14 +27,15 @@ const rateOf = (samples: ReadonlyArray<Sample>, pick: (s: Sample) => number): nu
 }
 
 const make = Effect.gen(function* () {
-  const { batchStore } = yield* RunContext
+  const { accountId, batchId } = yield* RunContext
+  const batches = yield* Batches
 
   /** Reports the batch's figures every `every`, until interrupted (then ends the live line). */
   const report = Effect.fn("Progress.report")(function* (every: Duration.Duration) {
     const start = yield* Clock.currentTimeMillis
     const window = yield* Ref.make<ReadonlyArray<Sample>>([])
     const measure = Effect.gen(function* () {
-      const c = yield* batchStore.countByState()
+      const c = yield* batches.countByState(accountId, batchId)
       const now = yield* Clock.currentTimeMillis
       const sum = (states: ReadonlyArray<RowState>) => states.reduce((n, s) => n + c[s], 0)
       const sample: Sample = { at: now, sent: sum(SENT_STATES), final: sum(OUTCOME_STATES) }

@@ -12,7 +12,9 @@ import { DAY_MS, dayOf, serviceDays, syncDays } from "./ListingMirror.ts"
 import type { Fence, Row } from "../store/Model.ts"
 import { holdLease, runnerName } from "./Lease.ts"
 import { ANSWERED_STATES, canMove, stateOfStatus, UNPAID_OUTCOME_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Claims } from "../store/Sql/Claims.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { Reference } from "../domain/Ids.ts"
 
@@ -65,9 +67,9 @@ export const reconcileBatch = Effect.fn("ReconcileBatch.run")(function* (account
   })
 
 const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: AccountId, batchId: BatchId, fence: Option.Option<Fence>) {
-    const store = yield* StateStore
+    const [reads, mirror, claims] = yield* Effect.all([Rows, MirrorStore, Claims])
     const client = yield* PaymentClient
-    const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.batch(accountId, batchId).streamRows()))
+    const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(reads.streamRows(accountId, batchId)))
     const byToken = new Map(rows.map((r) => [r.token, r]))
     const intents = rows.flatMap((r) => (r.intentAt === null ? [] : [DateTime.toEpochMillis(r.intentAt)]))
     const now = yield* Clock.currentTimeMillis
@@ -78,7 +80,7 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
         ? undefined
         : yield* syncDays(accountId, yield* serviceDays(Math.min(...intents) - DAY_MS, now), { closeAfterMs: 6 * 60 * 60 * 1000 })
     const listed = new Map<string, Array<string>>()
-    for (const p of yield* store.account(accountId).mirrorByTokens([...byToken.keys()])) {
+    for (const p of yield* mirror.mirrorByTokens(accountId, [...byToken.keys()])) {
       if (p.token === null || p.description === null || !p.description.startsWith(`[${p.token}]`)) continue
       const refs = listed.get(p.token) ?? []
       if (!refs.includes(p.reference)) refs.push(p.reference)
@@ -134,7 +136,7 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
             if (state === row.state) continue
             note(row, "changed", `ledger ${row.state}, service ${r.status}`, [reference])
             if (canMove(row.state, state) && Option.isSome(fence)) {
-              const applied = yield* store.batch(accountId, batchId).recordTransition({
+              const applied = yield* claims.recordTransition(accountId, batchId, {
                 idx: row.idx,
                 from: [row.state],
                 to: state,

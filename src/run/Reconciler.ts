@@ -8,7 +8,9 @@ import { Chunk, Clock, DateTime, Effect, HashMap, Option, Ref, Stream } from "ef
 import { PaymentClient } from "../api/Client.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { type RaisedAlarm, tellRaisedAlarms } from "./TellAlarms.ts"
 import { DAY_MS, dayOf, daysBetween } from "./ListingMirror.ts"
 import { syncDays } from "./ListingMirror.ts"
@@ -43,12 +45,12 @@ const groupByToken = (payouts: ReadonlyArray<MirroredPayout>) => {
 
 const make = Effect.gen(function* () {
   const ctx = yield* RunContext
-  const store = yield* StateStore
+  const [batches, mirror, reads] = yield* Effect.all([Batches, MirrorStore, Rows])
   const client = yield* PaymentClient
   const writer = yield* TransitionWriter
   const { claimResend, resend } = yield* Submitter
   const parts = yield* Effect.context<TransitionWriter | Tracker>()
-  const { accountId, batchId, batchStore, settings } = ctx
+  const { accountId, batchId, settings } = ctx
   // Per unknown row (as many as the batch's): the complete syncs that did not list it, the last wait said.
   const misses = yield* Ref.make(HashMap.empty<number, ReadonlyArray<number>>())
   const lastWait = yield* Ref.make(HashMap.empty<number, string>())
@@ -59,14 +61,15 @@ const make = Effect.gen(function* () {
   // Rows this round put under alarm, told together at its end (tellRaised).
   const raised = yield* Ref.make(Chunk.empty<RaisedAlarm>())
   const raiseRowAlarm = Effect.fn("Reconciler.alarm")(function* (row: Row, reason: string, references: ReadonlyArray<string>) {
-      yield* batchStore.setRowAlarm(row.idx, reason, references).pipe(Effect.orDie)
+      yield* mirror.setRowAlarm(accountId, batchId, row.idx, reason, references).pipe(Effect.orDie)
       yield* Ref.update(ctx.alarms, (m) => new Map([...m, [row.idx, { reason, references }]]))
       yield* tell(RunEvent.RowAlarmed({ batchId, line: row.line, reason, references }))
       yield* Ref.update(raised, Chunk.append<RaisedAlarm>({ line: row.line, reason }))
     })
 
   // --notify: the rows a round put under alarm are told at once, in one notification.
-  const tellRaised = Effect.flatMap(Ref.getAndSet(raised, Chunk.empty()), (all) => tellRaisedAlarms(ctx, Chunk.toReadonlyArray(all)))
+  const tellRaised = Effect.flatMap(Ref.getAndSet(raised, Chunk.empty()), (all) =>
+    tellRaisedAlarms(ctx, Chunk.toReadonlyArray(all)).pipe(Effect.provideService(Batches, batches)))
 
   /** One pass over the unknown rows and the rows resent once: each adopted, alarmed, resent or left waiting. */
   const round = Effect.fn("Reconciler.round")(function* () {
@@ -74,10 +77,10 @@ const make = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const alarms = yield* Ref.get(ctx.alarms)
     const unknown = Chunk.toReadonlyArray(
-      yield* batchStore.streamRowsInStates(["unknown"]).pipe(Stream.runCollect, Effect.orDie)
+      yield* reads.streamRowsInStates(accountId, batchId, ["unknown"]).pipe(Stream.runCollect, Effect.orDie)
     ).filter((r) => !alarms.has(r.idx))
     // Rows resent once stay watched: a second payout carrying the token is a duplicate alarm.
-    const watched = (yield* batchStore.flaggedRows().pipe(Effect.orDie)).filter(
+    const watched = (yield* mirror.flaggedRows(accountId, batchId).pipe(Effect.orDie)).filter(
       (r) => r.resends > 0 && r.state !== "unknown" && !alarms.has(r.idx)
     )
     if (unknown.length === 0 && watched.length === 0) return { waiting: 0, adopted: 0, resent: 0, alarms: alarms.size } satisfies ReconcileRound
@@ -88,11 +91,11 @@ const make = Effect.gen(function* () {
     const leaseTtlMs = settings.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
     // One read of our known payouts serves the lag (7 days) and the witnesses (from the intents' days).
     const witnessesFrom = earliest - DAY_MS
-    const knownAll = yield* store.account(accountId).knownPayouts(Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
+    const knownAll = yield* mirror.knownPayouts(accountId, Math.min(now - LAG_WINDOW_MS, witnessesFrom)).pipe(Effect.orDie)
     const lagKnown = knownAll.filter((k) => k.answeredAt >= now - LAG_WINDOW_MS)
     // The latest read of each day a payout not listed yet was answered on: its evidence of lag.
     const unlistedDays = [...new Set(lagKnown.filter((k) => k.listedAt === null).map((k) => dayOf(k.answeredAt)))]
-    const dayReads = new Map((unlistedDays.length === 0 ? [] : yield* store.account(accountId).mirrorDays(unlistedDays).pipe(Effect.orDie)).map((d) => [d.day, d.readAt]))
+    const dayReads = new Map((unlistedDays.length === 0 ? [] : yield* mirror.mirrorDays(accountId, unlistedDays).pipe(Effect.orDie)).map((d) => [d.day, d.readAt]))
     const lag = p99Lag(lagKnown, dayReads, LAG_CAP_MS)
     const floor = graceFloor(requestTimeoutMs, leaseTtlMs, lag)
     const graceMs = Math.max(settings.reconcileGraceMs, floor)
@@ -119,11 +122,11 @@ const make = Effect.gen(function* () {
       trustClosedAfter: latestEnd + graceMs,
       progress: syncTo - syncFrom > 4 * DAY_MS,
       told
-    }).pipe(Effect.provideService(StateStore, store), Effect.provideService(PaymentClient, client))
+    }).pipe(Effect.provideService(MirrorStore, mirror), Effect.provideService(PaymentClient, client))
     const tokens = [...unknown, ...watched].map((r) => r.token)
-    const byToken = groupByToken(yield* store.account(accountId).mirrorByTokens(tokens).pipe(Effect.orDie))
+    const byToken = groupByToken(yield* mirror.mirrorByTokens(accountId, tokens).pipe(Effect.orDie))
     const known = knownAll.filter((k) => k.answeredAt >= witnessesFrom)
-    const listed = new Map((yield* store.account(accountId).mirrorByReferences(known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
+    const listed = new Map((yield* mirror.mirrorByReferences(accountId, known.map((k) => k.reference)).pipe(Effect.orDie)).map((p) => [p.reference, p]))
     const evidence = {
       now,
       completeDays: sync.complete,
@@ -179,7 +182,7 @@ const make = Effect.gen(function* () {
         case "AccountAlarm":
           waiting++
           if ((yield* Ref.get(ctx.accountAlarm)) === undefined) {
-            yield* store.account(accountId).raiseAccountAlarm(decision.reason, now).pipe(Effect.orDie)
+            yield* mirror.raiseAccountAlarm(accountId, decision.reason, now).pipe(Effect.orDie)
             yield* Ref.set(ctx.accountAlarm, decision.reason)
             yield* tell(RunEvent.AccountAlarmRaised({ batchId, reason: decision.reason, references: decision.references }))
           }

@@ -9,7 +9,8 @@
 import { Chunk, Clock, DateTime, Duration, Effect, Either, Option, Stream } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { type Fence, needsPerson, type Row } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { holdLease, runnerName } from "./Lease.ts"
 import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
 import {
@@ -80,7 +81,7 @@ const LEASE_TTL = Duration.minutes(5)
 const fail = (message: string) => Effect.fail(new ResolveError({ message }))
 
 const readRows = (accountId: AccountId, batchId: BatchId) =>
-  Effect.flatMap(StateStore, (store) => Effect.map(Stream.runCollect(store.batch(accountId, batchId).streamRows()), Chunk.toReadonlyArray))
+  Effect.flatMap(Rows, (reads) => Effect.map(Stream.runCollect(reads.streamRows(accountId, batchId)), Chunk.toReadonlyArray))
 
 /** The rows a selection names, or why it names none the decision can take. */
 const selectRows = (request: ResolveRequest, all: ReadonlyArray<Row>): Effect.Effect<ReadonlyArray<Row>, ResolveError> => {
@@ -121,7 +122,7 @@ const unreadDaysOf = (row: Row, incomplete: ReadonlyMap<string, string>, now: nu
 }
 
 export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveRequest) {
-  const store = yield* StateStore
+  const [mirror, reads] = yield* Effect.all([MirrorStore, Rows])
   const { accountId, batchId } = request
   const owner = runnerName("resolve")
   const held = yield* holdLease(accountId, batchId, owner, LEASE_TTL)
@@ -129,7 +130,6 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
     return yield* fail(`batch ${batchId} is being run by another process; stop it (or wait for it to end) before resolving`)
   }
   const fence: Fence = held.value
-  const batch = store.batch(accountId, batchId)
   return yield* Effect.gen(function* () {
     const sync = Effect.fn("Resolve.sync")(function* (rows: ReadonlyArray<Row>) {
       const now = yield* Clock.currentTimeMillis
@@ -143,11 +143,11 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
     let synced = yield* sync(all.filter((r) => needsPerson(r) || r.state === "submitting" || named.has(r.idx)))
 
     let listingCleared = 0
-    if (request.listingOk) listingCleared = yield* store.account(accountId).clearAccountAlarm(request.by ?? "", request.reason, yield* Clock.currentTimeMillis)
+    if (request.listingOk) listingCleared = yield* mirror.clearAccountAlarm(accountId, request.by ?? "", request.reason, yield* Clock.currentTimeMillis)
 
     const contextOf = Effect.fn("Resolve.context")(function* (row: Row) {
       const evidence = yield* evidenceOf(accountId, batchId, row)
-      const alarm = yield* store.account(accountId).accountAlarm()
+      const alarm = yield* mirror.accountAlarm(accountId)
       const now = yield* Clock.currentTimeMillis
       return {
         evidence,
@@ -189,7 +189,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
         if (!declined) synced = yield* sync(targets)
       }
       for (const row of declined ? [] : targets) {
-        const current = Option.getOrElse(yield* batch.getRow(row.idx), () => row)
+        const current = Option.getOrElse(yield* reads.getRow(accountId, batchId, row.idx), () => row)
         const { ctx } = yield* contextOf(current)
         const result = yield* decide(ctx, current, decision).pipe(
           Effect.map((a) => Either.right<Applied>(a)),
@@ -208,7 +208,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
     const byIdx = new Map(after.map((r) => [r.idx, r]))
     const shownRows = request.selection._tag === "NeedingPerson" ? after.filter(needsPerson) : targets.map((r) => byIdx.get(r.idx) ?? r)
     const rows = yield* Effect.forEach(shownRows, (r) => evidenceOf(accountId, batchId, r))
-    const alarm = yield* store.account(accountId).accountAlarm()
+    const alarm = yield* mirror.accountAlarm(accountId)
     return {
       batchId,
       accountAlarm: Option.match(alarm, { onNone: () => undefined, onSome: (a) => a.reason }),

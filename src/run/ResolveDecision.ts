@@ -14,7 +14,11 @@ import { fromWire } from "../domain/Money.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Fence, Row } from "../store/Model.ts"
 import { stateOfStatus } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { AccountRecords } from "../store/Sql/Account.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { Claims } from "../store/Sql/Claims.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { payoutRequest } from "./PayoutBody.ts"
 
 export class ResolveError extends Data.TaggedError("ResolveError")<{
@@ -88,9 +92,9 @@ export const unfitFor = (decision: RowDecision, row: Row): string | undefined =>
  */
 const renewLease = (ctx: DecisionContext) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const batches = yield* Batches
     const start = yield* Clock.currentTimeMillis
-    const ok = yield* store.batch(ctx.accountId, ctx.batchId).renewLease(ctx.fence, ctx.leaseTtl)
+    const ok = yield* batches.renewLease(ctx.accountId, ctx.batchId, ctx.fence, ctx.leaseTtl)
     if (!ok) {
       return yield* new ResolveError({ message: `the batch's lease was taken by another process; nothing more is decided (look again with payouts resolve ${ctx.batchId})`, stop: true })
     }
@@ -98,7 +102,7 @@ const renewLease = (ctx: DecisionContext) =>
   })
 
 const adopt = Effect.fn("Resolve.adopt")(function* (ctx: DecisionContext, row: Row, reference: string, who: string) {
-  const store = yield* StateStore
+  const [reads, claims] = yield* Effect.all([Rows, Claims])
   const client = yield* PaymentClient
   const record = yield* client.status(reference).pipe(Effect.mapError((e) => new ResolveError({ message: `status of ${reference}: ${e.message}` })))
   if (record.type !== "payout" || record.currency !== row.currency || fromWire(record.amount, record.currency) !== row.amountMinor) {
@@ -106,11 +110,11 @@ const adopt = Effect.fn("Resolve.adopt")(function* (ctx: DecisionContext, row: R
   }
   const fee = checkStatusRecord(record, { reference, amountMinor: row.amountMinor, currency: row.currency }, client.scrub)
   if (Either.isLeft(fee)) return yield* fail(`${reference}: ${fee.left}; not adopted`)
-  const taken = yield* store.account(ctx.accountId).findRowByReference(reference)
+  const taken = yield* reads.findRowByReference(ctx.accountId, reference)
   if (Option.isSome(taken) && !(taken.value.batchId === ctx.batchId && taken.value.idx === row.idx)) {
     return yield* fail(`${reference} already belongs to line ${taken.value.line} of batch ${taken.value.batchId}`)
   }
-  yield* store.batch(ctx.accountId, ctx.batchId).recordTransition({
+  yield* claims.recordTransition(ctx.accountId, ctx.batchId, {
     idx: row.idx,
     from: ["unknown"],
     to: stateOfStatus(record.status),
@@ -124,8 +128,7 @@ const adopt = Effect.fn("Resolve.adopt")(function* (ctx: DecisionContext, row: R
 
 /** Why a resend of this row must not go out now (a payout may exist, or nothing proves it absent); undefined when it may. */
 export const resendBlock = Effect.fn("Resolve.resendBlock")(function* (ctx: DecisionContext, row: Row) {
-  const store = yield* StateStore
-  const halt = yield* store.account(ctx.accountId).activeHalt()
+  const halt = yield* Effect.flatMap(AccountRecords, (records) => records.activeHalt(ctx.accountId))
   if (Option.isSome(halt)) {
     return `line ${row.line}: refused, the account is halted by ${halt.value.by} (${halt.value.reason}); lift it first with payouts halt --lift`
   }
@@ -140,12 +143,12 @@ export const resendBlock = Effect.fn("Resolve.resendBlock")(function* (ctx: Deci
 })
 
 const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row: Row, who: string, leaseFrom: number) {
-  const store = yield* StateStore
+  const [claims, mirror] = yield* Effect.all([Claims, MirrorStore])
   const client = yield* PaymentClient
-  const batch = store.batch(ctx.accountId, ctx.batchId)
+  const { accountId, batchId } = ctx
   const blocked = yield* resendBlock(ctx, row)
   if (blocked !== undefined) return yield* fail(blocked)
-  const claimed = yield* batch.claimForResend([row.idx], `resend ${who}`, ctx.fence)
+  const claimed = yield* claims.claimForResend(accountId, batchId, [row.idx], `resend ${who}`, ctx.fence)
   if (claimed.length === 0) return yield* fail(`line ${row.line} changed meanwhile; look again`)
   // The send goes out only while the lease renewed just before surely holds (a minute's margin).
   const leaseHolds = Effect.map(Clock.currentTimeMillis, (now) => now < leaseFrom + Duration.toMillis(ctx.leaseTtl) - 60_000)
@@ -154,12 +157,12 @@ const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row:
   const done = (result: Applied["result"], reference: string | null, detail: string): Applied => ({ line: row.line, result, reference, detail: `line ${row.line}: ${detail}` })
   if (sent._tag === "Right" && fee !== undefined && Either.isLeft(fee)) {
     // Sent, answered with a reference, and an answer no payout of ours has: in flight, under alarm.
-    yield* batch.recordTransition({ idx: row.idx, from: ["submitting"], to: "submitted", reference: sent.right.reference, source: "response", detail: `resent ${who}` }, ctx.fence)
-    yield* batch.setRowAlarm(row.idx, `anomaly: ${fee.left}`, [sent.right.reference])
+    yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "submitted", reference: sent.right.reference, source: "response", detail: `resent ${who}` }, ctx.fence)
+    yield* mirror.setRowAlarm(accountId, batchId, row.idx, `anomaly: ${fee.left}`, [sent.right.reference])
     return done("resent", sent.right.reference, `resent, ${sent.right.reference}; ALARM: ${fee.left}`)
   }
   if (sent._tag === "Right") {
-    yield* batch.recordTransition({
+    yield* claims.recordTransition(accountId, batchId, {
       idx: row.idx,
       from: ["submitting"],
       to: stateOfStatus(sent.right.status),
@@ -172,20 +175,20 @@ const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row:
   }
   const error = sent.left
   if (error._tag === "NotSent" || error._tag === "RateLimited" || error._tag === "AuthError") {
-    yield* batch.recordTransition({ idx: row.idx, from: ["submitting"], to: "unknown", error: error.message, source: "operator", detail: `resend not sent: ${error.message}` }, ctx.fence)
+    yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: error.message, source: "operator", detail: `resend not sent: ${error.message}` }, ctx.fence)
     return done("not-sent", null, `the resend was not sent (${error.message}); the row stays unknown`)
   }
   if (error._tag === "ValidationError" || error._tag === "InsufficientBalance") {
-    yield* batch.recordTransition({ idx: row.idx, from: ["submitting"], to: "failed", error: error.message, source: "response", detail: `resend refused ${who}` }, ctx.fence)
+    yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "failed", error: error.message, source: "response", detail: `resend refused ${who}` }, ctx.fence)
     return done("refused-by-service", null, `the service refused the resend: ${error.message}`)
   }
-  yield* batch.recordTransition({ idx: row.idx, from: ["submitting"], to: "unknown", error: error.message, source: "response", detail: `resend ${who}: no answer` }, ctx.fence)
+  yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: error.message, source: "response", detail: `resend ${who}: no answer` }, ctx.fence)
   return done("no-answer", null, `resent, but no answer (${error.message}): it is unknown again`)
 })
 
 /** Applies one decision to one row; its alarm is cleared once decided. */
 export const decide = Effect.fn("Resolve.decide")(function* (ctx: DecisionContext, row: Row, decision: RowDecision) {
-  const store = yield* StateStore
+  const [claims, mirror] = yield* Effect.all([Claims, MirrorStore])
   const unfit = unfitFor(decision, row)
   if (unfit !== undefined) return yield* fail(unfit)
   const leaseFrom = yield* renewLease(ctx)
@@ -199,7 +202,7 @@ export const decide = Effect.fn("Resolve.decide")(function* (ctx: DecisionContex
       applied = yield* resend(ctx, row, who, leaseFrom)
       break
     case "Abandon":
-      yield* store.batch(ctx.accountId, ctx.batchId).recordTransition({ idx: row.idx, from: ["unknown"], to: "abandoned", error: `abandoned ${who}`, source: "operator", detail: `abandoned ${who}` }, ctx.fence)
+      yield* claims.recordTransition(ctx.accountId, ctx.batchId, { idx: row.idx, from: ["unknown"], to: "abandoned", error: `abandoned ${who}`, source: "operator", detail: `abandoned ${who}` }, ctx.fence)
       applied = { line: row.line, result: "abandoned", reference: null, detail: `line ${row.line}: abandoned (never retried automatically)` }
       break
     case "Acknowledge":
@@ -207,6 +210,6 @@ export const decide = Effect.fn("Resolve.decide")(function* (ctx: DecisionContex
       break
   }
   // A resend answered with an implausible record has just raised its own alarm: it stays.
-  if (!(applied.result === "resent" && applied.detail.includes("ALARM:"))) yield* store.batch(ctx.accountId, ctx.batchId).setRowAlarm(row.idx, null, [])
+  if (!(applied.result === "resent" && applied.detail.includes("ALARM:"))) yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, row.idx, null, [])
   return applied
 })

@@ -9,7 +9,8 @@ import { maskPhone } from "../domain/Phone.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { needsPerson, type Row, type RowEvent } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { DAY_MS, daysBetween } from "./ListingMirror.ts"
 
 export interface RowEvidence {
@@ -43,18 +44,18 @@ const whyOf = (row: Row): string => {
 }
 
 export const evidenceOf = Effect.fn("Resolve.evidence")(function* (accountId: AccountId, batchId: BatchId, row: Row) {
-  const store = yield* StateStore
-  const carrying = (yield* store.account(accountId).mirrorByTokens([row.token])).filter((p) => carriesToken(p.description, row.token))
+  const [mirror, reads] = yield* Effect.all([MirrorStore, Rows])
+  const carrying = (yield* mirror.mirrorByTokens(accountId, [row.token])).filter((p) => carriesToken(p.description, row.token))
   const intent = row.intentAt === null ? yield* Clock.currentTimeMillis : DateTime.toEpochMillis(row.intentAt)
   const days = daysBetween(intent - DAY_MS, intent + 2 * DAY_MS)
   const possible = Chunk.toReadonlyArray(
-    yield* store.account(accountId).mirrorOfDays(days[0], days[days.length - 1]).pipe(
+    yield* mirror.mirrorOfDays(accountId, days[0], days[days.length - 1]).pipe(
       Stream.filter((p) => p.token === null && p.currency === row.currency && p.amountMinor === row.amountMinor),
       Stream.take(20),
       Stream.runCollect
     )
   )
-  const events = yield* store.batch(accountId, batchId).events(row.idx)
+  const events = yield* reads.events(accountId, batchId, row.idx)
   return {
     line: row.line,
     id: row.rowId,

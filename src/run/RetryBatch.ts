@@ -22,7 +22,9 @@ import { writeTextAtomic } from "../output/AtomicFile.ts"
 import type { RowError } from "../intake/RowError.ts"
 import { type Batch, type BatchState, isRetryable, type Row, type RowRetry } from "../store/Model.ts"
 import { type RowState, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { Rows } from "../store/Sql/Reads.ts"
+import { RetryLinks } from "../store/Sql/Retries.ts"
 
 /** The payout detail each child row carries: the batch it retries (also what makes its file its own). */
 export const RETRY_OF_DETAIL = "retry_of"
@@ -122,20 +124,19 @@ const stemOf = (fileName: string) => fileName.replace(/\.csv$/i, "")
  * may still fail, when it has nothing to retry, and when it was already retried as another batch.
  */
 export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: AccountId, parent: Batch, dir: string, place: RetryPlacement) {
-  const store = yield* StateStore
-  const batch = store.batch(accountId, parent.batchId)
-  const counts = yield* batch.countByState()
+  const [batches, reads, retries] = yield* Effect.all([Batches, Rows, RetryLinks])
+  const counts = yield* batches.countByState(accountId, parent.batchId)
   const open = NOT_YET_FINAL.reduce((n, s) => n + counts[s], 0)
   if (open > 0) {
     return yield* new RetryRefused({
       reason: `batch ${parent.batchId} still has ${open} row(s) not final (waiting, sending or pending): run it to its end first (payouts run ${parent.fileName})`
     })
   }
-  const failures = [...(yield* Stream.runCollect(batch.streamRowsInStates(SETTLED_FAILURE_STATES)))]
+  const failures = [...(yield* Stream.runCollect(reads.streamRowsInStates(accountId, parent.batchId, SETTLED_FAILURE_STATES)))]
   // Rows a `--fix` child pays again are its own; the whole retry's child (if any) keeps those it holds.
-  const whole = (yield* store.account(accountId).retryLinks()).find((l) => l.parentBatchId === parent.batchId && !l.fixes)?.childBatchId
+  const whole = (yield* retries.retryLinks(accountId)).find((l) => l.parentBatchId === parent.batchId && !l.fixes)?.childBatchId
   const fixedElsewhere = new Set(
-    (yield* store.account(accountId).rowRetries(parent.batchId)).filter((l) => l.parentBatchId === parent.batchId && l.childBatchId !== whole).map((l) => l.parentIdx)
+    (yield* retries.rowRetries(accountId, parent.batchId)).filter((l) => l.parentBatchId === parent.batchId && l.childBatchId !== whole).map((l) => l.parentIdx)
   )
   const retryable = failures.filter(isRetryable)
   const rows = retryable.filter((r) => !fixedElsewhere.has(r.idx))
@@ -174,7 +175,7 @@ export interface ChildPlan {
  * file in place for what runs it next. Shared by the whole retry and `--fix` (RetryFix.ts).
  */
 export const placeChild = Effect.fn("Retry.placeChild")(function* (accountId: AccountId, plan: ChildPlan, dir: string, place: RetryPlacement) {
-  const store = yield* StateStore
+  const [batches, retries] = yield* Effect.all([Batches, RetryLinks])
   const fs = yield* FileSystem.FileSystem
   const { generation, parent } = plan
   const csv = retryCsvFile(parent.batchId, plan.rows)
@@ -193,7 +194,7 @@ export const placeChild = Effect.fn("Retry.placeChild")(function* (accountId: Ac
     childIdx: i,
     childLine: csv.lines[i]
   }))
-  const linked = yield* store.account(accountId).linkRetryRows({ link: { parentBatchId: parent.batchId, childBatchId: child, generation }, fixes: plan.fixes, rows }).pipe(
+  const linked = yield* retries.linkRetryRows(accountId, { link: { parentBatchId: parent.batchId, childBatchId: child, generation }, fixes: plan.fixes, rows }).pipe(
     Effect.onError(() => fs.remove(staged).pipe(Effect.ignore))
   )
   if (linked._tag === "Taken") {
@@ -212,7 +213,7 @@ export const placeChild = Effect.fn("Retry.placeChild")(function* (accountId: Ac
         : `this retry's file is already the retry of batch ${link.parentBatchId}`
     })
   }
-  const existing = Option.map(yield* store.batch(accountId, child).getBatch(), (b) => b.state)
+  const existing = Option.map(yield* batches.getBatch(accountId, child), (b) => b.state)
   const isChild = (path: string) => Effect.flatMap(fs.exists(path), (found) => (found ? Effect.map(fileBatchId(path), (id) => id === child) : Effect.succeed(false)))
   // The file is put in place only for what will run it next: a run resumes an unfinished child; a job
   // folder gets it once (never while a copy waits for approval or runs, never once it ran).

@@ -16,7 +16,7 @@ import { retryLineage } from "../intake/RetryLineage.ts"
 import type { RowError } from "../intake/RowError.ts"
 import { type CheckedRow, validateCsvFile, type ValidRow } from "../intake/Validate.ts"
 import type { Batch, Row, RowRetry } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { isRetryable } from "../store/Model.ts"
 import { placeChild, type RetryPlacement, RetryRefused } from "./RetryBatch.ts"
 
@@ -107,7 +107,7 @@ const takenError = (fix: Fix, link: RowRetry): RowError => ({
 
 /** The fix file's rows, read and checked by the intake, matched to `parent`'s rows; refused whole on any error. */
 export const readFixes = Effect.fn("Retry.readFixes")(function* (accountId: AccountId, parent: Batch, fixFile: string) {
-  const store = yield* StateStore
+  const reads = yield* Rows
   const read = yield* Stream.runCollect(validateCsvFile(fixFile, { fileName: basename(fixFile), allowRepeats: true })).pipe(Effect.either)
   if (Either.isLeft(read)) {
     const error = read.left
@@ -120,7 +120,7 @@ export const readFixes = Effect.fn("Retry.readFixes")(function* (accountId: Acco
   const originals = new Map<string, Row>()
   const byContent = new Map<string, Array<Row>>()
   if (wanted.size > 0 || wantedContent.size > 0) {
-    yield* Stream.runForEach(store.batch(accountId, parent.batchId).streamRows(), (row) =>
+    yield* Stream.runForEach(reads.streamRows(accountId, parent.batchId), (row) =>
       Effect.sync(() => {
         if (row.rowId !== null) {
           const key = canonicalId(row.rowId)

@@ -3,7 +3,6 @@ import { Clock, Context, Effect, Layer, Queue, Ref } from "effect"
 import { DEFAULT_FEE_ESTIMATE, type FeeEstimate, type OnInsufficient } from "./Preflight.ts"
 import type { SafeguardSettings } from "./SafeguardSettings.ts"
 import type { Fence } from "../store/Model.ts"
-import { type BatchStore, StateStore } from "../store/StateStore.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
 export interface RunSettings {
@@ -42,8 +41,6 @@ export type StopReason =
 export interface RunContextShape {
   readonly accountId: AccountId
   readonly batchId: BatchId
-  /** The store's operations on this run's batch, bound once. */
-  readonly batchStore: BatchStore
   readonly settings: RunSettings
   /** References named by webhooks (the receiver starts before the run's parts): the tracker looks them up at once. */
   readonly wakeups: Queue.Queue<string>
@@ -76,15 +73,13 @@ export interface RunContextInput {
 
 /** Where one run is, how it was asked to behave, and its live state: provided per run to all its parts. */
 export class RunContext extends Context.Tag("run/RunContext")<RunContext, RunContextShape>() {
-  static readonly layer = (input: RunContextInput): Layer.Layer<RunContext, never, StateStore> =>
+  static readonly layer = (input: RunContextInput): Layer.Layer<RunContext> =>
     Layer.effect(
       RunContext,
       Effect.gen(function* () {
-        const store = yield* StateStore
         return {
           accountId: input.accountId,
           batchId: input.batchId,
-          batchStore: store.batch(input.accountId, input.batchId),
           settings: input.settings,
           wakeups: input.wakeups ?? (yield* Queue.unbounded<string>()),
           stop: yield* Ref.make<StopReason | undefined>(undefined),

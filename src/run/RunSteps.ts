@@ -9,6 +9,8 @@ import type { OutputPaths } from "../output/AtomicFile.ts"
 import { writeLedgerFromStore } from "../output/Outputs.ts"
 import type { StoreError } from "../store/Model.ts"
 import { IN_FLIGHT_STATES, NOT_SENT_STATES } from "../store/RowState.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { loadPreflight } from "./BalanceCheck.ts"
 import { makeConclusion } from "./Conclusion.ts"
 import { EXIT_INCOMPLETE, EXIT_OK, EXIT_REFUSED } from "./ExitCode.ts"
@@ -44,7 +46,8 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   const submitter = yield* Submitter
   const reconciler = yield* Reconciler
   const tracker = yield* Tracker
-  const { accountId, batchId, batchStore } = ctx
+  const [batches, reads] = yield* Effect.all([Batches, Rows])
+  const { accountId, batchId } = ctx
   if (loaded.batch.state === "paused") {
     const why = loaded.batch.pauseReason ?? "paused"
     yield* safeguards.pause(why)
@@ -70,7 +73,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     yield* Ref.set(prescanAdopted, found.adopted)
   }
 
-  const counts0 = yield* batchStore.countByState()
+  const counts0 = yield* batches.countByState(accountId, batchId)
   const everSent = Object.entries(counts0).some(([s, n]) => n > 0 && !NOT_SENT_STATES.some((state) => state === s))
   const preflightResult = yield* loadPreflight().pipe(Effect.either)
   if (preflightResult._tag === "Left") {
@@ -99,7 +102,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   }
 
   if (request.confirm !== undefined) {
-    const toPay = (yield* batchStore.countByState()).validated
+    const toPay = (yield* batches.countByState(accountId, batchId)).validated
     if (toPay === 0 && asking && checked.checks.length > 0) yield* tell(figures)
     if (toPay > 0 && !(yield* request.confirm({ toPay, preflight: checked, phones }))) {
       // The closing line says it (cli/Closing.ts): "Not paid: you did not confirm; nothing was sent".
@@ -108,12 +111,12 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
   }
 
   // A previous run that stopped between intent and answer: reconcile, never resend blindly.
-  yield* batchStore.streamRowsInStates(["submitting"]).pipe(
+  yield* reads.streamRowsInStates(accountId, batchId, ["submitting"]).pipe(
     Stream.runForEach((r) =>
       writer.record({ idx: r.idx, from: ["submitting"], to: "unknown", source: "reconcile", detail: "found in submitting at start: the previous run stopped between intent and answer" })
     )
   )
-  yield* batchStore.streamRowsInStates(IN_FLIGHT_STATES).pipe(
+  yield* reads.streamRowsInStates(accountId, batchId, IN_FLIGHT_STATES).pipe(
     Stream.runForEach((r) => (r.reference === null ? Effect.void : tracker.follow(r, r.reference, false)))
   )
   yield* writer.flush
@@ -140,7 +143,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
     const t = yield* Clock.currentTimeMillis
     // Whether more rows are unknown than under alarm, without counting a big batch every tick.
     const alarmed = (yield* Ref.get(ctx.alarms)).size
-    const unknown = (yield* batchStore.rowsInStates(["unknown"], { limit: alarmed + 1 })).length - alarmed
+    const unknown = (yield* reads.rowsInStates(accountId, batchId, ["unknown"], { limit: alarmed + 1 })).length - alarmed
     if (unknown > 0 && t - (yield* Ref.get(lastReconcile)) >= reconcileEvery) {
       yield* Ref.set(lastReconcile, t)
       const r = yield* reconciler.round()
@@ -154,7 +157,7 @@ export const runSteps = Effect.fn("Runner.steps")(function* (input: RunStepsInpu
       // end. The submitter's word counts, not only the lease now: a renewal landing after its refused
       // claim made this turn end the run with rows never sent (exit 3).
       if (!request.dryRun && (leaseHeld || !(yield* leaseValid(ctx))) && t < (yield* Ref.get(ctx.leaseUntil)) + Math.max(30_000, 5 * Duration.toMillis(leaseTtl))) {
-        if ((yield* batchStore.rowsInStates(["validated"], { limit: 1 })).length > 0) return "later"
+        if ((yield* reads.rowsInStates(accountId, batchId, ["validated"], { limit: 1 })).length > 0) return "later"
       }
       // Rows an operator's probe window kept back: its payouts have settled since, claim them now.
       if (probeHeld) return "later"

@@ -10,7 +10,7 @@ import { outputPaths } from "../output/AtomicFile.ts"
 import { checkWritable } from "../output/OutputCheck.ts"
 import { makeSummary, writeErrors, writeSummaryFile } from "../output/Outputs.ts"
 import type { Fence } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
 import { notify } from "../notify/Notifier.ts"
 import type { EventType } from "../notify/Payload.ts"
 import { dryRunOutcome } from "./BalanceCheck.ts"
@@ -31,7 +31,7 @@ import { startWebhookReceiver } from "./WebhookReceiver.ts"
 export type { RunRequest, RunResult }
 
 export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) {
-    const store = yield* StateStore
+    const batches = yield* Batches
     const startedAt = yield* Clock.currentTimeMillis
     const paths = outputPaths(request.file, request.outDir)
     const fs = yield* FileSystem.FileSystem
@@ -84,7 +84,6 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
       return yield* dryRunOutcome(request, loaded, startedAt)
     }
     const batchId = loaded.batch.batchId
-    const batchStore = store.batch(accountId, batchId)
     if (loaded.errors.length > 0) {
       yield* writeErrors(paths, loaded.errors)
       yield* tell(RunEvent.InvalidRowsSkipped({ count: loaded.errors.length, dryRun: false, errorsFile: errorsAt }))
@@ -93,7 +92,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
     if (loaded.resumed && !request.dryRun) yield* tell(RunEvent.Resuming({ batchId }))
     if (!request.dryRun) {
       // Before the first payout: a ledger that cannot be written must not be found out after paying.
-      const rows = Object.values(yield* batchStore.countByState()).reduce((a, b) => a + b, 0)
+      const rows = Object.values(yield* batches.countByState(accountId, batchId)).reduce((a, b) => a + b, 0)
       const problems = yield* checkWritable({ outDir: dirname(paths.ledger), statePath: request.statePath, rows })
       if (problems.length > 0) {
         yield* tell(RunEvent.OutputsUnwritable({ problems }))
@@ -111,7 +110,7 @@ export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) 
         if (!request.dryRun) {
           const held = yield* holdLease(accountId, batchId, owner, leaseTtl)
           if (Option.isNone(held)) {
-            const batch = yield* batchStore.getBatch()
+            const batch = yield* batches.getBatch(accountId, batchId)
             const holder = Option.flatMap(batch, (b) => Option.fromNullable(b.leaseOwner))
             yield* tell(RunEvent.LeaseBusy({ batchId, holder: Option.getOrUndefined(holder) }))
             return resultOf(EXIT_INCOMPLETE, { batch_id: batchId, outcome: "busy: another runner holds the batch", exit_code: EXIT_INCOMPLETE }, "another runner holds the batch")
@@ -163,7 +162,7 @@ const notifyEnd = (result: RunResult) => {
 
 /**
  * One run's services, built for it and closed with it: its context, safeguards, row writer, tracker,
- * submitter, reconciler and progress. They need the store and the payment client.
+ * submitter, reconciler and progress. They need the store's narrow services and the payment client.
  */
 export const runLayer = (input: RunContextInput) =>
   Layer.mergeAll(Reconciler.Default, Progress.Default).pipe(

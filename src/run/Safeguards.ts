@@ -8,7 +8,8 @@ import { Clock, Context, DateTime, Effect, HashSet, Option, Queue, Ref, Stream }
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
 import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { makeHaltWatch } from "./HaltWatch.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
@@ -64,7 +65,8 @@ const percent = (x: number) => `${Math.round(x * 100)}%`
 export class RunHold extends Context.Tag("run/RunHold")<RunHold, Effect.Effect<string | undefined>>() {}
 
 const make = Effect.gen(function* () {
-  const { accountId, batchStore, settings: run } = yield* RunContext
+  const { accountId, batchId, settings: run } = yield* RunContext
+  const reads = yield* Rows
   const settings: SafeguardSettings = { ...DEFAULT_SAFEGUARDS, ...run.safeguards }
   const paused = yield* Ref.make<string | undefined>(undefined)
   const circuits = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
@@ -102,7 +104,7 @@ const make = Effect.gen(function* () {
     Effect.flatMap(Ref.get(count), ({ breaker }) =>
       Breaker.knows(breaker, idx)
         ? Effect.succeed(undefined)
-        : batchStore.getRow(idx).pipe(
+        : reads.getRow(accountId, batchId, idx).pipe(
             Effect.map(Option.map((row) => row.operator)),
             Effect.map(Option.getOrUndefined),
             Effect.orElseSucceed(() => undefined)
@@ -151,7 +153,7 @@ const make = Effect.gen(function* () {
 
   /** A resumed batch: a row of the operator completed by an earlier run opens its window (looked up once, when it fills). */
   const completedBefore = (operator: string) =>
-    batchStore.streamRowsInStates(["completed"]).pipe(
+    reads.streamRowsInStates(accountId, batchId, ["completed"]).pipe(
       Stream.filter((row) => row.operator === operator),
       Stream.take(1),
       Stream.runCount,
@@ -213,9 +215,9 @@ export interface StuckRow {
 /** Sent rows with no final status for longer than `afterMs`: listed in the summary and the report. */
 export const stuckRows = (accountId: AccountId, batchId: BatchId, afterMs: number) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const reads = yield* Rows
     const now = yield* Clock.currentTimeMillis
-    return yield* store.batch(accountId, batchId).streamRowsInStates(OPEN_STATES).pipe(
+    return yield* reads.streamRowsInStates(accountId, batchId, OPEN_STATES).pipe(
       Stream.filterMap((row) => {
         const since = row.submittedAt ?? row.intentAt
         if (since === null || now - DateTime.toEpochMillis(since) < afterMs) return Option.none()
@@ -246,7 +248,7 @@ export const concludeSafeguards = (counts: Readonly<Record<string, number>>, per
     const waiting = counts["validated"] ?? 0
     const ownPause = waiting > 0 ? yield* safeguards.reason : undefined
     if (persist && ownPause !== undefined) {
-      yield* ctx.batchStore.setBatchState("paused", ownPause)
+      yield* Effect.flatMap(Batches, (batches) => batches.setBatchState(ctx.accountId, ctx.batchId, "paused", ownPause))
       yield* tell(RunEvent.PausedEnd({ batchId: ctx.batchId, reason: ownPause, waiting }))
     }
     const halt = waiting > 0 ? Option.getOrUndefined(yield* safeguards.halt) : undefined

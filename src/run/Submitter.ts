@@ -8,6 +8,7 @@ import { PaymentClient } from "../api/Client.ts"
 import { retryAfterFailure } from "../api/Retrying.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
+import { Claims } from "../store/Sql/Claims.ts"
 import { type Breach, makeGuardBook } from "../intake/Guards.ts"
 import { fenced, makeAnswers, releasedByRefusal } from "./Answers.ts"
 import { payoutRequest } from "./PayoutBody.ts"
@@ -33,8 +34,9 @@ const make = Effect.gen(function* () {
   const client = yield* PaymentClient
   const writer = yield* TransitionWriter
   const safeguards = yield* Safeguards
-  const book = yield* makeGuardBook(ctx.accountId, ctx.batchId, safeguards.settings.guards)
-  const { batchStore } = ctx
+  const claims = yield* Claims
+  const { accountId, batchId } = ctx
+  const book = yield* makeGuardBook(accountId, batchId, safeguards.settings.guards)
 
   const { accepted, refused } = yield* makeAnswers
 
@@ -99,7 +101,7 @@ const make = Effect.gen(function* () {
   /** Puts back one row never sent, unless a stop already took it (and releases it with the others). */
   const putBack = (row: Row, why: string) =>
     Effect.flatMap(unsent.take(row.idx), (mine) =>
-      mine ? batchStore.releaseRows([row.idx], why, ctx.owner).pipe(Effect.orDie, Effect.asVoid) : Effect.void
+      mine ? claims.releaseRows(accountId, batchId, [row.idx], why, ctx.owner).pipe(Effect.orDie, Effect.asVoid) : Effect.void
     )
 
   /** A row stopped before its POST: a halt or an unreadable store puts it back; a guard skips it. */
@@ -195,7 +197,7 @@ const make = Effect.gen(function* () {
     // The claim and its count as unsent in one uninterruptible step: a stop never finds rows claimed
     // that it does not know to release.
     const rows = yield* Effect.uninterruptible(
-      Effect.tap(batchStore.claimRows({ limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie), (claimed) =>
+      Effect.tap(claims.claimRows(accountId, batchId, { limit: ctx.settings.concurrency, excludeOperators, fence: ctx.fence }).pipe(Effect.orDie), (claimed) =>
         unsent.claimed(claimed.map((r) => r.idx)))
     )
     yield* book.claimed(rows)
@@ -215,7 +217,7 @@ const make = Effect.gen(function* () {
    */
   const claimResend = (idx: number, detail: string) =>
     Effect.uninterruptible(
-      Effect.tap(batchStore.claimForResend([idx], detail, ctx.fence).pipe(Effect.orDie), (rows) => unsent.claimed(rows.map((r) => r.idx)))
+      Effect.tap(claims.claimForResend(accountId, batchId, [idx], detail, ctx.fence).pipe(Effect.orDie), (rows) => unsent.claimed(rows.map((r) => r.idx)))
     )
 
   /** Sends rows claimed with claimResend. */
@@ -237,7 +239,7 @@ const make = Effect.gen(function* () {
     const fibers = yield* Ref.get(inFlight)
     const waiting = idxs.flatMap((idx) => Option.toArray(HashMap.get(fibers, idx)))
     yield* Fiber.interruptAll(waiting)
-    const released = yield* batchStore.releaseRows(idxs, "not sent: the run was stopped", ctx.owner)
+    const released = yield* claims.releaseRows(accountId, batchId, idxs, "not sent: the run was stopped", ctx.owner)
     yield* Effect.forEach(idxs, (idx) => book.drop(idx), { discard: true })
     return released.length
   })

@@ -6,6 +6,7 @@
 import { Effect, Option, Ref } from "effect"
 import { notify } from "../notify/Notifier.ts"
 import { rowAlarmFacts } from "../notify/Payload.ts"
+import { Batches } from "../store/Sql/Batches.ts"
 import type { RunContextShape } from "./RunContext.ts"
 
 export interface RaisedAlarm {
@@ -13,11 +14,12 @@ export interface RaisedAlarm {
   readonly reason: string
 }
 
-export const tellRaisedAlarms = (ctx: Pick<RunContextShape, "batchId" | "batchStore" | "alarms">, raised: ReadonlyArray<RaisedAlarm>) =>
+export const tellRaisedAlarms = (ctx: Pick<RunContextShape, "accountId" | "batchId" | "alarms">, raised: ReadonlyArray<RaisedAlarm>) =>
   Effect.gen(function* () {
     if (raised.length === 0) return
-    const { batchId, batchStore, alarms } = ctx
-    yield* Effect.all([batchStore.getBatch(), batchStore.countByState(), Ref.get(alarms)]).pipe(
+    const { accountId, batchId, alarms } = ctx
+    const batches = yield* Batches
+    yield* Effect.all([batches.getBatch(accountId, batchId), batches.countByState(accountId, batchId), Ref.get(alarms)]).pipe(
       Effect.flatMap(([batch, counts, all]) =>
         notify(
           "batch.alarm",

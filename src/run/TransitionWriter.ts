@@ -4,7 +4,8 @@
  * row stays `submitting` and is reconciled by its token; the intent itself is never queued here.
  */
 import { Cause, Chunk, Deferred, Duration, Effect, Queue, Ref } from "effect"
-import type { BatchStore } from "../store/StateStore.ts"
+import { Claims } from "../store/Sql/Claims.ts"
+import type { AccountId, BatchId } from "../domain/Ids.ts"
 import type { Fence, Transition } from "../store/Model.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import { RunContext } from "./RunContext.ts"
@@ -29,7 +30,7 @@ const LINGER = Duration.millis(10)
  * rows by their tokens) and `onFenced` runs, so the run stops; later groups are dropped the same way.
  * Any other store failure ends the run as a defect at the next flush, never as a silent hang.
  */
-export const makeTransitionWriter = (batchStore: BatchStore, fence: Fence, onFenced: Effect.Effect<void>) =>
+export const makeTransitionWriter = (claims: Claims, accountId: AccountId, batchId: BatchId, fence: Fence, onFenced: Effect.Effect<void>) =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Item>()
     const broken = yield* Ref.make<Cause.Cause<never> | undefined>(undefined)
@@ -44,7 +45,7 @@ export const makeTransitionWriter = (batchStore: BatchStore, fence: Fence, onFen
     const writeGroup = Effect.fn("TransitionWriter.write")(function* (items: ReadonlyArray<Item>) {
         const transitions = items.flatMap((i) => (i._tag === "Transition" ? [i.transition] : []))
         if (transitions.length > 0 && (yield* Ref.get(broken)) === undefined) {
-          yield* batchStore.recordTransitions(transitions, fence).pipe(
+          yield* claims.recordTransitions(accountId, batchId, transitions, fence).pipe(
             Effect.catchAll((error) =>
               error.reason === "Fenced"
                 ? Effect.zipRight(
@@ -88,7 +89,8 @@ export class TransitionWriter extends Effect.Service<TransitionWriter>()("run/Tr
   scoped: Effect.gen(function* () {
     const ctx = yield* RunContext
     const safeguards = yield* Safeguards
-    const writer = yield* makeTransitionWriter(ctx.batchStore, ctx.fence, Ref.set(ctx.stop, { _tag: "LeaseLost" }))
+    const claims = yield* Claims
+    const writer = yield* makeTransitionWriter(claims, ctx.accountId, ctx.batchId, ctx.fence, Ref.set(ctx.stop, { _tag: "LeaseLost" }))
     return {
       record: (t: Transition) => Effect.zipRight(writer.record(t), safeguards.observe(t)),
       flush: writer.flush

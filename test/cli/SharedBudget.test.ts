@@ -1,10 +1,21 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, Redacted, TestClock, TestServices } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Redacted, TestClock, TestServices } from "effect"
 import { makeRequestGate, RequestGate } from "../../src/api/RequestGate.ts"
 import { rememberAccount, shareKnownAccountBudget, sharedGateOf } from "../../src/cli/SharedBudget.ts"
 import { AccountId } from "../../src/domain/Ids.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
-import { ACCOUNT, ADAPTERS, scopedStore, scopedStoreOn } from "../store/fixtures.ts"
+import * as PostgresStateStore from "../../src/store/PostgresStateStore.ts"
+import { Registers } from "../../src/store/Sql/Registers.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
+import { ACCOUNT, tempDbPath } from "../store/fixtures.ts"
+import { DATABASE_URL, freshSchema, POSTGRES_ADAPTERS } from "../store/postgres.ts"
+
+/** A store's services on a fresh location, closed with the test's scope: opened as fixtures.ts opens its adapters. */
+const SQLITE = { name: "SQLite", open: Effect.flatMap(tempDbPath, (filename) => Layer.build(SqliteStateStore.layer({ filename, busyTimeout: "20 millis" }))) }
+const POSTGRES = {
+  name: "PostgreSQL",
+  open: Effect.flatMap(freshSchema, (schema) => Layer.build(PostgresStateStore.layer({ url: DATABASE_URL, schema, maxConnections: 5, clock: "effect" })))
+}
+const STORES = [SQLITE, ...(POSTGRES_ADAPTERS.length > 0 ? [POSTGRES] : [])]
 
 /**
  * Moves the test clock in small steps, letting the store's real I/O finish between steps, until `done`.
@@ -25,8 +36,7 @@ const takers = (gate: Effect.Effect.Success<ReturnType<typeof makeRequestGate>>,
 describe("the account's shared request budget", () => {
   it.scoped("two workers on one store together stay under --rate: their requests are spaced as one worker's", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
-      const register = sharedGateOf(store.account(ACCOUNT))
+      const register = sharedGateOf(Context.get(yield* SQLITE.open, Registers), ACCOUNT)
       const a = yield* makeRequestGate({ ratePerSecond: 20 })
       const b = yield* makeRequestGate({ ratePerSecond: 20 })
       yield* a.share(register)
@@ -46,8 +56,7 @@ describe("the account's shared request budget", () => {
 
   it.scoped("a 429 seen by one worker pauses the other until Retry-After", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
-      const register = sharedGateOf(store.account(ACCOUNT))
+      const register = sharedGateOf(Context.get(yield* SQLITE.open, Registers), ACCOUNT)
       const a = yield* makeRequestGate({ ratePerSecond: 10 })
       const b = yield* makeRequestGate({ ratePerSecond: 10 })
       yield* a.share(register)
@@ -63,18 +72,19 @@ describe("the account's shared request budget", () => {
     })
   )
 
-  it.scoped.each(ADAPTERS.map((a) => [a.name, a] as const))("a starting worker's account lookup is inside the budget of the account its key led to before (%s)", ([, adapter]) =>
+  it.scoped.each(STORES.map((s) => [s.name, s] as const))("a starting worker's account lookup is inside the budget of the account its key led to before (%s)", ([, store]) =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStoreOn(adapter)
+      const context = yield* store.open
+      const registers = Context.get(context, Registers)
       const connection = { baseUrl: "http://127.0.0.1:9/v1", apiKey: Redacted.make("the-key") }
       const running = yield* makeRequestGate({ ratePerSecond: 20 })
-      yield* running.share(sharedGateOf(store.account(ACCOUNT)))
+      yield* running.share(sharedGateOf(registers, ACCOUNT))
       const starting = yield* makeRequestGate({ ratePerSecond: 20 })
-      const withStore = <A, E>(effect: Effect.Effect<A, E, StateStore | RequestGate>) =>
-        effect.pipe(Effect.provideService(StateStore, store), Effect.provideService(RequestGate, RequestGate.make(starting)))
+      const withStore = <A, E>(effect: Effect.Effect<A, E, Registers | RequestGate>) =>
+        effect.pipe(Effect.provide(context), Effect.provideService(RequestGate, RequestGate.make(starting)))
       // Never looked up with this key: nothing to share yet (the first lookup ever goes alone).
       yield* withStore(shareKnownAccountBudget(connection))
-      expect((yield* store.account(ACCOUNT).registers("account-of/")).registers).toEqual([])
+      expect((yield* registers.registers(ACCOUNT, "account-of/")).registers).toEqual([])
       yield* withStore(rememberAccount(connection, ACCOUNT))
       yield* withStore(shareKnownAccountBudget(connection))
       const start = yield* Clock.currentTimeMillis
@@ -85,7 +95,7 @@ describe("the account's shared request budget", () => {
       // One budget: 20 requests of the two gates together are spaced as one gate's (19 intervals of 50 ms).
       expect(times[19] - times[0]).toBeGreaterThanOrEqual(19 * 50)
       // The key itself is never stored: the register is named by a hash.
-      const hints = yield* store.account(AccountId.make("(account hints)")).registers("")
+      const hints = yield* registers.registers(AccountId.make("(account hints)"), "")
       expect(hints.registers.map((r) => r.value)).toEqual([ACCOUNT])
       expect(JSON.stringify(hints)).not.toContain("the-key")
     })

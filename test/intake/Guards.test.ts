@@ -1,11 +1,18 @@
 /** The guards' rules, the flag syntax, and the runner's book over a real store (claimed rows count once). */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, TestClock } from "effect"
+import { Context, Effect, Either, Layer, TestClock } from "effect"
 import { breach, count, emptyFigures, type GuardSettings, makeGuardBook, NO_GUARDS } from "../../src/intake/Guards.ts"
 import { parsePerCurrency } from "../../src/cli/SafeguardOptions.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { ACCOUNT, newBatch, rowInput, scopedStore } from "../store/fixtures.ts"
+import { ACCOUNT, newBatch, rowInput, tempDbPath } from "../store/fixtures.ts"
 import { BatchId, MinorUnits } from "../../src/domain/Ids.ts"
+
+/** A store on a temp file: the port the test writes with, and the narrow services the book reads. */
+const scopedStore = Effect.gen(function* () {
+  const services = yield* Layer.build(SqliteStateStore.layer({ filename: yield* tempDbPath }))
+  return { store: Context.get(services, StateStore), services }
+})
 
 const guards = (over: Partial<GuardSettings>): GuardSettings => ({ ...NO_GUARDS, ...over })
 const row = (amountMinor: number, phone = "+237670000001", currency = "XAF") => ({ currency, amountMinor, phone })
@@ -40,11 +47,11 @@ describe("guard rules", () => {
 describe("the runner's guard book", () => {
   it.scoped("counts claimed rows once, lets rows go while the day fits, sees another batch's payouts within a second", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store, services } = yield* scopedStore
       const phone = (i: number) => `+2376700001${String(i).padStart(2, "0")}`
       yield* store.createBatch(newBatch("mine"), Array.from({ length: 6 }, (_, i) => rowInput(i, { amountMinor: MinorUnits.make(1_000), phone: phone(i), rowId: `m-${i}` })))
       yield* store.createBatch(newBatch("other"), Array.from({ length: 3 }, (_, i) => rowInput(i, { amountMinor: MinorUnits.make(1_000), phone: phone(10 + i), rowId: `o-${i}` })))
-      const book = yield* makeGuardBook(ACCOUNT, BatchId.make("mine"), guards({ dailyCap: { XAF: 5_000 } })).pipe(Effect.provideService(StateStore, store))
+      const book = yield* makeGuardBook(ACCOUNT, BatchId.make("mine"), guards({ dailyCap: { XAF: 5_000 } })).pipe(Effect.provide(services))
 
       const first = yield* store.batch(ACCOUNT, BatchId.make("mine")).claimRows({ idxs: [0, 1, 2] })
       yield* book.claimed(first)
@@ -65,12 +72,12 @@ describe("the runner's guard book", () => {
 
   it.scoped("the per-phone limit sees the phone's payouts in other batches", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { store, services } = yield* scopedStore
       const phone = "+237670000777"
       yield* store.createBatch(newBatch("before"), [rowInput(0, { phone, rowId: "b-0" }), rowInput(1, { phone, rowId: "b-1" })])
       yield* store.batch(ACCOUNT, BatchId.make("before")).claimRows({ idxs: [0, 1] })
       yield* store.createBatch(newBatch("now"), [rowInput(0, { phone, rowId: "n-0" }), rowInput(1, { phone: "+237670000778", rowId: "n-1" })])
-      const book = yield* makeGuardBook(ACCOUNT, BatchId.make("now"), guards({ phoneDailyLimit: 2 })).pipe(Effect.provideService(StateStore, store))
+      const book = yield* makeGuardBook(ACCOUNT, BatchId.make("now"), guards({ phoneDailyLimit: 2 })).pipe(Effect.provide(services))
       const rows = yield* store.batch(ACCOUNT, BatchId.make("now")).claimRows({ idxs: [0, 1] })
       yield* book.claimed(rows)
       expect((yield* book.admit(rows[0]))?.guard).toBe("phone-daily-limit")

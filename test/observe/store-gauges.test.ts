@@ -6,11 +6,12 @@
 import { HttpClient, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { BatchId } from "../../src/domain/Ids.ts"
 import { metricsRoute } from "../../src/observe/Prometheus.ts"
+import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { StateStore } from "../../src/store/StateStore.ts"
-import { ACCOUNT, newBatch, OTHER_ACCOUNT, rowInputs, scopedStore } from "../store/fixtures.ts"
+import { ACCOUNT, newBatch, OTHER_ACCOUNT, rowInputs, tempDbPath } from "../store/fixtures.ts"
 import { series, typeOf } from "./exposition.ts"
 
 const value = (text: string, name: string, labels: Readonly<Record<string, string>> = {}) => series(text, name, labels).map((m) => Number(m.value))
@@ -18,7 +19,8 @@ const value = (text: string, name: string, labels: Readonly<Record<string, strin
 describe("the store's gauges on /metrics", () => {
   it.scopedLive("rows by state, attention batches and unknown rows, for the account served only", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const context = yield* Layer.build(SqliteStateStore.layer({ filename: yield* tempDbPath }))
+      const store = Context.get(context, StateStore)
       // b1: one row sent without an answer (unknown), one claimed, two validated.
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       const b1 = store.batch(ACCOUNT, BatchId.make("b1"))
@@ -35,7 +37,7 @@ describe("the store's gauges on /metrics", () => {
       yield* x1.recordTransition({ idx: 0, to: "unknown", from: ["submitting"], source: "response" })
 
       const app = HttpRouter.empty.pipe(HttpRouter.get("/metrics", metricsRoute(ACCOUNT)))
-      yield* HttpServer.serveEffect(app).pipe(Effect.provideService(StateStore, store))
+      yield* HttpServer.serveEffect(app).pipe(Effect.provide(context))
       const response = yield* HttpClient.get("/metrics")
       expect(response.status).toBe(200)
       expect(response.headers["content-type"]).toBe("text/plain; version=0.0.4; charset=utf-8")

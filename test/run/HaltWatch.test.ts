@@ -1,25 +1,21 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, TestClock } from "effect"
+import { Context, Effect, Option, TestClock } from "effect"
 import { makeHaltWatch } from "../../src/run/HaltWatch.ts"
 import { StoreError } from "../../src/store/Model.ts"
-import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
-import { ACCOUNT, scopedStore } from "../store/fixtures.ts"
+import { AccountRecords } from "../../src/store/Sql/Account.ts"
+import { ACCOUNT } from "../store/fixtures.ts"
+import { scopedServices } from "./parts.ts"
 
-/** The store, counting how often the account's halt is read. */
-const counting = (store: StateStoreShape, reads: { n: number }): StateStoreShape => ({
-  ...store,
-  account: (id) => {
-    const account = store.account(id)
-    return { ...account, activeHalt: () => Effect.zipRight(Effect.sync(() => reads.n++), account.activeHalt()) }
-  }
-})
+/** The account's records, counting how often the halt is read. */
+const counting = (records: AccountRecords, reads: { n: number }) =>
+  AccountRecords.make({ ...records, activeHalt: (id) => Effect.zipRight(Effect.sync(() => reads.n++), records.activeHalt(id)) })
 
 describe("the halt watch", () => {
   it.scoped("reads the store at most once a second, once for callers that come together, and sees a new halt after that", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { services, store } = yield* scopedServices
       const reads = { n: 0 }
-      const halt = yield* makeHaltWatch(ACCOUNT, 1_000).pipe(Effect.provideService(StateStore, counting(store, reads)))
+      const halt = yield* makeHaltWatch(ACCOUNT, 1_000).pipe(Effect.provideService(AccountRecords, counting(Context.get(services, AccountRecords), reads)))
 
       const first = yield* Effect.all(Array.from({ length: 20 }, () => halt), { concurrency: "unbounded" })
       expect(first.every(Option.isNone)).toBe(true)
@@ -38,12 +34,12 @@ describe("the halt watch", () => {
 
   it.scoped("a halt that cannot be read holds the run", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
-      const broken: StateStoreShape = {
-        ...store,
-        account: (id) => ({ ...store.account(id), activeHalt: () => Effect.fail(new StoreError({ reason: "Unavailable", message: "disk gone" })) })
-      }
-      const halt = yield* makeHaltWatch(ACCOUNT, 1_000).pipe(Effect.provideService(StateStore, broken))
+      const { services } = yield* scopedServices
+      const broken = AccountRecords.make({
+        ...Context.get(services, AccountRecords),
+        activeHalt: () => Effect.fail(new StoreError({ reason: "Unavailable", message: "disk gone" }))
+      })
+      const halt = yield* makeHaltWatch(ACCOUNT, 1_000).pipe(Effect.provideService(AccountRecords, broken))
       const seen = yield* halt
       expect(Option.map(seen, (h) => h.by)).toEqual(Option.some("payouts"))
       expect(Option.map(seen, (h) => h.reason)).toEqual(Option.some("the state store could not be read (disk gone)"))

@@ -5,7 +5,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Duration, Effect, Option, Stream } from "effect"
+import { Chunk, type Context, Duration, Effect, Option, Stream } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BatchId } from "../../src/domain/Ids.ts"
@@ -14,9 +14,10 @@ import { retryLineage } from "../../src/intake/RetryLineage.ts"
 import { makeRetryBatch } from "../../src/run/RetryBatch.ts"
 import type { RowState } from "../../src/store/RowState.ts"
 import type { Batch } from "../../src/store/Model.ts"
-import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import type { StoreServices } from "../../src/store/Sql/Store.ts"
 import { ordinaryPhone } from "./support.ts"
-import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
+import { ACCOUNT, newBatch, rowInputs } from "../store/fixtures.ts"
+import { scopedServices } from "./parts.ts"
 import { scopedTempDir } from "../kit/TempDir.ts"
 
 const PARENT = BatchId.make("parent0000000001")
@@ -40,12 +41,12 @@ const RESENT = ENDS.length - 1
 /** What a refusal says (a store or file error would fail the test with its own text). */
 const reasonOf = (e: { readonly _tag: string }) => ("reason" in e && e._tag === "RetryRefused" ? String(e.reason) : String(e))
 
-/** A retry of `parent` written in `dir`, against this store. */
-const retryIn = (store: StateStoreShape, parent: Batch, dir: string) =>
-  makeRetryBatch(ACCOUNT, parent, dir, { mode: "run" }).pipe(Effect.provideService(StateStore, store))
+/** A retry of `parent` written in `dir`, against this store's services. */
+const retryIn = (services: Context.Context<StoreServices>, parent: Batch, dir: string) =>
+  makeRetryBatch(ACCOUNT, parent, dir, { mode: "run" }).pipe(Effect.provide(services))
 
 const setUp = Effect.gen(function* () {
-  const { store } = yield* scopedStore
+  const { services, store } = yield* scopedServices
   yield* store.createBatch(newBatch(PARENT), rowInputs(ENDS.length))
   const batch = store.batch(ACCOUNT, PARENT)
   for (const [idx, path] of ENDS.entries()) {
@@ -55,15 +56,15 @@ const setUp = Effect.gen(function* () {
   // Resent once automatically after an unknown outcome, and that resend failed.
   expect(yield* batch.claimForResend([RESENT], "listing proves it absent")).toHaveLength(1)
   expect(yield* batch.recordTransition({ idx: RESENT, to: "failed", source: "poll" })).toBe(true)
-  return { store, parent: Option.getOrThrow(yield* batch.getBatch()) }
+  return { services, store, parent: Option.getOrThrow(yield* batch.getBatch()) }
 })
 
 describe("the child batch of payouts retry", () => {
   it.scoped("holds the failed, cancelled and expired rows without alarm, and nothing else", () =>
     Effect.gen(function* () {
-      const { parent, store } = yield* setUp
+      const { parent, services, store } = yield* setUp
       const dir = yield* scopedTempDir()
-      const made = yield* retryIn(store, parent, dir)
+      const made = yield* retryIn(services, parent, dir)
       expect([made.generation, made.rows, made.placed, Option.isNone(made.existing)]).toEqual([1, 3, true, true])
       expect(made.leftOut).toEqual({ inDoubt: 2, alarmed: 1, resent: 1 })
       expect(made.file).toBe(join(dir, `${PARENT}.retry1.csv`))
@@ -73,33 +74,33 @@ describe("the child batch of payouts retry", () => {
       expect(lines[0]).toBe(`id-1,5000,XAF,MTN_MOMO_CMR,+237670000001,Seller 1,seller1@example.com,Payout id-1,shop-1,${PARENT}`)
 
       // Again: the same child (the file is the same bytes), never a second one.
-      const again = yield* retryIn(store, parent, dir)
+      const again = yield* retryIn(services, parent, dir)
       expect(again.child).toBe(made.child)
       expect(yield* store.account(ACCOUNT).retryLinks()).toHaveLength(1)
 
       // Once its run began: a run resumes it from the same file; a job folder gets no second copy;
       // once it ran to its end, nothing is put in place to run again.
       yield* store.createBatch(newBatch(made.child), rowInputs(3))
-      const begun = yield* retryIn(store, parent, dir)
+      const begun = yield* retryIn(services, parent, dir)
       expect([begun.existing, begun.placed]).toEqual([Option.some("open"), true])
-      const toJobs = yield* makeRetryBatch(ACCOUNT, parent, dir, { mode: "jobs" }).pipe(Effect.provideService(StateStore, store))
+      const toJobs = yield* makeRetryBatch(ACCOUNT, parent, dir, { mode: "jobs" }).pipe(Effect.provide(services))
       expect(toJobs.placed).toBe(false)
       yield* store.batch(ACCOUNT, made.child).setBatchState("done")
-      const ended = yield* retryIn(store, parent, dir)
+      const ended = yield* retryIn(services, parent, dir)
       expect([ended.existing, ended.placed, ended.child]).toEqual([Option.some("done"), false, made.child])
     }).pipe(Effect.provide(NodeContext.layer))
   )
 
   it.scoped("is refused while a row of the parent may still fail, and when nothing is left to retry", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { services, store } = yield* scopedServices
       const busy = BatchId.make("busy000000000001")
       yield* store.createBatch(newBatch(busy), rowInputs(2))
       yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 0, to: "failed", source: "poll" })
       yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 1, to: "pending", source: "poll" })
       const dir = yield* scopedTempDir()
       const batch = Option.getOrThrow(yield* store.batch(ACCOUNT, busy).getBatch())
-      const refused = yield* Effect.flip(retryIn(store, batch, dir))
+      const refused = yield* Effect.flip(retryIn(services, batch, dir))
       expect(reasonOf(refused)).toContain("still has 1 row(s) not final")
 
       yield* store.batch(ACCOUNT, busy).recordTransition({ idx: 1, to: "completed", source: "poll" })
@@ -107,7 +108,7 @@ describe("the child batch of payouts retry", () => {
       yield* store.createBatch(newBatch(clean), rowInputs(1))
       yield* store.batch(ACCOUNT, clean).recordTransition({ idx: 0, to: "submitting", source: "claim" })
       yield* store.batch(ACCOUNT, clean).recordTransition({ idx: 0, to: "unknown", source: "response" })
-      const nothing = yield* Effect.flip(retryIn(store, Option.getOrThrow(yield* store.batch(ACCOUNT, clean).getBatch()), dir))
+      const nothing = yield* Effect.flip(retryIn(services, Option.getOrThrow(yield* store.batch(ACCOUNT, clean).getBatch()), dir))
       expect(reasonOf(nothing)).toContain("no failed, cancelled or expired row to pay again (left to a person, never retried: 1 unknown or abandoned)")
       expect(yield* store.account(ACCOUNT).retryLinks()).toEqual([])
     }).pipe(Effect.provide(NodeContext.layer))
@@ -115,26 +116,26 @@ describe("the child batch of payouts retry", () => {
 
   it.scoped("a retry of the retry is generation 2 and descends from both", () =>
     Effect.gen(function* () {
-      const { parent, store } = yield* setUp
+      const { parent, services, store } = yield* setUp
       const dir = yield* scopedTempDir()
-      const first = yield* retryIn(store, parent, dir)
+      const first = yield* retryIn(services, parent, dir)
       // The child as its run leaves it: loaded, every row failed again.
       yield* store.createBatch(newBatch(first.child), rowInputs(3))
       for (const idx of [0, 1, 2]) yield* store.batch(ACCOUNT, first.child).recordTransition({ idx, to: "failed", source: "poll" })
       const child = Option.getOrThrow(yield* store.batch(ACCOUNT, first.child).getBatch())
-      const second = yield* retryIn(store, child, dir)
+      const second = yield* retryIn(services, child, dir)
       expect(second.generation).toBe(2)
-      const lineage = yield* retryLineage(ACCOUNT, second.child).pipe(Effect.provideService(StateStore, store))
+      const lineage = yield* retryLineage(ACCOUNT, second.child).pipe(Effect.provide(services))
       expect([lineage.parent, lineage.generation, [...lineage.ancestors].sort()]).toEqual([first.child, 2, [first.child, PARENT].sort()])
     }).pipe(Effect.provide(NodeContext.layer))
   )
 
   it.scoped("its file reads back, through the real intake, as exactly the parent's failed rows, with tokens of their own", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { services, store } = yield* scopedServices
       const dir = yield* scopedTempDir()
       const intakeOf = (file: string) =>
-        intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) }).pipe(Effect.provideService(StateStore, store))
+        intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) }).pipe(Effect.provide(services))
       const rowsOf = (batchId: BatchId) => Stream.runCollect(store.batch(ACCOUNT, batchId).streamRows()).pipe(Effect.map(Chunk.toReadonlyArray))
       const parentFile = join(dir, "awkward.csv")
       writeFileSync(
@@ -153,7 +154,7 @@ lines",,x`
       for (const [idx, to] of [[0, "failed"], [1, "completed"], [2, "cancelled"]] as const) {
         yield* store.batch(ACCOUNT, parentId).recordTransition({ idx, to, source: "poll" })
       }
-      const made = yield* retryIn(store, Option.getOrThrow(yield* store.batch(ACCOUNT, parentId).getBatch()), dir)
+      const made = yield* retryIn(services, Option.getOrThrow(yield* store.batch(ACCOUNT, parentId).getBatch()), dir)
       const childLoad = yield* intakeOf(made.file)
       if (childLoad._tag !== "Loaded") return yield* Effect.die(new Error(`child refused: ${JSON.stringify(childLoad)}`))
       expect(childLoad.batch.batchId).toBe(made.child)

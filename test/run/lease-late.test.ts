@@ -5,24 +5,26 @@
  * that lands just as the lease is granted must not leave it held (the next run said "busy").
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
+import { Context, Deferred, Effect, Fiber } from "effect"
 import { join } from "node:path"
 import { StoreError } from "../../src/store/Model.ts"
+import { Batches } from "../../src/store/Sql/Batches.ts"
+import { Rows } from "../../src/store/Sql/Reads.ts"
 import { ordinaryPhone, run, writeCsv } from "./support.ts"
 import { admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
 
 type Wrap = NonNullable<Parameters<typeof run>[1]["store"]>
-type BatchStore = ReturnType<Parameters<Wrap>[0]["batch"]>
 
-/** The store with some of a batch's operations replaced. */
-const withBatch = (over: (batch: BatchStore) => Partial<BatchStore>): Wrap => (store) => ({
-  ...store,
-  batch: (accountId, batchId) => {
-    const batch = store.batch(accountId, batchId)
-    return { ...batch, ...over(batch) }
-  }
-})
+/** The store with some operations on batches (the lease) and on their rows replaced. */
+const withBatch = (over: { readonly batches?: (batches: Batches) => Partial<Batches>; readonly rows?: (rows: Rows) => Partial<Rows> }): Wrap => (services) => {
+  const batches = Context.get(services, Batches)
+  const rows = Context.get(services, Rows)
+  return services.pipe(
+    Context.add(Batches, Batches.make({ ...batches, ...over.batches?.(batches) })),
+    Context.add(Rows, Rows.make({ ...rows, ...over.rows?.(rows) }))
+  )
+}
 
 describe("a late lease renewal", () => {
   it.scopedLive("pauses the claims until it is renewed, then every row is paid once (exit 0)", () =>
@@ -40,9 +42,12 @@ describe("a late lease renewal", () => {
         // so from about 1.3 s to 2.7 s the lease has lapsed and nothing is claimed, while the rows
         // sent before are followed to their final status within that time (polls every 50 ms).
         settings: { concurrency: 2, leaseTtlMs: 1_200, pollIntervalMs: 50, pollMaxMs: 100 },
-        store: withBatch((batch) => ({
-          renewLease: (fence, ttl) => (++renewals === 2 ? Effect.zipRight(Effect.sleep("1500 millis"), batch.renewLease(fence, ttl)) : batch.renewLease(fence, ttl))
-        }))
+        store: withBatch({
+          batches: (batches) => ({
+            renewLease: (accountId, batchId, fence, ttl) =>
+              ++renewals === 2 ? Effect.zipRight(Effect.sleep("1500 millis"), batches.renewLease(accountId, batchId, fence, ttl)) : batches.renewLease(accountId, batchId, fence, ttl)
+          })
+        })
       })
       expect(renewals).toBeGreaterThanOrEqual(3)
       const counts = countByToken(yield* admin(sandbox).payouts)
@@ -67,18 +72,22 @@ describe("a late lease renewal", () => {
         file,
         state: join(dir, "state.db"),
         settings: { concurrency: 2, leaseTtlMs: 1_200 },
-        store: withBatch((batch) => ({
-          acquireLease: (owner, ttl) => Effect.tap(batch.acquireLease(owner, ttl), () => Effect.sleep("1500 millis")),
-          renewLease: (fence, ttl) =>
-            Effect.if(Deferred.isDone(released), {
-              onTrue: () => Effect.tap(batch.renewLease(fence, ttl), () => Deferred.succeed(renewed, undefined)),
-              onFalse: () => Effect.fail(new StoreError({ reason: "Busy", message: "held by the test" }))
-            }),
-          rowsInStates: (states, page) =>
-            states.length === 1 && states[0] === "unknown"
-              ? Deferred.succeed(released, undefined).pipe(Effect.zipRight(Deferred.await(renewed)), Effect.zipRight(batch.rowsInStates(states, page)))
-              : batch.rowsInStates(states, page)
-        }))
+        store: withBatch({
+          batches: (batches) => ({
+            acquireLease: (accountId, batchId, owner, ttl) => Effect.tap(batches.acquireLease(accountId, batchId, owner, ttl), () => Effect.sleep("1500 millis")),
+            renewLease: (accountId, batchId, fence, ttl) =>
+              Effect.if(Deferred.isDone(released), {
+                onTrue: () => Effect.tap(batches.renewLease(accountId, batchId, fence, ttl), () => Deferred.succeed(renewed, undefined)),
+                onFalse: () => Effect.fail(new StoreError({ reason: "Busy", message: "held by the test" }))
+              })
+          }),
+          rows: (rows) => ({
+            rowsInStates: (accountId, batchId, states, page) =>
+              states.length === 1 && states[0] === "unknown"
+                ? Deferred.succeed(released, undefined).pipe(Effect.zipRight(Deferred.await(renewed)), Effect.zipRight(rows.rowsInStates(accountId, batchId, states, page)))
+                : rows.rowsInStates(accountId, batchId, states, page)
+          })
+        })
       })
       const counts = countByToken(yield* admin(sandbox).payouts)
       expect({ exit: result.exitCode, paid: counts.size, twice: [...counts.values()].filter((n) => n > 1).length }).toEqual({ exit: 0, paid: rows, twice: 0 })
@@ -98,10 +107,13 @@ describe("a late lease renewal", () => {
       const first = yield* Effect.fork(run(sandbox, {
         file,
         state,
-        store: withBatch((batch) => ({
-          // The store has granted the lease; the interrupt comes before the run goes on.
-          acquireLease: (owner, ttl) => Effect.tap(batch.acquireLease(owner, ttl), () => Deferred.succeed(granted, undefined).pipe(Effect.zipRight(Effect.sleep("200 millis"))))
-        }))
+        store: withBatch({
+          batches: (batches) => ({
+            // The store has granted the lease; the interrupt comes before the run goes on.
+            acquireLease: (accountId, batchId, owner, ttl) =>
+              Effect.tap(batches.acquireLease(accountId, batchId, owner, ttl), () => Deferred.succeed(granted, undefined).pipe(Effect.zipRight(Effect.sleep("200 millis"))))
+          })
+        })
       }))
       yield* Deferred.await(granted)
       yield* Fiber.interrupt(first)

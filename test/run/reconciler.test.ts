@@ -20,9 +20,9 @@ import { RunContext } from "../../src/run/RunContext.ts"
 import { Tracker } from "../../src/run/Tracker.ts"
 import { TransitionWriter } from "../../src/run/TransitionWriter.ts"
 import type { Row } from "../../src/store/Model.ts"
-import type { StateStoreShape } from "../../src/store/StateStore.ts"
-import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
-import { drive, fakeClient, runParts } from "./parts.ts"
+import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import { ACCOUNT, newBatch, rowInputs } from "../store/fixtures.ts"
+import { drive, fakeClient, runParts, scopedServices } from "./parts.ts"
 import { settings } from "./support.ts"
 
 const T0 = Date.parse("2025-03-10T10:00:00Z")
@@ -83,11 +83,11 @@ interface World {
  */
 const scene = <A, E>(
   listing: (rows: ReadonlyArray<Row>) => Array<WalletTransaction>,
-  test: (world: World) => Effect.Effect<A, E, RunContext | Reconciler | Tracker | TransitionWriter>
+  test: (world: World) => Effect.Effect<A, E, RunContext | Reconciler | Tracker | TransitionWriter | StateStore>
 ) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(T0)
-    const { store } = yield* scopedStore
+    const { services, store } = yield* scopedServices
     yield* store.createBatch(newBatch("b1"), rowInputs(4))
     const batch = store.batch(ACCOUNT, BATCH)
     const fence = Option.getOrThrow(yield* batch.acquireLease("runner", "1 hour"))
@@ -108,7 +108,8 @@ const scene = <A, E>(
         })
     }
     return yield* test({ store, rows, listing: payouts, sent, notices }).pipe(
-      Effect.provide(runParts({ store, accountId: ACCOUNT, batchId: BATCH, settings: settings(), fence }, service(payouts, sent))),
+      Effect.provide(runParts({ services, accountId: ACCOUNT, batchId: BATCH, settings: settings(), fence }, service(payouts, sent))),
+      Effect.provideService(StateStore, store),
       Effect.provideService(Notices, sink)
     )
   })
@@ -122,7 +123,8 @@ const round = Effect.flatMap(Reconciler, (reconciler) => drive(reconciler.round(
 const row0 = Effect.gen(function* () {
   yield* Effect.flatMap(TransitionWriter, (writer) => writer.flush)
   const ctx = yield* RunContext
-  return Option.getOrThrow(yield* ctx.batchStore.getRow(0))
+  const store = yield* StateStore
+  return Option.getOrThrow(yield* store.batch(ctx.accountId, ctx.batchId).getRow(0))
 })
 
 /** Row 0 not found past the grace, in two complete syncs half a grace apart: resent once (rules 1-7). */

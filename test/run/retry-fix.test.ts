@@ -12,18 +12,18 @@ import { join } from "node:path"
 import { intake } from "../../src/intake/Intake.ts"
 import { makeUnpaidColumns, writeUnpaidCsv } from "../../src/output/UnpaidCsv.ts"
 import { makeFixBatch } from "../../src/run/RetryFix.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
-import { ACCOUNT, scopedStore } from "../store/fixtures.ts"
+import { ACCOUNT } from "../store/fixtures.ts"
 import { scopedTempDir } from "../kit/TempDir.ts"
+import { scopedServices } from "./parts.ts"
 import { ordinaryPhone } from "./support.ts"
 
 describe("retry --fix: the child batch", () => {
   it.scoped("takes the batch's unpaid.csv as it is, corrected; links each row; refuses a row fixed twice and a changed amount", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { services, store } = yield* scopedServices
       const dir = yield* scopedTempDir()
       const intakeOf = (file: string) =>
-        intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) }).pipe(Effect.provideService(StateStore, store))
+        intake({ accountId: ACCOUNT, file, skipInvalid: false, allowRepeats: false, repeatWindow: Duration.hours(24) }).pipe(Effect.provide(services))
       const parentFile = join(dir, "week.csv")
       writeFileSync(
         parentFile,
@@ -43,7 +43,7 @@ describe("retry --fix: the child batch", () => {
         yield* batch.recordTransition({ idx, to, source: "poll" })
       }
       const parent = Option.getOrThrow(yield* batch.getBatch())
-      const fixIn = (file: string) => makeFixBatch(ACCOUNT, parent, file, join(dir, "out"), { mode: "run" }).pipe(Effect.provideService(StateStore, store))
+      const fixIn = (file: string) => makeFixBatch(ACCOUNT, parent, file, join(dir, "out"), { mode: "run" }).pipe(Effect.provide(services))
       const refusal = (file: string) =>
         Effect.flip(fixIn(file)).pipe(Effect.map((e) => (e._tag === "RetryRefused" ? (e.errors ?? []).map((r) => `${r.line} ${r.column}: ${r.reason}`) : [String(e)])))
 
@@ -51,7 +51,7 @@ describe("retry --fix: the child batch", () => {
       const columns = makeUnpaidColumns()
       yield* Stream.runForEach(batch.streamRows(), (row) => Effect.sync(() => columns.add(row)))
       const unpaid = join(dir, "week.unpaid.csv")
-      expect(yield* writeUnpaidCsv(unpaid, ACCOUNT, parentId, columns).pipe(Effect.provideService(StateStore, store))).toBe(true)
+      expect(yield* writeUnpaidCsv(unpaid, ACCOUNT, parentId, columns).pipe(Effect.provide(services))).toBe(true)
       const corrected = readFileSync(unpaid, "utf8")
         .replace(`F-1,1000,XAF,carrier1_cm,${ordinaryPhone(1)},Ama One`, `F-1,1000,XAF,carrier2_cm,${ordinaryPhone(11)},Ama One-Tabi`)
         .replace(ordinaryPhone(3), ordinaryPhone(13))

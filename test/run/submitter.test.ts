@@ -13,8 +13,8 @@ import { RunContext } from "../../src/run/RunContext.ts"
 import { Submitter } from "../../src/run/Submitter.ts"
 import { Tracker } from "../../src/run/Tracker.ts"
 import { TransitionWriter } from "../../src/run/TransitionWriter.ts"
-import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
-import { drive, fakeClient, runParts } from "./parts.ts"
+import { ACCOUNT, newBatch, rowInputs } from "../store/fixtures.ts"
+import { drive, fakeClient, runParts, scopedServices } from "./parts.ts"
 import { settings } from "./support.ts"
 
 type Answer = (body: PayoutRequest) => Effect.Effect<PayoutResponse, ClientError>
@@ -33,7 +33,7 @@ const payingClient = (answer: Answer, sent: Array<PayoutRequest>) =>
 /** Submits a batch of `rows` rows with the fake client answering `answer`; the rows and the run's state after. */
 const submitWith = (answer: Answer, rows = 2) =>
   Effect.gen(function* () {
-    const { store } = yield* scopedStore
+    const { services, store } = yield* scopedServices
     const sent: Array<PayoutRequest> = []
     const batchId = BatchId.make("b1")
     yield* store.createBatch(newBatch("b1"), rowInputs(rows))
@@ -44,9 +44,9 @@ const submitWith = (answer: Answer, rows = 2) =>
       const writer = yield* TransitionWriter
       const tracker = yield* Tracker
       yield* drive(Effect.zipRight(submitter.submitAll, writer.flush))
-      const after = yield* Effect.forEach(Array.from({ length: rows }, (_, idx) => idx), (idx) => Effect.map(ctx.batchStore.getRow(idx), Option.getOrThrow))
+      const after = yield* Effect.forEach(Array.from({ length: rows }, (_, idx) => idx), (idx) => Effect.map(store.batch(ACCOUNT, batchId).getRow(idx), Option.getOrThrow))
       return { rows: after, sent, stop: yield* Ref.get(ctx.stop), tracked: yield* tracker.tracked }
-    }).pipe(Effect.provide(runParts({ store, accountId: ACCOUNT, batchId, settings: settings({ concurrency: 1 }), fence }, payingClient(answer, sent))))
+    }).pipe(Effect.provide(runParts({ services, accountId: ACCOUNT, batchId, settings: settings({ concurrency: 1 }), fence }, payingClient(answer, sent))))
   })
 
 describe("Submitter, one service answer at a time", () => {

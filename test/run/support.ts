@@ -1,13 +1,13 @@
 /** End-to-end runs: a sandbox (kit/Sandbox.ts), a real SQLite file, the commands' client, a CSV of sellers. */
 import { NodeContext } from "@effect/platform-node"
-import { Context, Duration, Effect, Layer } from "effect"
+import { type Context, Duration, Effect, Layer } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from "../../src/run/RunContext.ts"
 import { DEFAULT_CALLBACK_URL } from "../../src/run/PayoutBody.ts"
 import { type RunRequest, runBatch } from "../../src/run/Runner.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import type { StoreServices } from "../../src/store/Sql/Store.ts"
 import { stderrNotices } from "../../src/cli/Notices.ts"
 import { Notices } from "../../src/run/Notices.ts"
 import { clientLayer } from "../kit/Client.ts"
@@ -37,8 +37,8 @@ export interface RunSetup {
   readonly request?: Partial<RunRequest>
   /** --rate: requests per second to the service. */
   readonly rate?: number
-  /** Changes the store the run gets (a test slowing one of its operations). */
-  readonly store?: (store: StateStoreShape) => StateStoreShape
+  /** Changes the store's services the run gets (a test slowing one of its operations). */
+  readonly store?: (services: Context.Context<StoreServices>) => Context.Context<StoreServices>
 }
 
 export const run = (sandbox: Sandbox, setup: RunSetup) => {
@@ -62,8 +62,7 @@ export const run = (sandbox: Sandbox, setup: RunSetup) => {
     Effect.provide(
       Layer.mergeAll(
         client,
-        Layer.map(SqliteStateStore.layer({ filename: setup.state }), (context) =>
-          setup.store === undefined ? context : Context.add(context, StateStore, setup.store(Context.get(context, StateStore)))),
+        Layer.map(SqliteStateStore.layer({ filename: setup.state }), (context) => (setup.store === undefined ? context : setup.store(context))),
         NodeContext.layer
       )
     )

@@ -12,8 +12,8 @@ import { BatchId, Reference } from "../../src/domain/Ids.ts"
 import { RunContext } from "../../src/run/RunContext.ts"
 import { Tracker } from "../../src/run/Tracker.ts"
 import { TransitionWriter } from "../../src/run/TransitionWriter.ts"
-import { ACCOUNT, newBatch, rowInputs, scopedStore } from "../store/fixtures.ts"
-import { drive, fakeClient, runParts } from "./parts.ts"
+import { ACCOUNT, newBatch, rowInputs } from "../store/fixtures.ts"
+import { drive, fakeClient, runParts, scopedServices } from "./parts.ts"
 import { settings } from "./support.ts"
 
 const BATCH = BatchId.make("b1")
@@ -34,7 +34,7 @@ const completed = (reference: string, over: Partial<ConstructorParameters<typeof
 describe("Tracker", () => {
   it.scoped("a webhook that came before its payout was followed wakes it at once, not after --poll-max", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { services, store } = yield* scopedServices
       yield* store.createBatch(newBatch("b1"), rowInputs(2))
       const batch = store.batch(ACCOUNT, BATCH)
       const fence = Option.getOrThrow(yield* batch.acquireLease("runner", "1 hour"))
@@ -55,7 +55,7 @@ describe("Tracker", () => {
         // Without a webhook, the first lookup waits --poll-max (5 minutes here).
         yield* TestClock.adjust("5 minutes")
         expect(yield* Ref.get(looked)).toEqual(["TXN0", "TXN1"])
-      }).pipe(Effect.provide(runParts({ store, accountId: ACCOUNT, batchId: BATCH, settings: settings({ webhooks: true, pollMaxMs: 300_000 }), fence }, client)))
+      }).pipe(Effect.provide(runParts({ services, accountId: ACCOUNT, batchId: BATCH, settings: settings({ webhooks: true, pollMaxMs: 300_000 }), fence }, client)))
     })
   )
 })
@@ -70,7 +70,7 @@ const ANSWERS: Record<string, StatusRecord> = {
 describe("Tracker: answers checked against the row", () => {
   it.scoped("an absurd fee, a negative fee, another reference: alarms, rows left in flight, looked up once; a sane answer completes", () =>
     Effect.gen(function* () {
-      const { store } = yield* scopedStore
+      const { services, store } = yield* scopedServices
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       const batch = store.batch(ACCOUNT, BATCH)
       const fence = Option.getOrThrow(yield* batch.acquireLease("runner", "1 hour"))
@@ -103,7 +103,7 @@ describe("Tracker: answers checked against the row", () => {
         expect(rows.map((r) => r.feeMinor)).toEqual([50, null, null, null])
         expect(rows[1].alarm).toContain("anomaly: the service answered fee 1e+300")
         expect(rows[3].candidates).toEqual(["TXN3"])
-      }).pipe(Effect.provide(runParts({ store, accountId: ACCOUNT, batchId: BATCH, settings: settings(), fence }, client)))
+      }).pipe(Effect.provide(runParts({ services, accountId: ACCOUNT, batchId: BATCH, settings: settings(), fence }, client)))
     })
   )
 })

@@ -3,7 +3,9 @@ import { Console, DateTime, Effect, Option } from "effect"
 import { describeHalt } from "../../run/Safeguards.ts"
 import { userFormat } from "../../output/Format.ts"
 import { PENDING_STATES } from "../../store/RowState.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { AccountRecords } from "../../store/Sql/Account.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
+import { RetryLinks } from "../../store/Sql/Retries.ts"
 import type { batchesCommand } from "../commands/Batches.ts"
 import { accountOf } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
@@ -23,15 +25,14 @@ const approvedWhat = (text: string | null): unknown => {
 
 export const batches = ({ connection, jobs, json, state, wide }: Parsed<typeof batchesCommand>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const account = yield* accountOf(connection)
-    const batches = yield* store.account(account).listBatches()
+    const batches = yield* (yield* Batches).listBatches(account)
     // A `payouts retry` batch names the batch it pays again; a retried batch, its retry.
-    const links = yield* store.account(account).retryLinks()
+    const links = yield* (yield* RetryLinks).retryLinks(account)
     const parentOf = new Map(links.map((l) => [l.childBatchId, l.parentBatchId]))
     const childOf = new Map(links.map((l) => [l.parentBatchId, l.childBatchId]))
     // An account halt stops every batch at once: said first, on stderr with --json (stdout stays the list).
-    const halt = yield* store.account(account).activeHalt()
+    const halt = yield* (yield* AccountRecords).activeHalt(account)
     if (Option.isSome(halt)) {
       const line = `HALTED: ${describeHalt(halt.value)}. No new payout is sent. Lift with: payouts halt --lift --by NAME`
       yield* json ? Console.error(line) : Console.log(line)

@@ -7,7 +7,7 @@ import { Console, Effect, Layer, Option } from "effect"
 import { haltAccount, liftHalt } from "../../run/AccountHalt.ts"
 import { describeHalt } from "../../run/Safeguards.ts"
 import type { Halt } from "../../store/AccountModel.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { AccountRecords } from "../../store/Sql/Account.ts"
 import type { haltCommand } from "../commands/Halt.ts"
 import { openStore } from "../StoreOpen.ts"
 import { UsageError } from "../Errors.ts"
@@ -49,7 +49,7 @@ const actionOf = (by: Option.Option<string>, reason: Option.Option<string>, lift
 export const halt = (args: Parsed<typeof haltCommand>) =>
   Effect.gen(function* () {
     const action = yield* actionOf(args.by, args.reason, args.lift)
-    const store = yield* StateStore
+    const records = yield* AccountRecords
     const account = yield* accountOf(args.connection)
     if (action._tag === "Halt") {
       const done = yield* haltAccount(account, action.by, action.reason)
@@ -60,7 +60,7 @@ export const halt = (args: Parsed<typeof haltCommand>) =>
         done.changed ? `Halt lifted by ${action.by}. Runs send payouts again; run a halted batch's file again to pay its waiting rows.` : "No halt was in force."
       )
     }
-    const halt = yield* store.account(account).activeHalt()
+    const halt = yield* records.activeHalt(account)
     yield* args.json ? printJson(haltView(halt)) : Console.log(show(halt))
   }).pipe(
     Effect.provide(

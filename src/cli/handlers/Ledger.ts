@@ -13,7 +13,8 @@ import { makeSummary, totalsByCurrency, writeLedgerFromStore, writeSummaryFile }
 import { reportPath, writeReport } from "../../output/Report.ts"
 import { alreadyPaidOf, withAlreadyPaid } from "../../output/AlreadyPaid.ts"
 import { DEFAULT_FEE_ESTIMATE } from "../../domain/FeeEstimate.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
+import { MirrorStore } from "../../store/Sql/Mirror.ts"
 import type { ledgerCommand } from "../commands/Ledger.ts"
 import { accountOf, findBatch } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
@@ -22,14 +23,13 @@ import { printJson } from "../Output.ts"
 
 export const ledger = ({ batch, connection, jobs, json, out, state }: Parsed<typeof ledgerCommand>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const fs = yield* FileSystem.FileSystem
     const account = yield* accountOf(connection)
     const found = yield* findBatch(account, batch)
     yield* fs.makeDirectory(out, { recursive: true })
     const paths = outputPaths(resolve(out, found.fileName))
-    const counts = yield* store.batch(account, found.batchId).countByState()
-    const flagged = yield* store.batch(account, found.batchId).flaggedRows()
+    const counts = yield* (yield* Batches).countByState(account, found.batchId)
+    const flagged = yield* (yield* MirrorStore).flaggedRows(account, found.batchId)
     const alarms = flagged.filter((r) => r.alarm !== null).map((r) => ({ line: r.line, reason: r.alarm ?? "", references: r.candidates ?? [] }))
     const { parent } = yield* retryLineage(account, found.batchId)
     const written = yield* makeSummary({

@@ -15,7 +15,7 @@ import { amendSummary, readSummary } from "../../output/SummaryFile.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { outputOf } from "../../output/AtomicFile.ts"
 import { reconcileBatch, reconciledAt } from "../../run/ReconcileBatch.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
 import type { reconcileCommand } from "../commands/Reconcile.ts"
 import { withClient } from "../Connect.ts"
 import { UsageError } from "../Errors.ts"
@@ -44,7 +44,7 @@ const findSummary = (jobs: string, batchId: BatchId) =>
 
 export const reconcile = ({ account: wholeAccount, batch: batchOption, connection, jobs, json, ledger, state }: Parsed<typeof reconcileCommand>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const batches = yield* Batches
     const account = yield* accountOf(connection)
     if (wholeAccount) {
       const report = yield* checkAccount(account)
@@ -65,7 +65,7 @@ export const reconcile = ({ account: wholeAccount, batch: batchOption, connectio
       const paths = { ledger: outputOf(csv, ".ledger.csv"), summary: summaryPath.value, errors: outputOf(csv, ".errors.csv") }
       yield* writeLedgerFromStore(paths, account, found.batchId)
       yield* amendSummary(summaryPath.value, {
-        counts: Object.fromEntries(Object.entries(yield* store.batch(account, found.batchId).countByState()).filter(([, n]) => n > 0)),
+        counts: Object.fromEntries(Object.entries(yield* batches.countByState(account, found.batchId)).filter(([, n]) => n > 0)),
         reconciliation: { at: yield* reconciledAt, ok: report.ok, findings: report.findings.length, updated: report.updated, totals: report.totals }
       })
       yield* writeReport(outputOf(csv, ".report.html"), account, found.batchId, yield* readSummary(summaryPath.value))

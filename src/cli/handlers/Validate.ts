@@ -25,7 +25,8 @@ import { say } from "../../run/Notices.ts"
 import { parseFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import type { RunRequest } from "../../run/RunRequest.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
+import type { StateStore } from "../../store/StateStore.ts"
 import { type checkOptions, RUN_PACING, type validateCommand } from "../commands/Run.ts"
 import { CredentialsRefused, UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
@@ -94,7 +95,7 @@ class AlreadyStored extends Data.TaggedError("AlreadyStored") {}
 interface Account {
   readonly accountId: AccountId
   readonly tokenScope: string
-  readonly services: Context.Context<PaymentClient | RequestGate | StateStore>
+  readonly services: Context.Context<PaymentClient | RequestGate | StateStore | Batches>
 }
 
 /** A dry run: the file's checks and the balance preflight; it never pays, listens or asks. */
@@ -134,7 +135,7 @@ export const validate = ({ args, file }: Parsed<typeof validateCommand>) =>
 
     const others = Effect.gen(function* () {
       const { accountId, services } = yield* account
-      const existing = yield* Effect.flatMap(StateStore, (s) => s.batch(accountId, batchId).getBatch()).pipe(Effect.provide(services))
+      const existing = yield* Effect.flatMap(Batches, (b) => b.getBatch(accountId, batchId)).pipe(Effect.provide(services))
       if (Option.isSome(existing) && existing.value.state !== "loading") return yield* new AlreadyStored()
       const since = DateTime.subtractDuration(yield* DateTime.now, args.repeatWindow)
       return yield* makeCrossBatch({ accountId, batchId, allowRepeats: args.allowRepeats, since, guards: guardsOf(checks) }).pipe(

@@ -4,7 +4,7 @@
  */
 import { Console, DateTime, Effect } from "effect"
 import { heldBy, workers as workersOf } from "../../jobs/Workers.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
 import type { workersCommand } from "../commands/Workers.ts"
 import { accountOf } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
@@ -17,10 +17,10 @@ const ago = (ms: number) => (ms < 1_000 ? "now" : ms < 120_000 ? `${Math.round(m
 
 export const workers = ({ connection, jobs, json, state, wide }: Parsed<typeof workersCommand>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const batches = yield* Batches
     const account = yield* accountOf(connection)
     const found = yield* workersOf(account)
-    const leased = (yield* store.account(account).listBatches()).filter((b) => b.leaseOwner !== null)
+    const leased = (yield* batches.listBatches(account)).filter((b) => b.leaseOwner !== null)
     const views = found.map((w) => ({
       worker: w.owner,
       host: w.host,

@@ -10,7 +10,9 @@ import { type Format, userFormat } from "../../output/Format.ts"
 import { haltAccount, liftHalt } from "../../run/AccountHalt.ts"
 import { dayOf, DAY_MS, daysBetween, HISTORY_DAYS } from "../../run/ListingMirror.ts"
 import { describeHalt } from "../../run/Safeguards.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { AccountRecords } from "../../store/Sql/Account.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
+import { MirrorStore } from "../../store/Sql/Mirror.ts"
 import { ConsoleAccount, csrfField, escapeHtml, may, page, requirePermission, SignedIn } from "../Contract.ts"
 
 const e = escapeHtml
@@ -37,7 +39,7 @@ const mirrorPart = (f: Format) =>
     const { accountId } = yield* ConsoleAccount
     const now = yield* Clock.currentTimeMillis
     const days = daysBetween(now - (HISTORY_DAYS - 1) * DAY_MS, now)
-    const known = yield* (yield* StateStore).account(accountId).mirrorDays(days)
+    const known = yield* (yield* MirrorStore).mirrorDays(accountId, days)
     const complete = known.filter((d) => d.closed).length
     const recent = [...known].sort((a, b) => b.day.localeCompare(a.day)).slice(0, SHOWN_DAYS)
     const rows = recent
@@ -49,9 +51,8 @@ const mirrorPart = (f: Format) =>
 
 const alarmsPart = Effect.gen(function* () {
   const { accountId } = yield* ConsoleAccount
-  const account = (yield* StateStore).account(accountId)
-  const alarm = yield* account.accountAlarm()
-  const batches = yield* account.listBatches()
+  const alarm = yield* (yield* MirrorStore).accountAlarm(accountId)
+  const batches = yield* (yield* Batches).listBatches(accountId)
   const flagged = batches.filter((b) => b.counts.unknown > 0)
   const items = [
     ...Option.match(alarm, { onNone: () => [], onSome: (a) => [`Account alarm: ${e(a.reason)}. No row is resent while it holds.`] }),
@@ -63,7 +64,7 @@ const alarmsPart = Effect.gen(function* () {
 const haltPart = Effect.gen(function* () {
   const { accountId } = yield* ConsoleAccount
   const who = yield* SignedIn
-  const halt = yield* (yield* StateStore).account(accountId).activeHalt()
+  const halt = yield* (yield* AccountRecords).activeHalt(accountId)
   const state = Option.match(halt, {
     onNone: () => "<p>No halt in force: payouts may be sent.</p>",
     onSome: (h) => `<p role="alert" class="refused">HALTED: ${e(describeHalt(h))}. No new payout leaves any runner of this account.</p>`

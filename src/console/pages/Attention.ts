@@ -12,7 +12,7 @@ import { type Format, userFormat } from "../../output/Format.ts"
 import { type AttentionBatch, attentionOf } from "../../run/Attention.ts"
 import { type Decision, resolve, type ResolveError, type RowEvidence } from "../../run/Resolve.ts"
 import type { StoreError } from "../../store/Model.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
 import { ConsoleAccount, csrfField, escapeHtml, type Forbidden, may, page, requirePermission, SignedIn } from "../Contract.ts"
 
 const e = escapeHtml
@@ -129,14 +129,14 @@ const decisionOf = (form: typeof DecisionForm.Type): Effect.Effect<Exclude<Decis
 const decideRow = Effect.fn("Console.resolveRow")(function* () {
   const who = yield* requirePermission("resolve")
   const { accountId, urls } = yield* ConsoleAccount
-  const store = yield* StateStore
+  const batches = yield* Batches
   const { batch, line } = yield* HttpRouter.schemaPathParams(RowParams)
   const form = yield* HttpServerRequest.schemaBodyUrlParams(DecisionForm)
   // The CLI's own refusals, in the console's words: who is the signed-in person; why must be given.
   if (form.reason === "") return yield* new NotDecided({ message: "a decision needs a reason: why is recorded for whoever looks next" })
   const decision = yield* decisionOf(form)
   const batchId = BatchId.make(batch)
-  if (Option.isNone(yield* store.batch(accountId, batchId).getBatch())) return yield* new NotDecided({ message: `no batch ${batch} in this account's state store` })
+  if (Option.isNone(yield* batches.getBatch(accountId, batchId))) return yield* new NotDecided({ message: `no batch ${batch} in this account's state store` })
   const outcome = yield* resolve({ accountId, batchId, selection: { _tag: "Line", line }, by: who.name, reason: form.reason, decision, listingOk: false, urls, confirm: undefined })
   const done = outcome.applied.map((a) => `Done: ${a.detail} (by ${who.name}: ${form.reason}).`)
   const refused = outcome.refused.map((r) => `Not done: ${r.message}`)
@@ -150,12 +150,12 @@ const ReasonForm = Schema.Struct({ reason: DecisionForm.fields.reason })
 const listingOk = Effect.fn("Console.listingOk")(function* () {
   const who = yield* requirePermission("resolve")
   const { accountId, urls } = yield* ConsoleAccount
-  const store = yield* StateStore
+  const batches = yield* Batches
   const { batch } = yield* HttpRouter.schemaPathParams(BatchParam)
   const { reason } = yield* HttpServerRequest.schemaBodyUrlParams(ReasonForm)
   if (reason === "") return yield* new NotDecided({ message: "a decision needs a reason: why is recorded for whoever looks next" })
   const batchId = BatchId.make(batch)
-  if (Option.isNone(yield* store.batch(accountId, batchId).getBatch())) return yield* new NotDecided({ message: `no batch ${batch} in this account's state store` })
+  if (Option.isNone(yield* batches.getBatch(accountId, batchId))) return yield* new NotDecided({ message: `no batch ${batch} in this account's state store` })
   const outcome = yield* resolve({ accountId, batchId, selection: { _tag: "NeedingPerson" }, by: who.name, reason, decision: { _tag: "Show" }, listingOk: true, urls, confirm: undefined })
   return { refused: false, text: `Account alarm cleared (${outcome.listingCleared}) by ${who.name}: ${reason}.` } satisfies Notice
 })

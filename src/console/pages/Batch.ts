@@ -10,7 +10,8 @@ import { maskPhone } from "../../domain/Phone.ts"
 import { type Format, userFormat } from "../../output/Format.ts"
 import { totalsByCurrency } from "../../output/Outputs.ts"
 import { ROW_STATES, RowState } from "../../store/RowState.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
+import { Rows } from "../../store/Sql/Reads.ts"
 import type { Row } from "../../store/Model.ts"
 import { ConsoleAccount, escapeHtml, page } from "../Contract.ts"
 import { outputLinks } from "./BatchFiles.ts"
@@ -36,12 +37,12 @@ const matches = (q: string) => {
 
 const summaryPart = (accountId: ConsoleAccount["Type"]["accountId"], batchId: BatchId) =>
   Effect.gen(function* () {
-    const batch = (yield* StateStore).batch(accountId, batchId)
+    const batches = yield* Batches
     const f = yield* userFormat
-    const found = yield* batch.getBatch()
+    const found = yield* batches.getBatch(accountId, batchId)
     if (Option.isNone(found)) return Option.none<string>()
     const b = found.value
-    const counts = yield* batch.countByState()
+    const counts = yield* batches.countByState(accountId, batchId)
     const total = ROW_STATES.reduce((n, s) => n + counts[s], 0)
     const totals = yield* totalsByCurrency(accountId, batchId)
     const facts: ReadonlyArray<readonly [string, string]> = [
@@ -84,18 +85,18 @@ const batchPage = Effect.gen(function* () {
   const filter = yield* HttpServerRequest.schemaSearchParams(Filter).pipe(Effect.orElseSucceed(() => ({ state: "" as const, q: "" })))
   const { accountId } = yield* ConsoleAccount
   const batchId = BatchId.make(id)
-  const batch = (yield* StateStore).batch(accountId, batchId)
+  const rows = yield* Rows
   const summary = yield* summaryPart(accountId, batchId)
   if (Option.isNone(summary)) return HttpServerResponse.setStatus(yield* page("Batch not found", `<p>No batch ${e(id)} in this account's state store. <a href="/batches">All batches</a></p>`), 404)
   const f = yield* userFormat
-  const all = Chunk.toReadonlyArray(yield* Stream.runCollect(batch.streamRows()))
+  const all = Chunk.toReadonlyArray(yield* Stream.runCollect(rows.streamRows(accountId, batchId)))
   const found = all.filter((r) => (filter.state === "" || r.state === filter.state) && matches(filter.q)(r))
   const lineOf = new Map(all.map((r) => [r.idx, r.line]))
-  const events = [...(yield* batch.events())].reverse().slice(0, SHOWN_EVENTS)
+  const events = [...(yield* rows.events(accountId, batchId))].reverse().slice(0, SHOWN_EVENTS)
   const eventItems = events
     .map((ev) => `<li><time datetime="${DateTime.formatIso(ev.at)}">${e(f.time(ev.at))}</time> line ${lineOf.get(ev.idx) ?? "?"}: ${e(ev.fromState ?? "-")} → ${e(ev.toState)} (${e(ev.source)})${ev.detail === null ? "" : `: ${e(ev.detail)}`}</li>`)
     .join("")
-  const fileName = (yield* batch.getBatch()).pipe(Option.map((b) => b.fileName), Option.getOrElse(() => id))
+  const fileName = (yield* (yield* Batches).getBatch(accountId, batchId)).pipe(Option.map((b) => b.fileName), Option.getOrElse(() => id))
   return yield* page(
     `Batch ${fileName}`,
     `<p><a href="/batches">All batches</a> · batch <span class="id">${e(id)}</span></p>

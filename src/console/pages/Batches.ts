@@ -8,7 +8,8 @@ import { Effect, Option } from "effect"
 import { type Format, userFormat } from "../../output/Format.ts"
 import { describeHalt } from "../../run/Safeguards.ts"
 import { FINAL_ROW_STATES, PENDING_STATES } from "../../store/RowState.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { AccountRecords } from "../../store/Sql/Account.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
 import type { BatchSummary, CurrencyTotal } from "../../store/StoreDriver.ts"
 import { ConsoleAccount, escapeHtml, page } from "../Contract.ts"
 
@@ -43,19 +44,19 @@ const row = (f: Format, b: BatchSummary, totals: ReadonlyArray<CurrencyTotal>) =
 /** The part of the page that changes while batches run: the halt, if any, and the table. */
 export const batchesLive = Effect.gen(function* () {
   const { accountId } = yield* ConsoleAccount
-  const account = (yield* StateStore).account(accountId)
+  const batches = yield* Batches
   const f = yield* userFormat
-  const halt = yield* account.activeHalt()
+  const halt = yield* (yield* AccountRecords).activeHalt(accountId)
   const halted = Option.match(halt, {
     onNone: () => "",
     onSome: (h) => `<p role="alert" class="refused">HALTED: ${e(describeHalt(h))}. No new payout is sent (see Account).</p>`
   })
-  const all = [...(yield* account.listBatches())].sort((a, b) => Number(b.createdAt.epochMillis) - Number(a.createdAt.epochMillis))
+  const all = [...(yield* batches.listBatches(accountId))].sort((a, b) => Number(b.createdAt.epochMillis) - Number(a.createdAt.epochMillis))
   if (all.length === 0) return `${halted}<p>No batches in this account's state store yet.</p>`
   // Refreshed every 2 s with a totals query per batch: the newest are what a person watches.
-  const batches = all.slice(0, SHOWN_BATCHES)
-  const rows = yield* Effect.forEach(batches, (b) => Effect.map(StateStore.pipe(Effect.flatMap((s) => s.batch(accountId, b.batchId).currencyTotals())), (t) => row(f, b, t)))
-  return `${halted}<div class="scroll" tabindex="0" role="region" aria-label="Batches table"><table><caption>${all.length > batches.length ? `The newest ${f.count(batches.length)} of ${f.count(all.length)} batches` : `${f.count(batches.length)} batch${batches.length === 1 ? "" : "es"}, newest first`}</caption>
+  const shown = all.slice(0, SHOWN_BATCHES)
+  const rows = yield* Effect.forEach(shown, (b) => Effect.map(batches.currencyTotals(accountId, b.batchId), (t) => row(f, b, t)))
+  return `${halted}<div class="scroll" tabindex="0" role="region" aria-label="Batches table"><table><caption>${all.length > shown.length ? `The newest ${f.count(shown.length)} of ${f.count(all.length)} batches` : `${f.count(shown.length)} batch${shown.length === 1 ? "" : "es"}, newest first`}</caption>
 <thead><tr><th scope="col">File and batch</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col">Rows</th><th scope="col">Completed</th><th scope="col">Not paid</th><th scope="col">Pending</th><th scope="col">Unknown</th><th scope="col">Waiting</th><th scope="col">Amount sent</th><th scope="col">Approved by</th><th scope="col">Created</th></tr></thead>
 <tbody>${rows.join("\n")}</tbody></table></div>`
 })

@@ -7,7 +7,7 @@ import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { heldBy, workers } from "../../jobs/Workers.ts"
 import { userFormat } from "../../output/Format.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { Batches } from "../../store/Sql/Batches.ts"
 import { ConsoleAccount, escapeHtml, page } from "../Contract.ts"
 
 const e = escapeHtml
@@ -18,7 +18,7 @@ const workersPage = Effect.gen(function* () {
   const { accountId } = yield* ConsoleAccount
   const f = yield* userFormat
   const found = yield* workers(accountId)
-  const leased = (yield* (yield* StateStore).account(accountId).listBatches()).filter((b) => b.leaseOwner !== null)
+  const leased = (yield* (yield* Batches).listBatches(accountId)).filter((b) => b.leaseOwner !== null)
   const link = (b: (typeof leased)[number]) => `<a href="/batches/${e(b.batchId)}">${e(b.fileName)}</a>`
   const workerRows = found
     .map((w) => {
