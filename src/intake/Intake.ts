@@ -12,7 +12,6 @@ import type { RowInput } from "../store/Model.ts"
 import type { RowError } from "./RowError.ts"
 import { intakeRows, payable, releaseRows } from "./IntakeRows.ts"
 import { Batches } from "../store/Sql/Batches.ts"
-import { StateStore } from "../store/StateStore.ts"
 import { csvFileErrorRows } from "./Csv.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
 import { retryLineage } from "./RetryLineage.ts"
@@ -98,7 +97,6 @@ const toInput = (row: CheckedRow, extra: ReadonlyArray<RowError>, token: Token):
 
 export const intake = (options: IntakeOptions) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const batches = yield* Batches
     const { accountId } = options
     const batchId = yield* fileBatchId(options.file)
@@ -156,7 +154,7 @@ export const intake = (options: IntakeOptions) =>
       accountId,
       INTAKE_LOCK,
       { owner: `intake:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, ttlMs: 30_000 },
-      store.createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
+      batches.createBatch({ accountId, batchId, fileName, options: options.options }, inputs)
     ).pipe(Effect.either)
     if (Either.isLeft(created)) {
       yield* batches.deleteBatch(accountId, batchId)

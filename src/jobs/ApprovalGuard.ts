@@ -1,5 +1,5 @@
 /**
- * The state store as a run under an approval sees it. The batch is created only if it is the approved
+ * The store's batches as a run under an approval sees them. The batch is created only if it is the approved
  * one (the same id, and the same control totals over the rows actually stored), and the approval (who,
  * when, what) is recorded with it, before any row can be sent. The watcher checks the file just before
  * the run; this closes the window between that check and the runner's own read of the file: an edit
@@ -8,7 +8,7 @@
 import { Effect, Option, Predicate, Ref, Stream } from "effect"
 import { type NewBatch, type RowInput, StoreError } from "../store/Model.ts"
 import { AccountRecords } from "../store/Sql/Account.ts"
-import { StateStore, type StateStoreShape } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
 import type { ApprovedWhat } from "../output/ApprovalFile.ts"
 import { controlDifference, controlTally } from "./Scan.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
@@ -28,9 +28,9 @@ export const recordApproval = (accountId: AccountId, batchId: BatchId, approver:
     records.recordApproval(accountId, batchId, { by: approver.by, at: approver.at, what: JSON.stringify(approver.what) })
   )
 
-export const approvedStore = (accountId: AccountId, approver: Approver) =>
+export const approvedBatches = (accountId: AccountId, approver: Approver) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const batches = yield* Batches
     const records = yield* AccountRecords
     const refused = yield* Ref.make(Option.none<string>())
     const refuse = (reason: string) =>
@@ -38,7 +38,7 @@ export const approvedStore = (accountId: AccountId, approver: Approver) =>
         Ref.set(refused, Option.some(reason)),
         Effect.fail(new StoreError({ reason: "Conflict", message: `not the approved batch ${approver.what.batch_id}: ${reason}` }))
       )
-    const createBatch: StateStoreShape["createBatch"] = <E, R>(batch: NewBatch, rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>) => {
+    const createBatch: Batches["createBatch"] = <E, R>(batch: NewBatch, rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>) => {
       if (batch.batchId !== approver.what.batch_id) return refuse(`the file read by the run is batch ${batch.batchId}`)
       const tally = controlTally()
       const source: Stream.Stream<RowInput, E, R> = isStream(rows) ? rows : Stream.fromIterable(rows)
@@ -58,7 +58,7 @@ export const approvedStore = (accountId: AccountId, approver: Approver) =>
           )
         )
       )
-      return Effect.tap(store.createBatch(batch, counted), (created) => recordApproval(accountId, created.batchId, approver).pipe(Effect.provideService(AccountRecords, records)))
+      return Effect.tap(batches.createBatch(batch, counted), (created) => recordApproval(accountId, created.batchId, approver).pipe(Effect.provideService(AccountRecords, records)))
     }
-    return { store: StateStore.of({ ...store, createBatch }), refused: Ref.get(refused) } as const
+    return { batches: Batches.make({ ...batches, createBatch }), refused: Ref.get(refused) } as const
   })

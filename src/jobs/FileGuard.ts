@@ -1,12 +1,12 @@
 /**
- * A job's hold on its file between the claim and the end of its run: the state store as the run sees
- * it (the batch created only if it is the file as taken, and the file on disk looked at again once its
+ * A job's hold on its file between the claim and the end of its run: the store's batches as the run
+ * sees them (the batch created only if it is the file as taken, and the file on disk looked at again once its
  * rows are read, before the store's write completes), and a look after each run.
  */
 import { FileSystem } from "@effect/platform"
 import { Data, Effect, Option, Predicate, Ref, Schedule, Stream } from "effect"
 import { type NewBatch, type RowInput, StoreError } from "../store/Model.ts"
-import { StateStore, type StateStoreShape } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
 import { changedSince, type Fingerprint } from "./TakenFile.ts"
 
 /** The file is no longer what the watcher took: the job goes to `attention/`. */
@@ -17,7 +17,7 @@ const isStream = <A, E, R>(rows: Iterable<A> | Stream.Stream<A, E, R>): rows is 
 
 export const guardFile = (csv: string, taken: Fingerprint) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const batches = yield* Batches
     const fs = yield* FileSystem.FileSystem
     const changed = yield* Ref.make(Option.none<string>())
     const note = (change: string) => Ref.update(changed, Option.orElse(() => Option.some(change)))
@@ -27,7 +27,7 @@ export const guardFile = (csv: string, taken: Fingerprint) =>
     )
     const refuse = (change: string) =>
       Effect.zipRight(note(change), Effect.fail(new StoreError({ reason: "Conflict", message: `the file changed while it was read: ${change}` })))
-    const createBatch: StateStoreShape["createBatch"] = <E, R>(batch: NewBatch, rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>) => {
+    const createBatch: Batches["createBatch"] = <E, R>(batch: NewBatch, rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>) => {
       // The run read other bytes than were taken: the file changed between the claim and the read, so
       // the change is said as the file shows it now (grew, shrank, replaced), the batch ids as a last resort.
       if (batch.batchId !== taken.batchId) {
@@ -37,10 +37,10 @@ export const guardFile = (csv: string, taken: Fingerprint) =>
       const source: Stream.Stream<RowInput, E, R> = isStream(rows) ? rows : Stream.fromIterable(rows)
       // After the last row, before the store's write completes: the file is still the one taken.
       const after = Stream.drain(Stream.fromEffect(Effect.flatMap(look, Option.match({ onNone: () => Effect.void, onSome: refuse }))))
-      return store.createBatch(batch, Stream.concat(source, after))
+      return batches.createBatch(batch, Stream.concat(source, after))
     }
     return {
-      store: StateStore.of({ ...store, createBatch }),
+      batches: Batches.make({ ...batches, createBatch }),
       /** Fails with FileChangedAfterTaken if the file on disk is no longer the one taken. */
       check: Effect.flatMap(look, Option.match({ onNone: () => Effect.void, onSome: (change) => Effect.fail(new FileChangedAfterTaken({ change })) })),
       /** The first change seen, by a check or by the store's guard. */

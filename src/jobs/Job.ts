@@ -18,11 +18,10 @@ import type { RunResult } from "../run/Runner.ts"
 import { AlarmedRow, AlreadyPaid, amendSummary, SharedPhonesHistory } from "../output/SummaryFile.ts"
 import type { Batch } from "../store/Model.ts"
 import { Batches } from "../store/Sql/Batches.ts"
-import { StateStore } from "../store/StateStore.ts"
 import { isDeadLocalOwner } from "../run/Lease.ts"
 import { type ApprovalFile, approvalOf, writeApproval } from "../output/ApprovalFile.ts"
 import { type ApprovalPolicy, approverRefusal, currentWhat, watcherPolicy, whatDiffers } from "./Approval.ts"
-import { approvedStore, recordApproval } from "./ApprovalGuard.ts"
+import { approvedBatches, recordApproval } from "./ApprovalGuard.ts"
 import { outputOf } from "../output/AtomicFile.ts"
 import { type JobFolder, moveBatch } from "./JobFolder.ts"
 import { type Counts, JobOutcome } from "./JobOutcome.ts"
@@ -208,8 +207,8 @@ const runApproved = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv: strin
     const batch = yield* (yield* Batches).getBatch(settings.accountId, batchId)
     // A batch that exists already (a resumed run) is not created again: record its approval now.
     if (Option.isSome(batch) && batch.value.approvedBy === null) yield* recordApproval(settings.accountId, batchId, approver)
-    const guard = yield* approvedStore(settings.accountId, approver)
-    const result = yield* runAndFile(settings, run, csv, batchId, Option.some(approval)).pipe(Effect.provideService(StateStore, guard.store), Effect.either)
+    const guard = yield* approvedBatches(settings.accountId, approver)
+    const result = yield* runAndFile(settings, run, csv, batchId, Option.some(approval)).pipe(Effect.provideService(Batches, guard.batches), Effect.either)
     if (Either.isRight(result)) return result.right
     const changed = yield* guard.refused
     if (Option.isNone(changed)) return yield* Effect.fail(result.left)
@@ -257,7 +256,7 @@ export const processJob = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, 
         (scope, exit) => Scope.close(scope, exit)
       ).pipe(Effect.tap(() => guard.check))
     return yield* jobOf(settings, run, csv, taken.batchId).pipe(
-      Effect.provideService(StateStore, guard.store),
+      Effect.provideService(Batches, guard.batches),
       Effect.catchAll((error) =>
         Effect.gen(function* () {
           const change =

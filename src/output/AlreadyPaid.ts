@@ -15,7 +15,8 @@ import { estimateFee, type FeeEstimate } from "../domain/FeeEstimate.ts"
 import { formatAmount, minorDigits } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
 import { PAID_OUT_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import type { AlreadyPaid, Summary } from "./SummaryFile.ts"
 
 /** The batch was done before this run: its earlier run paid every paid row. */
@@ -75,7 +76,7 @@ export const makeAlreadyPaidTally = (earlier: EarlierRun | undefined, feeRule: F
   const result = (accountId: AccountId) =>
     Effect.gen(function* () {
       if (listedRefs.length > 0) {
-        const listedPayouts = yield* (yield* StateStore).account(accountId).mirrorByReferences(listedRefs)
+        const listedPayouts = yield* (yield* MirrorStore).mirrorByReferences(accountId, listedRefs)
         for (const p of listedPayouts) seen(p.day)
       }
       return { rows, listed, byState, byCurrency, first, last, earlier } satisfies AlreadyPaidFigures
@@ -164,6 +165,6 @@ export const describeAlreadyPaid = (a: AlreadyPaid, decimal: (text: string) => s
 export const alreadyPaidOf = (accountId: AccountId, batchId: BatchId, earlier: EarlierRun | undefined, feeRule: FeeEstimate) =>
   Effect.gen(function* () {
     const tally = makeAlreadyPaidTally(earlier, feeRule)
-    yield* Stream.runForEach((yield* StateStore).batch(accountId, batchId).streamRowsInStates(PAID_OUT_STATES), (row) => Effect.sync(() => tally.add(row)))
+    yield* Stream.runForEach((yield* Rows).streamRowsInStates(accountId, batchId, PAID_OUT_STATES), (row) => Effect.sync(() => tally.add(row)))
     return yield* tally.result(accountId)
   })

@@ -6,7 +6,8 @@ import { Clock, DateTime, Effect, Stream } from "effect"
 import { formatAmount } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
 import type { StateCounts } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { type RowError, writeErrorsFile } from "./ErrorsFile.ts"
 import { type LedgerRow, writeLedger } from "./Ledger.ts"
 import { retryCells, rowLinksOf } from "./RetryLinks.ts"
@@ -44,10 +45,10 @@ export const ledgerRow = (row: Row): LedgerRow => ({
 
 /** `each` sees every row as the ledger takes it (the report's figures gathered in the same pass). */
 export const writeLedgerFromStore = (paths: OutputPaths, accountId: AccountId, batchId: BatchId, each?: (row: Row) => void) =>
-  Effect.flatMap(Effect.zip(StateStore, rowLinksOf(accountId, batchId)), ([store, links]) =>
+  Effect.flatMap(Effect.zip(Rows, rowLinksOf(accountId, batchId)), ([rows, links]) =>
     writeLedger(
       paths.ledger,
-      Stream.map(store.batch(accountId, batchId).streamRows(), (row) => {
+      Stream.map(rows.streamRows(accountId, batchId), (row) => {
         each?.(row)
         return { ...ledgerRow(row), ...retryCells(links, row.idx) }
       })
@@ -73,7 +74,7 @@ export interface CurrencyTotals {
  * each distinct amount times its rows rather than from the sum.
  */
 export const totalsByCurrency = (accountId: AccountId, batchId: BatchId, feeEstimate: FeeEstimate = DEFAULT_FEE_ESTIMATE) =>
-  Effect.flatMap(StateStore, (store) => store.batch(accountId, batchId).currencyTotals()).pipe(
+  Effect.flatMap(Batches, (batches) => batches.currencyTotals(accountId, batchId)).pipe(
     Effect.map((totals) =>
       Object.fromEntries(
         totals.map((t): [string, CurrencyTotals] => [

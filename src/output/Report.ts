@@ -12,7 +12,8 @@ import { maskPhone } from "../domain/Phone.ts"
 import type { Row } from "../store/Model.ts"
 import { DROPPED_STATES, PAID_OUT_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { type Format, userFormat } from "./Format.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Batches } from "../store/Sql/Batches.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { writeTextAtomic } from "./AtomicFile.ts"
 import type { OutputPaths } from "./AtomicFile.ts"
 import { amountAsWritten } from "./Outputs.ts"
@@ -158,8 +159,8 @@ const debitedOf = (summary: Summary): ReportData["debited"] =>
  */
 const peopleOf = (batch: ReturnType<ReportTally["batch"]>, file: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
-    const found = batch === undefined ? Option.none() : yield* store.batch(batch.accountId, batch.batchId).getBatch()
+    const batches = yield* Batches
+    const found = batch === undefined ? Option.none() : yield* batches.getBatch(batch.accountId, batch.batchId)
     const approval = yield* approvalOf(file).pipe(Effect.orElseSucceed(() => Option.none()))
     const approvedBy = Option.flatMap(found, (b) => Option.fromNullable(b.approvedBy))
     const approvedAt = Option.flatMap(found, (b) => Option.fromNullable(b.approvedAt))
@@ -202,8 +203,8 @@ export const writeReportOf = (path: string, summary: object, tally: ReportTally)
 /** Writes the report of a batch beside its ledger, atomically, with a pass of its own over the rows. */
 export const writeReport = (path: string, accountId: AccountId, batchId: BatchId, summary: object) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const rows = yield* Rows
     const tally = makeReportTally(yield* userFormat)
-    yield* Stream.runForEach(store.batch(accountId, batchId).streamRows(), (row) => Effect.sync(() => tally.add(row)))
+    yield* Stream.runForEach(rows.streamRows(accountId, batchId), (row) => Effect.sync(() => tally.add(row)))
     yield* writeReportOf(path, summary, tally)
   })

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import type { RowRetry } from "../store/Model.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { RetryLinks } from "../store/Sql/Retries.ts"
 
 export interface RowLinks {
   /** By this batch's row idx: the row of the parent it pays again. */
@@ -18,7 +18,7 @@ export interface RowLinks {
 export const NO_ROW_LINKS: RowLinks = { retryOf: new Map(), retriedAs: new Map() }
 
 export const rowLinksOf = Effect.fn("Outputs.rowLinks")(function* (accountId: AccountId, batchId: BatchId) {
-  const links = yield* (yield* StateStore).account(accountId).rowRetries(batchId)
+  const links = yield* (yield* RetryLinks).rowRetries(accountId, batchId)
   if (links.length === 0) return NO_ROW_LINKS
   return {
     retryOf: new Map(links.filter((l) => l.childBatchId === batchId).map((l) => [l.childIdx, l])),

@@ -16,7 +16,7 @@ import { AMOUNT_AS_WRITTEN } from "../intake/Validate.ts"
 import type { Row } from "../store/Model.ts"
 import { isRetryable } from "../store/Model.ts"
 import { SETTLED_FAILURE_STATES } from "../store/RowState.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { Rows } from "../store/Sql/Reads.ts"
 import { writeFileAtomic } from "./AtomicFile.ts"
 import { csvLine } from "./CsvCells.ts"
 
@@ -64,10 +64,10 @@ export const writeUnpaidCsv = (path: string, accountId: AccountId, batchId: Batc
       yield* fs.remove(path).pipe(Effect.ignore)
       return false
     }
-    const store = yield* StateStore
+    const reads = yield* Rows
     const keys = columns.keys()
     const header = line([...CSV_COLUMNS, ...keys.map((k) => `${META_PREFIX}${k}`)])
-    const rows = store.batch(accountId, batchId).streamRowsInStates(SETTLED_FAILURE_STATES).pipe(
+    const rows = reads.streamRowsInStates(accountId, batchId, SETTLED_FAILURE_STATES).pipe(
       Stream.filter(isRetryable),
       Stream.map((row) => line(unpaidCells(row, keys)))
     )

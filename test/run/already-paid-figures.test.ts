@@ -3,19 +3,23 @@
  * taken out of its counts and totals (refunded rows and fee estimates included) and listed apart.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect } from "effect"
+import { Context, DateTime, Effect } from "effect"
 import { DEFAULT_FEE_ESTIMATE } from "../../src/domain/FeeEstimate.ts"
 import { describeAlreadyPaid, isAlreadyPaid, makeAlreadyPaidTally, withAlreadyPaid } from "../../src/output/AlreadyPaid.ts"
 import type { Summary } from "../../src/output/SummaryFile.ts"
 import type { Row } from "../../src/store/Model.ts"
-import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import { MirrorStore } from "../../src/store/Sql/Mirror.ts"
+import { scopedServices } from "./parts.ts"
 
 const at = DateTime.unsafeMake("2026-11-25T10:00:00Z")
 
 type Over = Partial<Omit<Row, "amountMinor" | "feeMinor">> & { readonly amountMinor?: number; readonly feeMinor?: number | null }
 
 /** No listed payout is asked of it here: the rows were sent, or the batch was done before. */
-const noMirror = { account: () => ({ mirrorByReferences: () => Effect.succeed([]) }) } as unknown as StateStoreShape
+const noMirror = Effect.map(scopedServices, ({ services }) => {
+  const mirror = Context.get(services, MirrorStore)
+  return MirrorStore.make({ ...mirror, mirrorByReferences: () => Effect.succeed([]) })
+})
 
 const row = (over: Over): Row =>
   ({
@@ -43,7 +47,7 @@ describe("already paid by another", () => {
     expect(isAlreadyPaid(row({ attempts: 1, state: "failed" }), { batchId: "b1", file: "week.csv" })).toBe(false)
   })
 
-  it.effect("the summary counts them apart, out of completed and the totals, and lists them with their days", () =>
+  it.scoped("the summary counts them apart, out of completed and the totals, and lists them with their days", () =>
     Effect.gen(function* () {
       const tally = makeAlreadyPaidTally({ batchId: "b1", file: "week.csv" }, DEFAULT_FEE_ESTIMATE)
       tally.add(row({ idx: 0, amountMinor: 5000, feeMinor: 50 }))
@@ -66,6 +70,6 @@ describe("already paid by another", () => {
         "3 row(s) (13,000 XAF) already paid by batch b1 (week.csv) between 2026-11-25 and 2026-11-26: not paid again"
       )
       expect(withAlreadyPaid(summary, yield* makeAlreadyPaidTally(undefined, DEFAULT_FEE_ESTIMATE).result("acct" as never))).toBe(summary)
-    }).pipe(Effect.provideService(StateStore, noMirror))
+    }).pipe(Effect.provideServiceEffect(MirrorStore, noMirror))
   )
 })

@@ -289,5 +289,5 @@ export const runMigrations = (db: Access, schema: string) => {
         yield* sql`INSERT INTO ${sql(MIGRATIONS_TABLE)} ${sql.insert({ migration_id: id, name })}`
       }
     })
-  ).pipe(Effect.withSpan("StateStore.migrate"))
+  ).pipe(Effect.withSpan("Store.migrate"))
 }

@@ -28,13 +28,13 @@ export const makeAccount = (db: Db) => {
         WHERE NOT EXISTS (SELECT 1 FROM account_halts WHERE account_id = ${accountId} AND lifted_at IS NULL)
         ${sql.onDialectOrElse({ pg: () => sql`ON CONFLICT (account_id) WHERE lifted_at IS NULL DO NOTHING`, orElse: () => sql`` })}
         RETURNING seq`.pipe(Effect.map((rows) => rows.length > 0))
-    ).pipe(Effect.withSpan("StateStore.haltAccount"))
+    ).pipe(Effect.withSpan("AccountRecords.haltAccount"))
 
   const liftHalt: StoreDriver["liftHalt"] = (accountId, by, at, reason) =>
     db.write(
       sql`UPDATE account_halts SET lifted_at = ${at}, lifted_by = ${by}, lifted_reason = ${reason ?? null}
         WHERE account_id = ${accountId} AND lifted_at IS NULL RETURNING seq`.pipe(Effect.map((rows) => rows.length))
-    ).pipe(Effect.withSpan("StateStore.liftHalt"))
+    ).pipe(Effect.withSpan("AccountRecords.liftHalt"))
 
   const recordApproval: StoreDriver["recordApproval"] = (accountId, batchId, approval) =>
     db.write(
@@ -44,7 +44,7 @@ export const makeAccount = (db: Db) => {
           WHERE account_id = ${accountId} AND batch_id = ${batchId} RETURNING batch_id`
         if (updated.length === 0) return yield* new StoreError({ reason: "NotFound", message: `no batch ${batchId}` })
       })
-    ).pipe(Effect.withSpan("StateStore.recordApproval"))
+    ).pipe(Effect.withSpan("AccountRecords.recordApproval"))
 
   const sentTotalsSince: StoreDriver["sentTotalsSince"] = (accountId, since) =>
     db.read(

@@ -114,7 +114,7 @@ export const makeBatches = (db: Db) => {
           return yield* existingBatch(accountId, batchId)
         })
       )
-    }).pipe(Effect.withSpan("StateStore.createBatch"))
+    }).pipe(Effect.withSpan("Batches.createBatch"))
 
   const countRows = (accountId: string, batchId?: string) =>
     sql`SELECT batch_id, state, COUNT(*) AS n FROM rows
@@ -146,17 +146,17 @@ export const makeBatches = (db: Db) => {
           amounts: amounts.filter((a) => a.currency === r.currency).map((a) => [a.amount, a.n] as const)
         }))
       ),
-      Effect.withSpan("StateStore.currencyTotals")
+      Effect.withSpan("Batches.currencyTotals")
     )
   }
 
-  const countByState = Effect.fn("StateStore.countByState")(function* (accountId: string, batchId: string) {
+  const countByState = Effect.fn("Batches.countByState")(function* (accountId: string, batchId: string) {
     const counts = emptyCounts()
     for (const { n, state } of yield* db.read(countRows(accountId, batchId))) counts[state] = n
     return counts
   })
 
-  const listBatches = Effect.fn("StateStore.listBatches")(function* (accountId: string) {
+  const listBatches = Effect.fn("Batches.listBatches")(function* (accountId: string) {
     const [batches, counted] = yield* db.read(
       Effect.all([
         sql`SELECT ${sql.literal(BATCH_COLUMNS)} FROM batches WHERE account_id = ${accountId}
@@ -184,7 +184,7 @@ export const makeBatches = (db: Db) => {
           updated_at = ${now} WHERE account_id = ${accountId} AND batch_id = ${batchId} RETURNING batch_id`
         if (updated.length === 0) return yield* batchNotFound(batchId)
       })
-    ).pipe(Effect.withSpan("StateStore.setBatchState"))
+    ).pipe(Effect.withSpan("Batches.setBatchState"))
 
   // Lease times come from the store's clock (the database's on PostgreSQL, DESIGN 12); other stamps from the Clock.
   const acquireLease: StoreDriver["acquireLease"] = (accountId, batchId, owner, ttl) =>
@@ -202,7 +202,7 @@ export const makeBatches = (db: Db) => {
         yield* existingBatch(accountId, batchId)
         return Option.none<Fence>()
       })
-    ).pipe(Effect.withSpan("StateStore.acquireLease"))
+    ).pipe(Effect.withSpan("Batches.acquireLease"))
 
   const renewLease: StoreDriver["renewLease"] = (accountId, batchId, fence, ttl) =>
     db.write(
@@ -215,13 +215,13 @@ export const makeBatches = (db: Db) => {
           RETURNING batch_id`
         return renewed.length > 0
       })
-    ).pipe(Effect.withSpan("StateStore.renewLease"))
+    ).pipe(Effect.withSpan("Batches.renewLease"))
 
   const releaseLease: StoreDriver["releaseLease"] = (accountId, batchId, owner) =>
     db.write(
       sql`UPDATE batches SET lease_owner = NULL, lease_expires_at = NULL
         WHERE account_id = ${accountId} AND batch_id = ${batchId} AND lease_owner = ${owner}`
-    ).pipe(Effect.asVoid, Effect.withSpan("StateStore.releaseLease"))
+    ).pipe(Effect.asVoid, Effect.withSpan("Batches.releaseLease"))
 
   const deleteBatch: StoreDriver["deleteBatch"] = (accountId, batchId) =>
     db.write(
@@ -244,7 +244,7 @@ export const makeBatches = (db: Db) => {
         yield* sql`DELETE FROM rows WHERE account_id = ${accountId} AND batch_id = ${batchId}`
         yield* sql`DELETE FROM batches WHERE account_id = ${accountId} AND batch_id = ${batchId}`
       })
-    ).pipe(Effect.withSpan("StateStore.deleteBatch"))
+    ).pipe(Effect.withSpan("Batches.deleteBatch"))
 
   return {
     createBatch,

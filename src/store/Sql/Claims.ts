@@ -210,7 +210,7 @@ export const makeClaims = (db: Db) => {
         return yield* moveRows(accountId, batchId, move, which, now, lease)
       }),
       claimedWith(accountId, batchId, nonce)
-    ).pipe(Effect.withSpan("StateStore.claimRows"))
+    ).pipe(Effect.withSpan("Claims.claimRows"))
   }
 
   const claimForResend: StoreDriver["claimForResend"] = (accountId, batchId, idxs, detail, fence) => {
@@ -224,7 +224,7 @@ export const makeClaims = (db: Db) => {
         return yield* moveRows(accountId, batchId, move, byIdx(accountId, batchId, idxs, held), now, claimCtes(accountId, batchId, fence, leaseAt))
       }),
       claimedWith(accountId, batchId, nonce)
-    ).pipe(Effect.withSpan("StateStore.claimForResend"))
+    ).pipe(Effect.withSpan("Claims.claimForResend"))
   }
 
   const releaseRows: StoreDriver["releaseRows"] = (accountId, batchId, idxs, detail, owner) =>
@@ -254,7 +254,7 @@ export const makeClaims = (db: Db) => {
       })
     ).pipe(
       Effect.map((rows) => rows.map((row) => row.idx)),
-      Effect.withSpan("StateStore.releaseRows")
+      Effect.withSpan("Claims.releaseRows")
     )
 
   /** The rows the transitions name, read for the move (on PostgreSQL locked in idx order after the lease, as claims lock them). */
@@ -353,7 +353,7 @@ export const makeClaims = (db: Db) => {
   // cut off is written again (what it already changed, it does not change again).
   const recordTransitions: StoreDriver["recordTransitions"] = (accountId, batchId, transitions, fence) => {
     const apply = applyTransitions(accountId, batchId, transitions, fence)
-    return db.writeOrReadBack(apply, db.write(apply)).pipe(Effect.withSpan("StateStore.recordTransitions"))
+    return db.writeOrReadBack(apply, db.write(apply)).pipe(Effect.withSpan("Claims.recordTransitions"))
   }
 
   const recordTransition: StoreDriver["recordTransition"] = (accountId, batchId, transition, fence) =>

@@ -82,7 +82,7 @@ export const makeMirror = (db: Db) => {
     reads.length === 0
       ? Effect.void
       : db.write(Effect.forEach([...reads].sort((a, b) => a.day.localeCompare(b.day)), (read) => saveDayRead(accountId, read), { discard: true })).pipe(
-        Effect.withSpan("StateStore.saveDayReads")
+        Effect.withSpan("MirrorStore.saveDayReads")
       )
 
   /** Mirrored payouts whose `column` (token or reference) is one of `keys`. */

@@ -90,12 +90,12 @@ export const makeReads = (db: Db) => {
 
   // Ids are matched in their canonical form (`S-1001` is `s-1001`), each match's key being that form.
   const existingIds: StoreDriver["existingIds"] = (accountId, ids, excludeBatchId) =>
-    matches(accountId, "id_key", ids.map(canonicalId), excludeBatchId, sql``).pipe(Effect.withSpan("StateStore.existingIds"))
+    matches(accountId, "id_key", ids.map(canonicalId), excludeBatchId, sql``).pipe(Effect.withSpan("Rows.existingIds"))
 
   const recentRepeats: StoreDriver["recentRepeats"] = (accountId, repeatKeys, since, excludeBatchId) => {
     const ms = DateTime.toEpochMillis(since)
     return matches(accountId, "repeat_key", repeatKeys, excludeBatchId, sql`AND (b.created_at >= ${ms} OR r.intent_at >= ${ms})`).pipe(
-      Effect.withSpan("StateStore.recentRepeats")
+      Effect.withSpan("Rows.recentRepeats")
     )
   }
 
@@ -109,7 +109,7 @@ export const makeReads = (db: Db) => {
             AND r.batch_id <> ${excludeBatchId} AND r.state <> 'rejected'
           ORDER BY r.batch_id, r.idx`.pipe(Effect.flatMap(decodeRecipients))
       )
-    ).pipe(Effect.map((found) => found.flat()), Effect.withSpan("StateStore.phoneRecipients"))
+    ).pipe(Effect.map((found) => found.flat()), Effect.withSpan("Rows.phoneRecipients"))
 
   const events: StoreDriver["events"] = (accountId, batchId, idx) =>
     db.read(

@@ -39,7 +39,7 @@ export const makeRegisters = (db: Db) => {
         }
         return answer
       })
-    ).pipe(Effect.withSpan("StateStore.modifyRegister"))
+    ).pipe(Effect.withSpan("Registers.modifyRegister"))
 
   const registers: StoreDriver["registers"] = (accountId, prefix) =>
     db.read(

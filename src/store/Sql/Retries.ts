@@ -76,7 +76,7 @@ export const makeRetries = (db: Db) => {
       })
     ).pipe(
       Effect.catchTag("RowsTaken", (e) => Effect.succeed<RetryLinked>({ _tag: "Taken", taken: e.taken })),
-      Effect.withSpan("StateStore.linkRetryRows")
+      Effect.withSpan("RetryLinks.linkRetryRows")
     )
 
   // A whole retry asks for no rows, so none can be taken.
