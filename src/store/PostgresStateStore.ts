@@ -1,4 +1,4 @@
-/** The PostgreSQL adapter of the StateStore port: one store shared by several machines (DESIGN 12). */
+/** The PostgreSQL adapter: the store's services over one database shared by several machines (DESIGN 12). */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import type { StoreError } from "./Model.ts"

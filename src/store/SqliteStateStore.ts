@@ -1,6 +1,6 @@
-/** The SQLite adapter of the StateStore port: the shared SQL (Sql/) over a SQLite file. */
+/** The SQLite adapter: the store's services (the shared SQL of Sql/) over a SQLite file. */
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, type Duration, Effect, Layer } from "effect"
+import { Clock, type Duration, Effect, Layer } from "effect"
 import type { StoreError } from "./Model.ts"
 import { runMigrations } from "./Sqlite/Migrations.ts"
 import { layerClient, type SqliteOptions } from "./Sqlite/Open.ts"
@@ -8,7 +8,6 @@ import { catchSql, makeWriteTransaction } from "./Sqlite/Transaction.ts"
 import { makeWalSync, type SyncFile } from "./Sqlite/WalSync.ts"
 import { StoreDb } from "./Sql/Db.ts"
 import * as Store from "./Sql/Store.ts"
-import { StateStore } from "./StateStore.ts"
 
 export type { SqliteOptions }
 
@@ -34,11 +33,10 @@ export const makeDb = (options: { readonly lockTimeout?: Duration.DurationInput;
     return StoreDb.of({ sql, read: catchSql, write, writeOrReadBack: (self) => write(self), now: Effect.map(Clock.currentTimeMillis, (ms) => sql`${ms}`) })
   })
 
-/** The StateStore port over any SqlClient on a SQLite database (a test's own client and WAL sync). */
-export const make = (options: { readonly lockTimeout?: Duration.DurationInput; readonly syncFile?: SyncFile } = {}) =>
-  Effect.flatMap(makeDb(options), (db) =>
-    Effect.map(Layer.build(Store.layer.pipe(Layer.provide(Layer.succeed(StoreDb, db)))), (services) => Context.get(services, StateStore)))
+/** The store's services over any SqlClient on a SQLite database (a test's own client and WAL sync). */
+export const layerOver = (options: { readonly lockTimeout?: Duration.DurationInput; readonly syncFile?: SyncFile } = {}) =>
+  Store.layer.pipe(Layer.provide(Layer.scoped(StoreDb, makeDb(options))))
 
 /** The store's services over a SQLite file (or ":memory:"). */
 export const layer = (options: SqliteOptions): Layer.Layer<Store.StoreServices, StoreError> =>
-  Store.layer.pipe(Layer.provide(Layer.scoped(StoreDb, makeDb({ lockTimeout: options.lockTimeout }))), Layer.provide(layerClient(options)))
+  layerOver({ lockTimeout: options.lockTimeout }).pipe(Layer.provide(layerClient(options)))

@@ -1,7 +1,7 @@
 /**
  * Every operation of the state store (DESIGN 7), flat and scoped by account and batch ids: the
  * contract the narrow services of Sql/ implement once for both dialects, and the contract suite in
- * test/store checks on each. StateStore.ts binds the ids once in a batch or account handle.
+ * test/store checks on each.
  */
 import type { DateTime, Duration, Effect, Option, Stream } from "effect"
 import type {

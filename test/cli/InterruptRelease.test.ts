@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import { ordinaryPhone, readLedger, writeCsv } from "../run/support.ts"
 import { accountOf, admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
@@ -49,7 +49,7 @@ const RELEASED = /Released (\d+) row/
 const leased = (sandbox: Sandbox, state: string) =>
   Effect.flatMap(StateStore, (store) => store.account(accountOf(sandbox)).listBatches()).pipe(
     Effect.map((batches) => batches.some((b) => b.leaseOwner !== null)),
-    Effect.provide(SqliteStateStore.layer({ filename: state })),
+    Effect.provide(withHandles(SqliteStateStore.layer({ filename: state }))),
     Effect.orElseSucceed(() => false)
   )
 

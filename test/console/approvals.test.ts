@@ -17,7 +17,7 @@ import { SignedIn } from "../../src/console/Contract.ts"
 import { approvalsRoutes } from "../../src/console/pages/Approvals.ts"
 import { ConsoleSettings } from "../../src/console/Settings.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { FAST, payoutsDone, serviceOf } from "../jobs/cli.ts"
 import { accountOf, admin, startSandbox } from "../kit/Sandbox.ts"
@@ -119,7 +119,7 @@ describe("console: Approvals", () => {
         expect(ls(folder.done)).toContain("payroll.csv")
         const paid = yield* admin(sandbox).payouts
         expect(paid.map((p) => p.amount).sort((a, b) => a - b)).toEqual([1000, 2000, 85400])
-        const stored = yield* Effect.flatMap(StateStore, (store) => store.account(accountOf(sandbox)).listBatches()).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+        const stored = yield* Effect.flatMap(StateStore, (store) => store.account(accountOf(sandbox)).listBatches()).pipe(Effect.provide(withHandles(SqliteStateStore.layer({ filename: state }))))
         expect(stored.find((b) => b.batchId === payrollId)?.approvedBy).toBe("bob")
 
         // A phone the payroll paid to another name: the request says so, and so does the page, before anyone approves.

@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { attentionRoutes } from "../../src/console/pages/Attention.ts"
 import { ConsoleAccount, SignedIn } from "../../src/console/Contract.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { cli, FAST } from "../cli/binarySupport.ts"
 import { clientLayer } from "../kit/Client.ts"
@@ -44,7 +44,7 @@ describe("console: Attention", () => {
         const accountId = accountOf(sandbox)
 
         const layer = Layer.mergeAll(
-          SqliteStateStore.layer({ filename: state }),
+          withHandles(SqliteStateStore.layer({ filename: state })),
           clientLayer(sandbox, { requestTimeout: "3 seconds" }),
           NodeContext.layer,
           Layer.succeed(ConsoleAccount, { accountId, urls: { returnUrl: "https://example.org/ok", cancelUrl: "https://example.org/no", callbackUrl: undefined } })

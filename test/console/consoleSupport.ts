@@ -17,7 +17,7 @@ import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { metricsRoute } from "../../src/observe/Prometheus.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../src/run/RunContext.ts"
 import { ConsoleUsers } from "../../src/store/Sql/Users.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { clientLayer } from "../kit/Client.ts"
 import { accountOf, type Sandbox } from "../kit/Sandbox.ts"
@@ -58,7 +58,7 @@ export const startConsole = (sandbox: Sandbox, options: ConsoleOptions = {}) =>
         const users = Context.get(context, ConsoleUsers)
         yield* users.addUser({ name, role, passwordHash: yield* hashPassword(password), at: yield* Clock.currentTimeMillis })
       }).pipe(Effect.orDie)
-    const store = Context.get(context, StateStore)
+    const store = handlesOf(context)
     /** The halt in force in the store, as `payouts halt` reads it. */
     const activeHalt = Effect.orDie(store.account(accountId).activeHalt())
     return { url, state, accountId, context, store, activeHalt, addUser }

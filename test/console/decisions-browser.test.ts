@@ -19,7 +19,7 @@ import { attentionRoutes } from "../../src/console/pages/Attention.ts"
 import { ConsoleSettings } from "../../src/console/Settings.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { HttpRouter } from "@effect/platform"
 import { cli, FAST as RUN_FAST } from "../cli/binarySupport.ts"
@@ -74,7 +74,7 @@ describe("console decisions in headless Chromium", () => {
         const context = yield* Layer.build(Layer.mergeAll(
           NodeContext.layer,
           JobNotesLive,
-          SqliteStateStore.layer({ filename: state }),
+          withHandles(SqliteStateStore.layer({ filename: state })),
           clientLayer(faulty, { requestTimeout: "3 seconds" }),
           Layer.succeed(ConsoleSettings, { jobs: Option.some(jobFolder(root)), policy: { approvers: [], fourEyes: true, submittedBy: "alice" }, idleTimeout: Duration.minutes(30), secure: false }),
           Layer.succeed(ConsoleAccount, { accountId, urls: { returnUrl: "https://example.org/ok", cancelUrl: "https://example.org/no", callbackUrl: undefined } })

@@ -7,7 +7,7 @@
  * why, and nobody paid twice. A viewer cannot approve and an approver cannot resolve. The Approvals and Attention screenshots of the manual come from here.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Context, Effect, Layer, Stream } from "effect"
+import { Chunk, Effect, Layer, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { join, resolve } from "node:path"
@@ -15,7 +15,7 @@ import type { Page } from "playwright-core"
 import { browser, newPage, screenshot } from "../kit/Browser.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import { FAST, payouts, serviceOf, until } from "../jobs/cli.ts"
 import { accountOf, admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
@@ -123,7 +123,7 @@ describe("the console's journey", () => {
         yield* use(() => carol.goto(`${base}/attention`))
         yield* use(() => carol.locator("article").first().waitFor(WAIT))
         expect(yield* use(() => carol.getByRole("button", { name: "Abandon", exact: true }).count())).toBe(0)
-        const store = Context.get(yield* Layer.build(SqliteStateStore.layer({ filename: state })), StateStore)
+        const store = handlesOf(yield* Layer.build(SqliteStateStore.layer({ filename: state })))
         const accountId = accountOf(sandbox)
         const batches = yield* Effect.orDie(store.account(accountId).listBatches())
         const batchId = BatchId.make(batches.find((x) => x.fileName === "weekly.csv")!.batchId)

@@ -13,7 +13,7 @@ import type { StoreError } from "../../src/store/Model.ts"
 import type { StoreServices } from "../../src/store/Sql/Store.ts"
 import { ConsoleUsers } from "../../src/store/Sql/Users.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import { tempDbPath } from "../store/fixtures.ts"
 import { DATABASE_URL, freshSchema, POSTGRES_ADAPTERS } from "../store/postgres.ts"
 
@@ -93,7 +93,7 @@ describe.each(ADAPTERS)("console people and sessions ($name)", (adapter) => {
   it.scoped("a halt is lifted with a reason as well as a name (lifted_reason, migration 0010 / 9)", () =>
     Effect.gen(function* () {
       const context = yield* adapter.open
-      const account = Context.get(context, StateStore).account(AccountId.make("acct-console"))
+      const account = handlesOf(context).account(AccountId.make("acct-console"))
       expect(yield* account.haltAccount({ at: 1, by: "olga", reason: "wrong file" })).toBe(true)
       expect(yield* account.liftHalt("olga", 2, "file replaced")).toBe(1)
       expect(yield* account.activeHalt()).toEqual(Option.none())

@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { intake } from "../../src/intake/Intake.ts"
 import { mintToken, TOKEN_PATTERN } from "../../src/domain/Token.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import { ordinaryPhone } from "../run/support.ts"
 import { tempDir } from "../kit/TempDir.ts"
 import { AccountId } from "../../src/domain/Ids.ts"
@@ -44,7 +44,7 @@ const tokensOf = (dir: string, name: string, text: string) =>
     if (loaded._tag !== "Loaded") return yield* Effect.die(new Error(`intake refused ${name}: ${JSON.stringify(loaded)}`))
     const store = yield* StateStore
     return Chunk.toReadonlyArray(yield* Stream.runCollect(store.batch(AccountId.make(ACCOUNT), loaded.batch.batchId).streamRows())).map((r) => r.token)
-  }).pipe(Effect.provide(Layer.merge(SqliteStateStore.layer({ filename: join(dir, `${name}.db`) }), NodeContext.layer)))
+  }).pipe(Effect.provide(Layer.merge(withHandles(SqliteStateStore.layer({ filename: join(dir, `${name}.db`) })), NodeContext.layer)))
 
 const line = fc.record({
   id: fc.option(fc.stringMatching(/^[A-Z]{2}-[0-9]{1,6}$/), { nil: undefined }),

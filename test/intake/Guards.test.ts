@@ -1,17 +1,17 @@
 /** The guards' rules, the flag syntax, and the runner's book over a real store (claimed rows count once). */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, Layer, TestClock } from "effect"
+import { Effect, Either, Layer, TestClock } from "effect"
 import { breach, count, emptyFigures, type GuardSettings, makeGuardBook, NO_GUARDS } from "../../src/intake/Guards.ts"
 import { parsePerCurrency } from "../../src/cli/SafeguardOptions.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import { ACCOUNT, newBatch, rowInput, tempDbPath } from "../store/fixtures.ts"
 import { BatchId, MinorUnits } from "../../src/domain/Ids.ts"
 
 /** A store on a temp file: the port the test writes with, and the narrow services the book reads. */
 const scopedStore = Effect.gen(function* () {
   const services = yield* Layer.build(SqliteStateStore.layer({ filename: yield* tempDbPath }))
-  return { store: Context.get(services, StateStore), services }
+  return { store: handlesOf(services), services }
 })
 
 const guards = (over: Partial<GuardSettings>): GuardSettings => ({ ...NO_GUARDS, ...over })

@@ -15,7 +15,7 @@ import { makeCrossBatch } from "../../src/intake/CrossBatch.ts"
 import { checkFile } from "../../src/intake/DryRun.ts"
 import { NO_GUARDS } from "../../src/intake/Guards.ts"
 import { fileBatchId, intake } from "../../src/intake/Intake.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { HEADER } from "./support.ts"
 import { tempDir } from "../kit/TempDir.ts"
@@ -47,7 +47,7 @@ const setup = () => {
   const first = fileOf("A", 300)
   const second = fileOf("B", 300)
   writeFileSync(file, first)
-  return { dir, file, second, store: SqliteStateStore.layer({ filename: join(dir, "state.db") }) }
+  return { dir, file, second, store: withHandles(SqliteStateStore.layer({ filename: join(dir, "state.db") })) }
 }
 
 describe("a file is read once", () => {

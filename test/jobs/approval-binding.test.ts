@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { ordinaryPhone, writeCsv } from "../run/support.ts"
 import { accountOf, admin, startSandbox } from "../kit/Sandbox.ts"
@@ -37,7 +37,7 @@ const edit = (dir: string, name: string, amounts: Readonly<Record<string, string
 
 const storedBatches = (state: string, account: string) =>
   Effect.flatMap(StateStore, (store) => store.account(AccountId.make(account)).listBatches()).pipe(
-    Effect.provide(Layer.merge(SqliteStateStore.layer({ filename: state }), NodeContext.layer))
+    Effect.provide(Layer.merge(withHandles(SqliteStateStore.layer({ filename: state })), NodeContext.layer))
   )
 
 describe("approval binds what was approved (real CLI)", () => {

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import { ordinaryPhone, readLedger, run, writeCsv } from "../run/support.ts"
 import { admin, countByToken, startSandbox, accountOf } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
@@ -18,10 +18,10 @@ const batchState = (state: string, account: string, batchId: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     return Option.getOrThrow(yield* store.batch(AccountId.make(account), BatchId.make(batchId)).getBatch())
-  }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+  }).pipe(Effect.provide(withHandles(SqliteStateStore.layer({ filename: state }))))
 
 const resume = (state: string, account: string, batchId: string) =>
-  Effect.flatMap(StateStore, (store) => store.batch(AccountId.make(account), BatchId.make(batchId)).setBatchState("open", null)).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+  Effect.flatMap(StateStore, (store) => store.batch(AccountId.make(account), BatchId.make(batchId)).setBatchState("open", null)).pipe(Effect.provide(withHandles(SqliteStateStore.layer({ filename: state }))))
 
 describe("safeguards", () => {
   it.scopedLive("the stop rule pauses a batch whose settled rows fail too often; it says why and stays paused until resumed", () =>

@@ -11,10 +11,11 @@ import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { settings } from "../run/support.ts"
 import { clientLayer } from "../kit/Client.ts"
 import { accountOf, type Sandbox } from "../kit/Sandbox.ts"
+import { withHandles } from "../kit/Store.ts"
 
 export const layersFor = (sandbox: Sandbox, state: string) => {
   const client = clientLayer(sandbox, { requestTimeout: "3 seconds", getRetry: { times: 6, base: "50 millis", maxElapsed: "10 seconds" } })
-  return Layer.mergeAll(client, SqliteStateStore.layer({ filename: state }), NodeContext.layer)
+  return Layer.mergeAll(client, withHandles(SqliteStateStore.layer({ filename: state })), NodeContext.layer)
 }
 
 export interface WatchSetup {

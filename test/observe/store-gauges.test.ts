@@ -6,11 +6,11 @@
 import { HttpClient, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { BatchId } from "../../src/domain/Ids.ts"
 import { metricsRoute } from "../../src/observe/Prometheus.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import { ACCOUNT, newBatch, OTHER_ACCOUNT, rowInputs, tempDbPath } from "../store/fixtures.ts"
 import { series, typeOf } from "./exposition.ts"
 
@@ -20,7 +20,7 @@ describe("the store's gauges on /metrics", () => {
   it.scopedLive("rows by state, attention batches and unknown rows, for the account served only", () =>
     Effect.gen(function* () {
       const context = yield* Layer.build(SqliteStateStore.layer({ filename: yield* tempDbPath }))
-      const store = Context.get(context, StateStore)
+      const store = handlesOf(context)
       // b1: one row sent without an answer (unknown), one claimed, two validated.
       yield* store.createBatch(newBatch("b1"), rowInputs(4))
       const b1 = store.batch(ACCOUNT, BatchId.make("b1"))

@@ -9,7 +9,7 @@ import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { AccountId } from "../../src/domain/Ids.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { FAST, healthUrl, payouts, serviceOf, until } from "../jobs/cli.ts"
 import { accountOf, admin, startSandbox } from "../kit/Sandbox.ts"
@@ -23,7 +23,7 @@ const PAYOUT = "POST /payments/payout/mobile-money"
 const completedInStore = (state: string, account: string) =>
   Effect.flatMap(StateStore, (store) => store.account(AccountId.make(account)).listBatches()).pipe(
     Effect.map((batches) => batches.reduce((n, b) => n + b.counts.completed, 0)),
-    Effect.provide(Layer.merge(SqliteStateStore.layer({ filename: state }), NodeContext.layer))
+    Effect.provide(Layer.merge(withHandles(SqliteStateStore.layer({ filename: state })), NodeContext.layer))
   )
 
 const scrape = (url: string) =>

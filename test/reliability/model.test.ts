@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
-import { type Console, Context, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { type Console, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
 import { readFileSync, rmSync } from "node:fs"
@@ -23,7 +23,7 @@ import type { RunSettings } from "../../src/run/RunContext.ts"
 import { type RunResult, runBatch } from "../../src/run/Runner.ts"
 import { launchSandbox } from "../../src/sandbox/Sandbox.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import { mintToken } from "../../src/domain/Token.ts"
 import { ordinaryPhone, readLedger, settings, writeCsv } from "../run/support.ts"
 import { accountOf, countByToken } from "../kit/Sandbox.ts"
@@ -147,7 +147,7 @@ const startRun = async (real: Real, over: Partial<RunSettings> = {}) => {
 const releaseDeadLease = async (real: Real) => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(SqliteStateStore.layer({ filename: real.state }), scope))
-  const store = Context.get(context, StateStore)
+  const store = handlesOf(context)
   await Effect.runPromise(
     Effect.gen(function* () {
       const batch = yield* store.batch(AccountId.make(real.account), BatchId.make(real.batchId)).getBatch()

@@ -2,7 +2,7 @@
  * Test layers for a run's parts: a fake PaymentClient (the boundary; every call it is not given dies)
  * and the real per-run services over a real store, as the Runner builds them for one run.
  */
-import { Context, type Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { type Context, type Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { PaymentClient, type PaymentClientApi } from "../../src/api/Client.ts"
 import type { AccountId, BatchId } from "../../src/domain/Ids.ts"
 import type { RunSettings } from "../../src/run/RunContext.ts"
@@ -10,7 +10,7 @@ import { runLayer } from "../../src/run/Runner.ts"
 import type { Fence } from "../../src/store/Model.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import type { StoreServices } from "../../src/store/Sql/Store.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import { tempDbPath } from "../store/fixtures.ts"
 
 const unused = (name: string) => () => Effect.die(`${name}: not in this test`)
@@ -40,7 +40,7 @@ export const fakeClient = (api: Partial<PaymentClientApi>) =>
  */
 export const scopedServices = Effect.gen(function* () {
   const services = yield* Layer.build(SqliteStateStore.layer({ filename: yield* tempDbPath, busyTimeout: "20 millis" }))
-  return { store: Context.get(services, StateStore), services }
+  return { store: handlesOf(services), services }
 })
 
 export interface RunOf {

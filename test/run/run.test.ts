@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { ordinaryPhone, readLedger, run, writeCsv } from "./support.ts"
 import { accountOf, admin, countByToken, startSandbox } from "../kit/Sandbox.ts"
@@ -217,7 +217,7 @@ describe("payouts run, end to end against the sandbox", () => {
         yield* store.batch(accountOf(sandbox), batch.batchId).releaseLease(batch.leaseOwner ?? "")
         const fence = yield* store.batch(accountOf(sandbox), batch.batchId).acquireLease("thief", "1 minute")
         return { batchId: batch.batchId, fence: Option.getOrThrow(fence) }
-      }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+      }).pipe(Effect.provide(withHandles(SqliteStateStore.layer({ filename: state }))))
       expect(thief.fence.number).toBeGreaterThan(1)
       // The first runner finds out (a refused write or renewal) and stops: exit 3, not a hang.
       const stopped = yield* Fiber.join(first)
@@ -227,7 +227,7 @@ describe("payouts run, end to end against the sandbox", () => {
       expect(sentByFirst).toBeLessThan(40)
       yield* Effect.gen(function* () {
         yield* (yield* StateStore).batch(accountOf(sandbox), thief.batchId).releaseLease("thief")
-      }).pipe(Effect.provide(SqliteStateStore.layer({ filename: state })))
+      }).pipe(Effect.provide(withHandles(SqliteStateStore.layer({ filename: state }))))
       const second = yield* run(sandbox, { file, state, settings: { reconcileDeadlineMs: 10_000 } })
       // Never twice; every row paid, or (a row in doubt with no proof either way) waiting for a person.
       const counts = countByToken(yield* admin(sandbox).payouts)

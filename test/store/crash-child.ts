@@ -4,7 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { StateStore, withHandles } from "../kit/Store.ts"
 import { ACCOUNT, newBatch, rowInputs } from "./fixtures.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
 
@@ -26,4 +26,4 @@ const program = Effect.gen(function* () {
 })
 
 // A child process: its parent reads its output or kills it; a failure ends it with a non-zero code.
-void Effect.runPromise(program.pipe(Effect.provide(Layer.fresh(SqliteStateStore.layer({ filename })))))
+void Effect.runPromise(program.pipe(Effect.provide(Layer.fresh(withHandles(SqliteStateStore.layer({ filename }))))))

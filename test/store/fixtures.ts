@@ -1,11 +1,11 @@
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Layer, Scope } from "effect"
 import { join } from "node:path"
 import { AccountId, BatchId, MinorUnits } from "../../src/domain/Ids.ts"
 import { mintToken } from "../../src/domain/Token.ts"
 import type { RowInput } from "../../src/store/Model.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
 import { POSTGRES_ADAPTERS } from "./postgres.ts"
-import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import { type StateStoreShape, handlesOf } from "../kit/Store.ts"
 import type { StoreError } from "../../src/store/Model.ts"
 import { scopedTempDir } from "../kit/TempDir.ts"
 
@@ -22,7 +22,7 @@ export const openStore = (filename: string, options: Partial<SqliteStateStore.Sq
       SqliteStateStore.layer({ filename, busyTimeout: "20 millis", ...options }),
       scope
     )
-    return { store: Context.get(context, StateStore), close: Scope.close(scope, Exit.void) }
+    return { store: handlesOf(context), close: Scope.close(scope, Exit.void) }
   })
 
 /** A store on a temp file, closed with the test's scope. */

@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { BatchId } from "../../src/domain/Ids.ts"
 import { layerClient } from "../../src/store/Sqlite/Open.ts"
-import type { StateStoreShape } from "../../src/store/StateStore.ts"
+import type { StateStoreShape } from "../kit/Store.ts"
 import { ACCOUNT, ADAPTERS, newBatch, openStore, rowInput, scopedStoreOn, type StoreAdapter, tempDbPath } from "./fixtures.ts"
 import { adminClient, freshSchema, openPostgres, POSTGRES_ADAPTERS } from "./postgres.ts"
 

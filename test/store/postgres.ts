@@ -6,12 +6,12 @@
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { StoreError } from "../../src/store/Model.ts"
 import { describeFailure } from "../../src/store/Postgres/Transaction.ts"
 import * as PostgresStateStore from "../../src/store/PostgresStateStore.ts"
-import { StateStore, type StateStoreShape } from "../../src/store/StateStore.ts"
+import { type StateStoreShape, handlesOf } from "../kit/Store.ts"
 
 const rawUrl = process.env.PAYOUTS_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 export const DATABASE_URL = Redacted.make(rawUrl)
@@ -55,7 +55,7 @@ export const openPostgres = (
       PostgresStateStore.layer({ url: DATABASE_URL, schema, maxConnections: 5, ...options }),
       scope
     ).pipe(Effect.tapError(() => Scope.close(scope, Exit.void)))
-    return { store: Context.get(context, StateStore), close: Scope.close(scope, Exit.void) }
+    return { store: handlesOf(context), close: Scope.close(scope, Exit.void) }
   })
 
 /**

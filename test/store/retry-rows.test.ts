@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { BatchId } from "../../src/domain/Ids.ts"
 import type { RowRetry } from "../../src/store/Model.ts"
 import { layerClient } from "../../src/store/Sqlite/Open.ts"
-import type { StateStoreShape } from "../../src/store/StateStore.ts"
+import type { StateStoreShape } from "../kit/Store.ts"
 import { ACCOUNT, ADAPTERS, openStore, scopedStoreOn, tempDbPath } from "./fixtures.ts"
 import { adminClient, freshSchema, openPostgres, POSTGRES_ADAPTERS } from "./postgres.ts"
 

@@ -5,7 +5,7 @@ import type { Transition } from "../../src/store/Model.ts"
 import { canMove, isFinal, ROW_STATES, type RowState } from "../../src/store/RowState.ts"
 import { ACCOUNT, ADAPTERS, newBatch, openStore, OTHER_ACCOUNT, rowInputs, scopedStoreOn } from "./fixtures.ts"
 import type { scopedStore } from "./fixtures.ts"
-import type { BatchStore } from "../../src/store/StateStore.ts"
+import type { BatchStore } from "../kit/Store.ts"
 import { BatchId, MinorUnits, Reference } from "../../src/domain/Ids.ts"
 
 const getRow = (store: Effect.Effect.Success<typeof scopedStore>["store"], idx: number) =>

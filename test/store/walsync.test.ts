@@ -11,7 +11,7 @@ import { StoreError } from "../../src/store/Model.ts"
 import { layerClient } from "../../src/store/Sqlite/Open.ts"
 import { makeWalSync, type SyncFile } from "../../src/store/Sqlite/WalSync.ts"
 import * as SqliteStateStore from "../../src/store/SqliteStateStore.ts"
-import { StateStore } from "../../src/store/StateStore.ts"
+import { handlesOf } from "../kit/Store.ts"
 import { newBatch, rowInputs, tempDbPath } from "./fixtures.ts"
 import { scopedTempDir } from "../kit/TempDir.ts"
 
@@ -100,11 +100,11 @@ describe("a store's write transaction and the WAL's fsync", () => {
   const openWith = (filename: string, sync: SyncFile) =>
     Effect.gen(function* () {
       const context = yield* Layer.build(
-        Layer.scoped(StateStore, SqliteStateStore.make({ syncFile: sync })).pipe(
+        SqliteStateStore.layerOver({ syncFile: sync }).pipe(
           Layer.provideMerge(layerClient({ filename, busyTimeout: "20 millis" }))
         )
       )
-      return { store: Context.get(context, StateStore), sql: Context.get(context, SqlClient.SqlClient) }
+      return { store: handlesOf(context), sql: Context.get(context, SqlClient.SqlClient) }
     })
 
   /** A store opened on a temp file, its migrations' own write let through its fsync. */

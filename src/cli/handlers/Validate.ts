@@ -26,7 +26,7 @@ import { parseFeeEstimate } from "../../run/Preflight.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import type { RunRequest } from "../../run/RunRequest.ts"
 import { Batches } from "../../store/Sql/Batches.ts"
-import type { StateStore } from "../../store/StateStore.ts"
+import type { StoreServices } from "../../store/Sql/Store.ts"
 import { type checkOptions, RUN_PACING, type validateCommand } from "../commands/Run.ts"
 import { CredentialsRefused, UsageError } from "../Errors.ts"
 import { exitCodeOnInterrupt, Exiting } from "../Failure.ts"
@@ -95,7 +95,7 @@ class AlreadyStored extends Data.TaggedError("AlreadyStored") {}
 interface Account {
   readonly accountId: AccountId
   readonly tokenScope: string
-  readonly services: Context.Context<PaymentClient | RequestGate | StateStore | Batches>
+  readonly services: Context.Context<PaymentClient | RequestGate | StoreServices>
 }
 
 /** A dry run: the file's checks and the balance preflight; it never pays, listens or asks. */

@@ -1,9 +1,5 @@
-/**
- * The store as narrow services, each implemented once over the StoreDb a dialect provides, and the
- * StateStore port over all of them for callers that need many (the run, the jobs).
- */
-import { Effect, Layer } from "effect"
-import { fromDriver, StateStore } from "../StateStore.ts"
+/** The store as narrow services, each implemented once over the StoreDb a dialect provides. */
+import { Layer } from "effect"
 import { AccountRecords } from "./Account.ts"
 import { Batches } from "./Batches.ts"
 import { Claims } from "./Claims.ts"
@@ -16,9 +12,10 @@ import { ConsoleUsers } from "./Users.ts"
 export { AccountRecords, Batches, Claims, ConsoleUsers, MirrorStore, Registers, RetryLinks, Rows }
 
 /** Every service a store layer provides. */
-export type StoreServices = StateStore | Batches | Claims | Rows | MirrorStore | AccountRecords | Registers | RetryLinks | ConsoleUsers
+export type StoreServices = Batches | Claims | Rows | MirrorStore | AccountRecords | Registers | RetryLinks | ConsoleUsers
 
-const narrow = Layer.mergeAll(
+/** The narrow services over the StoreDb of the dialect's layer. */
+export const layer = Layer.mergeAll(
   Batches.Default,
   Claims.Default,
   Rows.Default,
@@ -28,16 +25,3 @@ const narrow = Layer.mergeAll(
   RetryLinks.Default,
   ConsoleUsers.Default
 )
-
-const port = Layer.effect(
-  StateStore,
-  Effect.gen(function* () {
-    const [batches, claims, rows, mirror, account, registers, retries] = yield* Effect.all([
-      Batches, Claims, Rows, MirrorStore, AccountRecords, Registers, RetryLinks
-    ])
-    return StateStore.of(fromDriver({ ...batches, ...claims, ...rows, ...mirror, ...account, ...registers, ...retries }))
-  })
-)
-
-/** The narrow services and the port, over the StoreDb of the dialect's layer. */
-export const layer = Layer.provideMerge(port, narrow)

@@ -1,14 +1,13 @@
 /**
- * The state store port (DESIGN 7) for callers that need many operations: the narrow services of
- * Sql/Store.ts bound into a batch handle (`store.batch(accountId, batchId)`) and an account handle,
- * so no call can mix one batch's ids with another's.
+ * The tests' view of a store: its narrow services (src/store/Sql/Store.ts) bound into a batch handle
+ * (`store.batch(accountId, batchId)`) and an account handle, so a test sets up and checks rows in one
+ * line. The program itself asks for the narrow services it calls.
  */
-import { Context, type Effect, type Option, type Stream } from "effect"
-import type { AccountId, BatchId } from "../domain/Ids.ts"
-import type { NewBatch, RowInput, StoreError, Batch } from "./Model.ts"
-import type { StoreDriver } from "./StoreDriver.ts"
-
-export type { BatchSummary, CurrencyTotal, PendingAmount, Register, RegisterRead, StoreDriver } from "./StoreDriver.ts"
+import { Context, Effect, Layer, type Option, type Stream } from "effect"
+import type { AccountId, BatchId } from "../../src/domain/Ids.ts"
+import type { NewBatch, RowInput, StoreError, Batch } from "../../src/store/Model.ts"
+import { AccountRecords, Batches, Claims, MirrorStore, Registers, RetryLinks, Rows, type StoreServices } from "../../src/store/Sql/Store.ts"
+import type { StoreDriver } from "../../src/store/StoreDriver.ts"
 
 /** Drops the leading (accountId, batchId) of a driver operation. */
 type OnBatch<F> = F extends (accountId: AccountId, batchId: BatchId, ...rest: infer A) => infer R ? (...rest: A) => R : never
@@ -105,7 +104,7 @@ export interface StateStoreShape {
   readonly account: (accountId: AccountId) => AccountStore
 }
 
-export class StateStore extends Context.Tag("store/StateStore")<StateStore, StateStoreShape>() {}
+export class StateStore extends Context.Tag("test/StateStore")<StateStore, StateStoreShape>() {}
 
 const bindBatch = (d: StoreDriver, a: AccountId, b: BatchId): BatchStore => ({
   accountId: a,
@@ -168,9 +167,28 @@ const bindAccount = (d: StoreDriver, a: AccountId): AccountStore => ({
   rowRetries: (batchId) => d.rowRetries(a, batchId)
 })
 
-/** The port over an adapter's flat operations. */
+/** The handles over an adapter's flat operations. */
 export const fromDriver = (driver: StoreDriver): StateStoreShape => ({
   createBatch: driver.createBatch,
   batch: (accountId, batchId) => bindBatch(driver, accountId, batchId),
   account: (accountId) => bindAccount(driver, accountId)
 })
+
+/** The handles over a built store's services. */
+export const handlesOf = (services: Context.Context<StoreServices>): StateStoreShape =>
+  fromDriver({
+    ...Context.get(services, Batches),
+    ...Context.get(services, Claims),
+    ...Context.get(services, Rows),
+    ...Context.get(services, MirrorStore),
+    ...Context.get(services, AccountRecords),
+    ...Context.get(services, Registers),
+    ...Context.get(services, RetryLinks)
+  })
+
+/** The handles over the store's services in context. */
+export const storeHandles = Layer.effect(StateStore, Effect.map(Effect.context<StoreServices>(), handlesOf))
+
+/** A store layer with the handles beside its services. */
+export const withHandles = <E, R>(store: Layer.Layer<StoreServices, E, R>): Layer.Layer<StoreServices | StateStore, E, R> =>
+  Layer.provideMerge(storeHandles, store)
