@@ -37,10 +37,28 @@ const NOT_YET_FINAL: ReadonlyArray<RowState> = ["validated", "submitting", "subm
  * `errors`: a `--fix` file's refused lines (line, column, why).
  */
 export class RetryRefused extends Data.TaggedError("RetryRefused")<{
-  readonly reason: string
+  readonly refusal: RetryRefusal
   readonly leftOut?: LeftOut
   readonly errors?: ReadonlyArray<RowError>
 }> {}
+
+/** Why `payouts retry` makes no batch, as a typed fact the command line words (src/cli/RetryText.ts). */
+export type RetryRefusal = Data.TaggedEnum<{
+  /** Rows of the parent may still fail: `open` not final. */
+  NotFinished: { readonly batchId: BatchId; readonly open: number; readonly fileName: string }
+  NothingToRetry: { readonly batchId: BatchId; readonly leftOut: LeftOut }
+  /** Rows of the parent were paid again by another child while this one was being linked. */
+  TakenMeanwhile: { readonly batchId: BatchId; readonly rows: number; readonly by: BatchId }
+  AlreadyRetried: { readonly batchId: BatchId; readonly child: BatchId; readonly generation: number }
+  /** This child's file is already the retry of another parent. */
+  RetryOfAnother: { readonly parent: BatchId }
+  FileInTheWay: { readonly file: string }
+  FixChanged: { readonly file: string }
+  FixRefused: { readonly file: string }
+  FixLinesRefused: { readonly file: string; readonly lines: number }
+}>
+
+export const RetryRefusal = Data.taggedEnum<RetryRefusal>()
 
 export interface RetryBatch {
   readonly parent: BatchId
@@ -78,14 +96,6 @@ export interface LeftOut {
   /** paid again, corrected, by a `retry --fix` batch (counted when any) */
   readonly fixed?: number
 }
-
-export const describeLeftOut = (left: LeftOut): string =>
-  [
-    left.inDoubt > 0 ? `${left.inDoubt} unknown or abandoned` : "",
-    left.alarmed > 0 ? `${left.alarmed} under alarm` : "",
-    left.resent > 0 ? `${left.resent} resent after an unknown outcome` : "",
-    (left.fixed ?? 0) > 0 ? `${left.fixed} paid again by a retry --fix batch` : ""
-  ].filter((part) => part !== "").join(", ")
 
 /** The child's CSV: the named columns, then each payout detail, then the parent it retries. */
 export const retryCsv = (parent: BatchId, rows: ReadonlyArray<Row>): string => retryCsvFile(parent, rows).text
@@ -128,9 +138,7 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
   const counts = yield* batches.countByState(accountId, parent.batchId)
   const open = NOT_YET_FINAL.reduce((n, s) => n + counts[s], 0)
   if (open > 0) {
-    return yield* new RetryRefused({
-      reason: `batch ${parent.batchId} still has ${open} row(s) not final (waiting, sending or pending): run it to its end first (payouts run ${parent.fileName})`
-    })
+    return yield* new RetryRefused({ refusal: RetryRefusal.NotFinished({ batchId: parent.batchId, open, fileName: parent.fileName }) })
   }
   const failures = [...(yield* Stream.runCollect(reads.streamRowsInStates(accountId, parent.batchId, SETTLED_FAILURE_STATES)))]
   // Rows a `--fix` child pays again are its own; the whole retry's child (if any) keeps those it holds.
@@ -148,11 +156,7 @@ export const makeRetryBatch = Effect.fn("Retry.make")(function* (accountId: Acco
     ...(fixed > 0 ? { fixed } : {})
   }
   if (rows.length === 0) {
-    const left = describeLeftOut(leftOut)
-    return yield* new RetryRefused({
-      reason: `batch ${parent.batchId} has no failed, cancelled or expired row to pay again${left === "" ? "" : ` (left to a person, never retried: ${left})`}`,
-      leftOut
-    })
+    return yield* new RetryRefused({ refusal: RetryRefusal.NothingToRetry({ batchId: parent.batchId, leftOut }), leftOut })
   }
   const generation = (yield* retryLineage(accountId, parent.batchId)).generation + 1
   return yield* placeChild(accountId, { parent, generation, rows, fixes: false, leftOut, name: () => `${stemOf(parent.fileName)}.retry${generation}.csv` }, dir, place)
@@ -200,17 +204,15 @@ export const placeChild = Effect.fn("Retry.placeChild")(function* (accountId: Ac
   if (linked._tag === "Taken") {
     yield* fs.remove(staged).pipe(Effect.ignore)
     return yield* (plan.taken?.(linked.taken) ??
-      new RetryRefused({
-        reason: `${linked.taken.length} row(s) of batch ${parent.batchId} were paid again meanwhile by another batch (${linked.taken[0].childBatchId}); run payouts retry again`
-      }))
+      new RetryRefused({ refusal: RetryRefusal.TakenMeanwhile({ batchId: parent.batchId, rows: linked.taken.length, by: linked.taken[0].childBatchId }) }))
   }
   const link = linked.link
   if (link.childBatchId !== child || link.parentBatchId !== parent.batchId) {
     yield* fs.remove(staged).pipe(Effect.ignore)
     return yield* new RetryRefused({
-      reason: link.parentBatchId === parent.batchId
-        ? `batch ${parent.batchId} was already retried as batch ${link.childBatchId} (retry generation ${link.generation}); what failed there is retried with: payouts retry ${link.childBatchId}`
-        : `this retry's file is already the retry of batch ${link.parentBatchId}`
+      refusal: link.parentBatchId === parent.batchId
+        ? RetryRefusal.AlreadyRetried({ batchId: parent.batchId, child: link.childBatchId, generation: link.generation })
+        : RetryRefusal.RetryOfAnother({ parent: link.parentBatchId })
     })
   }
   const existing = Option.map(yield* batches.getBatch(accountId, child), (b) => b.state)
@@ -224,7 +226,7 @@ export const placeChild = Effect.fn("Retry.placeChild")(function* (accountId: Ac
   } else if (yield* fs.exists(file)) {
     yield* fs.remove(staged).pipe(Effect.ignore)
     if (!(yield* isChild(file))) {
-      return yield* new RetryRefused({ reason: `${file} exists and is not this retry's file: move it away and run payouts retry again` })
+      return yield* new RetryRefused({ refusal: RetryRefusal.FileInTheWay({ file }) })
     }
   } else {
     yield* fs.rename(staged, file)

@@ -18,7 +18,7 @@ import { type CheckedRow, validateCsvFile, type ValidRow } from "../intake/Valid
 import type { Batch, Row, RowRetry } from "../store/Model.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { isRetryable } from "../store/Model.ts"
-import { placeChild, type RetryPlacement, RetryRefused } from "./RetryBatch.ts"
+import { placeChild, type RetryPlacement, RetryRefusal, RetryRefused } from "./RetryBatch.ts"
 
 /** One corrected row: the parent row it pays again, and what changes. */
 export interface Fix {
@@ -111,8 +111,8 @@ export const readFixes = Effect.fn("Retry.readFixes")(function* (accountId: Acco
   const read = yield* Stream.runCollect(validateCsvFile(fixFile, { fileName: basename(fixFile), allowRepeats: true })).pipe(Effect.either)
   if (Either.isLeft(read)) {
     const error = read.left
-    if (error._tag === "FileChanged") return yield* new RetryRefused({ reason: `${fixFile} changed while it was read: run payouts retry again` })
-    return yield* new RetryRefused({ reason: `${fixFile} is refused: nothing is paid`, errors: csvFileErrorRows(error) })
+    if (error._tag === "FileChanged") return yield* new RetryRefused({ refusal: RetryRefusal.FixChanged({ file: fixFile }) })
+    return yield* new RetryRefused({ refusal: RetryRefusal.FixRefused({ file: fixFile }), errors: csvFileErrorRows(error) })
   }
   const checked: ReadonlyArray<CheckedRow> = Chunk.toReadonlyArray(read.right)
   const wanted = new Set(checked.flatMap((r) => (r._tag === "ValidRow" && r.id !== undefined ? [canonicalId(r.id)] : [])))
@@ -167,7 +167,7 @@ export const readFixes = Effect.fn("Retry.readFixes")(function* (accountId: Acco
     fixes.push({ line: row.line, original, corrected: { ...original, phone: row.phone, operator: row.operator, name: row.name } })
   }
   if (errors.length > 0) {
-    return yield* new RetryRefused({ reason: `${fixFile}: ${new Set(errors.map((e) => e.line)).size} line(s) refused: nothing is paid`, errors })
+    return yield* new RetryRefused({ refusal: RetryRefusal.FixLinesRefused({ file: fixFile, lines: new Set(errors.map((e) => e.line)).size }), errors })
   }
   return fixes
 })
@@ -182,7 +182,7 @@ export const makeFixBatch = Effect.fn("Retry.makeFix")(function* (accountId: Acc
   // the store decides it when it links the rows, atomically (two fix files at the same moment).
   const refuse = (taken: ReadonlyArray<RowRetry>) =>
     new RetryRefused({
-      reason: `${fixFile}: ${taken.length} line(s) refused: nothing is paid`,
+      refusal: RetryRefusal.FixLinesRefused({ file: fixFile, lines: taken.length }),
       errors: taken.flatMap((link) => {
         const fix = byParentRow.get(link.parentIdx)
         return fix === undefined ? [] : [takenError(fix, link)]

@@ -9,9 +9,10 @@ import { Chunk, type Context, Duration, Effect, Option, Stream } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BatchId } from "../../src/domain/Ids.ts"
+import { retryRefusalText } from "../../src/cli/RetryText.ts"
 import { intake } from "../../src/intake/Intake.ts"
 import { retryLineage } from "../../src/intake/RetryLineage.ts"
-import { makeRetryBatch } from "../../src/run/RetryBatch.ts"
+import { makeRetryBatch, RetryRefused } from "../../src/run/RetryBatch.ts"
 import type { RowState } from "../../src/store/RowState.ts"
 import type { Batch } from "../../src/store/Model.ts"
 import type { StoreServices } from "../../src/store/Sql/Store.ts"
@@ -39,7 +40,7 @@ const ENDS: ReadonlyArray<ReadonlyArray<RowState>> = [
 const RESENT = ENDS.length - 1
 
 /** What a refusal says (a store or file error would fail the test with its own text). */
-const reasonOf = (e: { readonly _tag: string }) => ("reason" in e && e._tag === "RetryRefused" ? String(e.reason) : String(e))
+const reasonOf = (e: { readonly _tag: string }) => (e instanceof RetryRefused ? retryRefusalText(e.refusal) : String(e))
 
 /** A retry of `parent` written in `dir`, against this store's services. */
 const retryIn = (services: Context.Context<StoreServices>, parent: Batch, dir: string) =>

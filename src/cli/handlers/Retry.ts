@@ -9,7 +9,7 @@ import { dirname } from "node:path"
 import { maskPhone } from "../../domain/Phone.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { formatRowErrors } from "../../output/ErrorsFile.ts"
-import { describeLeftOut, type LeftOut, makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
+import { type LeftOut, makeRetryBatch, type RetryPlacement, type RetryRefused } from "../../run/RetryBatch.ts"
 import { type Fix, makeFixBatch } from "../../run/RetryFix.ts"
 import type { retryCommand } from "../commands/Retry.ts"
 import { DEFAULT_TIME_SCALE } from "../commands/Run.ts"
@@ -17,6 +17,7 @@ import { UsageError } from "../Errors.ts"
 import { accountOf, findBatch } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
 import { printJson } from "../Output.ts"
+import { leftOutText, retryRefusalText } from "../RetryText.ts"
 import { storeFor } from "../StoreLocation.ts"
 import { openStore } from "../StoreOpen.ts"
 import { run } from "./Run.ts"
@@ -81,12 +82,12 @@ export const retry = ({ args, batch, fix, jobs }: Parsed<typeof retryCommand>) =
                   status: "refused",
                   rows: 0,
                   left_out: leftOutJson(e.leftOut),
-                  message: e.reason,
+                  message: retryRefusalText(e.refusal),
                   ...(e.errors === undefined ? {} : { errors: e.errors })
                 } satisfies RetryNotice)
                 : Effect.void
             ),
-            new UsageError({ reason: e.reason })
+            new UsageError({ reason: retryRefusalText(e.refusal) })
           )
         )
       )
@@ -120,7 +121,7 @@ export const retry = ({ args, batch, fix, jobs }: Parsed<typeof retryCommand>) =
     if (made.corrections.length > 0) {
       yield* Console.error(made.corrections.map((f, i) => describeFix(f, made.parent, made.lines[i])).join("\n"))
     }
-    const left = describeLeftOut(made.leftOut)
+    const left = leftOutText(made.leftOut)
     if (left !== "") yield* Console.error(`Left out, never retried: ${left} (a person decides; payouts resolve ${made.parent} shows the unknown and alarmed rows).`)
     if (Option.isSome(folder)) {
       return yield* tell({
