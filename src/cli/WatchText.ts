@@ -34,7 +34,9 @@ const jobEnded = (csv: string, outcome: JobOutcome, jobsFlag: string): Effect.Ef
         )
       )
     case "Busy":
-      return Effect.logDebug(`another worker has it (${outcome.reason}): looked at again next scan`)
+      return Effect.logDebug(
+        `another worker has it (${outcome.owner !== undefined ? `run by ${outcome.owner}` : `another worker runs a batch in ${(outcome.currencies ?? []).join(", ")}`}): looked at again next scan`
+      )
     case "Held":
       return Effect.logWarning(`paused (${outcome.reason}); resume with: payouts resume ${outcome.batchId}${jobsFlag}`).pipe(
         Effect.annotateLogs({ batch_id: outcome.batchId, file: csv })

@@ -283,7 +283,7 @@ const jobOf = <E, R>(settings: JobSettings, runFile: RunFile<E, R>, csv: string,
       return JobOutcome.Held({ batchId, reason: batch.value.pauseReason ?? "paused" })
     }
     const holder = Option.isSome(batch) ? yield* leasedElsewhere(batch.value) : Option.none<string>()
-    if (Option.isSome(holder)) return JobOutcome.Busy({ batchId, reason: `run by ${holder.value}` })
+    if (Option.isSome(holder)) return JobOutcome.Busy({ batchId, owner: holder.value })
     const approval = yield* approvalOf(csv)
     // A file that came through approval keeps needing it, whatever this watcher's settings.
     if (!settings.requireApproval && Option.isNone(approval)) return yield* runAndFile(settings, run, csv, batchId, approval)

@@ -16,8 +16,8 @@ export type JobOutcome = Data.TaggedEnum<{
     readonly note?: string
   }
   Held: { readonly batchId: BatchId; readonly reason: string }
-  /** Another worker runs the batch (or a batch of the same currency) now: looked at again next scan. */
-  Busy: { readonly batchId?: BatchId; readonly reason: string }
+  /** Another worker runs the batch (`owner`, its lease's holder) or a batch of the same `currencies` now: looked at again next scan. */
+  Busy: { readonly batchId?: BatchId; readonly owner?: string; readonly currencies?: ReadonlyArray<string> }
   Incomplete: { readonly batchId: BatchId; readonly exitCode: number; readonly outcome: string }
   Attention: { readonly file: string; readonly batchId: BatchId; readonly reasons: ReadonlyArray<string> }
 }>

@@ -129,7 +129,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
             Effect.flatMap(holdCurrencies(settings.accountId, plan.currencies, worker, workerTtlMs), (held) =>
               held
                 ? processJob(settings, run, csv)
-                : Effect.succeed(JobOutcome.Busy({ reason: `another worker runs a batch in ${plan.currencies.join(", ")}` }))
+                : Effect.succeed(JobOutcome.Busy({ currencies: plan.currencies }))
             )
           )
         )
