@@ -4,11 +4,17 @@
  */
 import { Cause, Effect, Layer } from "effect"
 import { basename } from "node:path"
-import { shownIn } from "../jobs/CronGate.ts"
+import { type ScheduleError, shownIn } from "../jobs/CronGate.ts"
 import type { JobOutcome } from "../jobs/JobOutcome.ts"
 import { type WatchEvent, WatchLog } from "../jobs/WatchEvents.ts"
 import { describeAlreadyPaid } from "../output/AlreadyPaid.ts"
 import { userFormat } from "../output/Format.ts"
+
+/** Why `--schedule` or `--timezone` is refused (exit 2). */
+export const scheduleErrorText = ({ problem }: ScheduleError): string =>
+  problem._tag === "Expression"
+    ? `--schedule "${problem.expression}": ${problem.detail}`
+    : `--timezone "${problem.zone}" is not a time zone: give an IANA name such as Africa/Douala or UTC`
 
 const jobEnded = (csv: string, outcome: JobOutcome, jobsFlag: string): Effect.Effect<void> => {
   switch (outcome._tag) {

@@ -8,7 +8,10 @@
  */
 import { Clock, Cron, Data, DateTime, Effect, Either, Option, Ref } from "effect"
 
-export class ScheduleError extends Data.TaggedError("ScheduleError")<{ readonly message: string }> {}
+/** `--schedule` is not a cron expression (`detail`: the parser's why), or `--timezone` no IANA zone; src/cli words it. */
+export class ScheduleError extends Data.TaggedError("ScheduleError")<{
+  readonly problem: { readonly _tag: "Expression"; readonly expression: string; readonly detail: string } | { readonly _tag: "Zone"; readonly zone: string }
+}> {}
 
 export interface CronGate {
   readonly expression: string
@@ -24,7 +27,7 @@ export const systemTimeZone = (): string => Intl.DateTimeFormat().resolvedOption
 
 export const parseSchedule = (expression: string, timeZone?: string) =>
   Either.match(Cron.parse(expression, timeZone ?? systemTimeZone()), {
-    onLeft: (error) => Effect.fail(new ScheduleError({ message: `--schedule "${expression}": ${error.message}` })),
+    onLeft: (error) => Effect.fail(new ScheduleError({ problem: { _tag: "Expression", expression, detail: error.message } })),
     onRight: Effect.succeed
   })
 
@@ -42,7 +45,7 @@ export const makeCronGate = (expression: string, timeZone?: string) =>
   Effect.gen(function* () {
     const zone = timeZone ?? systemTimeZone()
     if (Option.isNone(DateTime.zoneFromString(zone))) {
-      return yield* new ScheduleError({ message: `--timezone "${zone}" is not a time zone: give an IANA name such as Africa/Douala or UTC` })
+      return yield* new ScheduleError({ problem: { _tag: "Zone", zone } })
     }
     const cron = yield* parseSchedule(expression, zone)
     const next = yield* Ref.make(Cron.next(cron, new Date(yield* Clock.currentTimeMillis)))

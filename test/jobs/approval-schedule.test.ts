@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { RunResult } from "../../src/run/Runner.ts"
 import { approve, reject } from "../../src/jobs/Approval.ts"
+import { scheduleErrorText } from "../../src/cli/WatchText.ts"
 import { makeCronGate, shownIn } from "../../src/jobs/CronGate.ts"
 import { jobFolder } from "../../src/jobs/JobFolder.ts"
 import { makeWatcher } from "../../src/jobs/Watcher.ts"
@@ -76,9 +77,9 @@ describe("--schedule", () => {
   it.effect("refuses an invalid expression", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(makeCronGate("every night"))
-      expect(error.message).toMatch(/--schedule "every night"/)
+      expect(scheduleErrorText(error)).toMatch(/--schedule "every night"/)
       const zone = yield* Effect.flip(makeCronGate("0 6 * * *", "Mars/Base"))
-      expect(zone.message).toBe('--timezone "Mars/Base" is not a time zone: give an IANA name such as Africa/Douala or UTC')
+      expect(scheduleErrorText(zone)).toBe('--timezone "Mars/Base" is not a time zone: give an IANA name such as Africa/Douala or UTC')
     })
   )
 

@@ -28,7 +28,7 @@ import { resolveConnection } from "../Settings.ts"
 import { refusedKeyAdvice } from "../config/Sources.ts"
 import { batchClient, batchRequest, embeddedSandbox, notifierFor } from "./Run.ts"
 import { AccountId } from "../../domain/Ids.ts"
-import { WatchLogLive } from "../WatchText.ts"
+import { scheduleErrorText, WatchLogLive } from "../WatchText.ts"
 import { JobNotesLive } from "../JobNoteText.ts"
 
 const parseHostPort = (flag: string, text: string) => {
@@ -84,7 +84,7 @@ const watchFolder = (dir: string, args: WatchOptions) =>
     // Each file moves with its outputs once run: the watcher, not the run, names where they end up.
     const base = { ...request, accountId: scope.right.accountId, tokenScope: scope.right.tokenScope, statePath, outputsMoved: true }
     const schedule = Option.isSome(args.schedule)
-      ? yield* makeCronGate(args.schedule.value, Option.getOrUndefined(args.timezone)).pipe(Effect.mapError((e) => new UsageError({ reason: e.message })))
+      ? yield* makeCronGate(args.schedule.value, Option.getOrUndefined(args.timezone)).pipe(Effect.mapError((e) => new UsageError({ reason: scheduleErrorText(e) })))
       : undefined
     const settings: WatchSettings = {
       accountId: base.accountId,
