@@ -10,14 +10,16 @@ import type { RunContextShape } from "./RunContext.ts"
 
 type Ctx = Pick<RunContextShape, "accountId" | "batchId" | "alarms">
 
-export const raiseAnomaly = Effect.fn("Run.anomaly")(function* (ctx: Ctx, idx: number, reason: string, references: ReadonlyArray<string>) {
-  const [mirror, reads] = yield* Effect.all([MirrorStore, Rows])
-  const text = `anomaly: ${reason}`
-  yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, idx, text, references).pipe(Effect.orDie)
-  yield* Ref.update(ctx.alarms, (m) => new Map([...m, [idx, { reason: text, references }]]))
-  const line = Option.match(yield* reads.getRow(ctx.accountId, ctx.batchId, idx).pipe(Effect.orDie), { onNone: () => idx, onSome: (r) => r.line })
-  yield* tell(RunEvent.AnomalyAlarm({ batchId: ctx.batchId, line, reason: text }))
-})
+/** Raises an anomaly alarm on a row of `ctx`'s batch; its store services are taken once, when a run's part is built. */
+export const makeRaiseAnomaly = Effect.map(Effect.all([MirrorStore, Rows]), ([mirror, reads]) =>
+  Effect.fn("Run.anomaly")(function* (ctx: Ctx, idx: number, reason: string, references: ReadonlyArray<string>) {
+    const text = `anomaly: ${reason}`
+    yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, idx, text, references).pipe(Effect.orDie)
+    yield* Ref.update(ctx.alarms, (m) => new Map([...m, [idx, { reason: text, references }]]))
+    const line = Option.match(yield* reads.getRow(ctx.accountId, ctx.batchId, idx).pipe(Effect.orDie), { onNone: () => idx, onSome: (r) => r.line })
+    yield* tell(RunEvent.AnomalyAlarm({ batchId: ctx.batchId, line, reason: text }))
+  })
+)
 
 /** Whether the row is under alarm in this run: a person decides it, no answer moves it meanwhile. */
 export const underAlarm = (ctx: Pick<RunContextShape, "alarms">, idx: number) => Effect.map(Ref.get(ctx.alarms), (m) => m.has(idx))

@@ -11,11 +11,10 @@ import type { PayoutResponse } from "../api/Schemas.ts"
 import { fromWire } from "../domain/Money.ts"
 import type { Row } from "../store/Model.ts"
 import { Claims } from "../store/Sql/Claims.ts"
-import type { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
 import { estimateFee } from "./Preflight.ts"
-import { raiseAnomaly } from "./Anomaly.ts"
+import { makeRaiseAnomaly } from "./Anomaly.ts"
 import { RunContext } from "./RunContext.ts"
 import { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
@@ -39,8 +38,7 @@ export const makeAnswers = Effect.gen(function* () {
   const tracker = yield* Tracker
   const claims = yield* Claims
   const reads = yield* Rows
-  // raiseAnomaly's own: captured here so no answer's handling asks for a service.
-  const anomalyStores = yield* Effect.context<MirrorStore | Rows>()
+  const raiseAnomaly = yield* makeRaiseAnomaly
   const balanceLock = yield* Effect.makeSemaphore(1)
   const { accountId, batchId } = ctx
 
@@ -54,7 +52,7 @@ export const makeAnswers = Effect.gen(function* () {
         // Sent and answered with a reference, but an answer no payout of ours has: kept in flight
         // (never settled by it), nothing of it stored but the reference, and a person decides.
         yield* writer.record({ idx: row.idx, from: ["submitting"], to: "submitted", reference: response.reference, source: "response" })
-        return yield* raiseAnomaly(ctx, row.idx, fee.left, [response.reference]).pipe(Effect.provide(anomalyStores))
+        return yield* raiseAnomaly(ctx, row.idx, fee.left, [response.reference])
       }
       const state = stateOfStatus(response.status)
       yield* writer.record({

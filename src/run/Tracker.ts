@@ -7,15 +7,13 @@ import { Clock, Deferred, Duration, Effect, Either, HashMap, Option, Queue, Ref 
 import { PaymentClient } from "../api/Client.ts"
 import { checkStatusRecord } from "../api/Plausible.ts"
 import type { EventSource } from "../store/Model.ts"
-import type { MirrorStore } from "../store/Sql/Mirror.ts"
-import type { Rows } from "../store/Sql/Reads.ts"
 import { AWAITING_STATUS_STATES, isFinal, SETTLED_FAILURE_STATES, stateOfStatus } from "../store/RowState.ts"
 import * as PollQueue from "./PollQueue.ts"
 import type { PollEntry } from "./PollQueue.ts"
 import { RunContext } from "./RunContext.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { Reference } from "../domain/Ids.ts"
-import { raiseAnomaly, underAlarm } from "./Anomaly.ts"
+import { makeRaiseAnomaly, underAlarm } from "./Anomaly.ts"
 
 /** The row a payout is followed for: its status answers are held against its amount and currency. */
 export interface Followed {
@@ -71,8 +69,7 @@ const make = Effect.gen(function* () {
   const ctx = yield* RunContext
   const client = yield* PaymentClient
   const writer = yield* TransitionWriter
-  // raiseAnomaly's own: captured here so no lookup asks for a service.
-  const anomalyStores = yield* Effect.context<MirrorStore | Rows>()
+  const raiseAnomaly = yield* makeRaiseAnomaly
   const { settings, wakeups } = ctx
   const tracking = yield* Ref.make<State>({ polls: PollQueue.empty, polling: 0, early: HashMap.empty(), sweptAt: 0 })
   // Completed (and replaced) the moment the last payout followed is final: the run's loop ends at once.
@@ -121,7 +118,7 @@ const make = Effect.gen(function* () {
           Effect.gen(function* () {
             const fee = checkStatusRecord(record, entry, client.scrub)
             // Not followed further: the row waits for a person, and the answer is not stored.
-            if (Either.isLeft(fee)) return yield* raiseAnomaly(ctx, entry.idx, fee.left, [entry.reference]).pipe(Effect.provide(anomalyStores))
+            if (Either.isLeft(fee)) return yield* raiseAnomaly(ctx, entry.idx, fee.left, [entry.reference])
             const state = stateOfStatus(record.status)
             yield* writer.record({
               idx: entry.idx,
