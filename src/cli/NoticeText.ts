@@ -9,6 +9,7 @@ import { type Notice, RunEvent } from "../run/Notices.ts"
 import type { PreflightResult } from "../run/Preflight.ts"
 import type { Overview } from "../run/RunRequest.ts"
 import { describeHalt } from "../run/Safeguards.ts"
+import { waitText } from "./WaitText.ts"
 
 const plural = (format: Format, n: number, what: string) => `${format.count(n)} ${what}${n === 1 ? "" : "s"}`
 const seconds = (ms: number) => Math.round(ms / 1000)
@@ -129,7 +130,7 @@ export const noticeText = (event: RunEvent, format: Format): string =>
     GraceRaised: ({ fromMs, lagMs, toMs }) =>
       `reconcile grace raised from ${seconds(fromMs)} s to ${seconds(toMs)} s: request timeout + lease time + twice the listing lag (p99 ${seconds(lagMs)} s)`,
     Waiting: ({ alarmAt, line, reason, until }) =>
-      `line ${line}: outcome unknown, waiting: ${reason}${until === undefined ? "" : ` (until ${format.time(until)})`}; alarm at ${format.time(alarmAt)} if still unproven`,
+      `line ${line}: outcome unknown, waiting: ${waitText(reason)}${until === undefined ? "" : ` (until ${format.time(until)})`}; alarm at ${format.time(alarmAt)} if still unproven`,
     Resending: ({ evidence, line, token }) => `line ${line}: resending once with the same token [${token}]: ${evidence}`,
     PreScanIncomplete: ({ days, first }) =>
       `Pre-scan: the listing of ${days} day(s) could not be read completely (${first.join(", ")}...): tokens there may be missed.`,

@@ -8,6 +8,7 @@ import type { RowError } from "../output/ErrorsFile.ts"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Outcome } from "./Outcome.ts"
 import type { PreflightResult } from "./Preflight.ts"
+import type { WaitReason } from "./WaitReason.ts"
 
 /** Where a run stands: the figures only; src/cli/Notices.ts draws them (a bar, or a plain line). */
 export interface ProgressFigures {
@@ -80,7 +81,7 @@ export type RunEvent = Data.TaggedEnum<{
   PreScanAlarm: { readonly batchId: string; readonly line: number; readonly reason: string; readonly references: ReadonlyArray<string> }
   AccountAlarmRaised: { readonly batchId: string; readonly reason: string; readonly references: ReadonlyArray<string> }
   GraceRaised: { readonly fromMs: number; readonly toMs: number; readonly lagMs: number }
-  Waiting: { readonly line: number; readonly reason: string; readonly until: number | undefined; readonly alarmAt: number }
+  Waiting: { readonly line: number; readonly reason: WaitReason; readonly until: number | undefined; readonly alarmAt: number }
   Resending: { readonly line: number; readonly token: string; readonly evidence: string }
   PreScanIncomplete: { readonly days: number; readonly first: ReadonlyArray<string> }
   AlreadyPaid: { readonly line: number; readonly reference: string; readonly status: string; readonly day: string }

@@ -4,7 +4,7 @@
  * witnesses, the listing lag, the service's clock), and apply the pure decision of ResendRules to
  * each row: adopt, alarm, resend (at most once, with its evidence recorded) or wait (saying why).
  */
-import { Chunk, Clock, DateTime, Effect, HashMap, Option, Ref, Stream } from "effect"
+import { Chunk, Clock, DateTime, Effect, Equal, HashMap, Option, Ref, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import type { Row } from "../store/Model.ts"
@@ -21,6 +21,7 @@ import { RunEvent, tell } from "./Notices.ts"
 import { Submitter } from "./Submitter.ts"
 import type { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
+import type { WaitReason } from "./WaitReason.ts"
 
 export interface ReconcileRound {
   /** Rows still unknown and waiting for evidence. */
@@ -53,7 +54,7 @@ const make = Effect.gen(function* () {
   const { accountId, batchId, settings } = ctx
   // Per unknown row (as many as the batch's): the complete syncs that did not list it, the last wait said.
   const misses = yield* Ref.make(HashMap.empty<number, ReadonlyArray<number>>())
-  const lastWait = yield* Ref.make(HashMap.empty<number, string>())
+  const lastWait = yield* Ref.make(HashMap.empty<number, WaitReason>())
   const announcedGrace = yield* Ref.make(0)
   // Days whose listing claims more than can be read, said once per run (ListingMirror.ts); a few days.
   const told = yield* Ref.make<ReadonlySet<string>>(new Set())
@@ -197,7 +198,7 @@ const make = Effect.gen(function* () {
           break
         case "Wait": {
           waiting++
-          if (Option.getOrUndefined(HashMap.get(yield* Ref.get(lastWait), row.idx)) !== decision.reason) {
+          if (!Option.exists(HashMap.get(yield* Ref.get(lastWait), row.idx), Equal.equals(decision.reason))) {
             yield* Ref.update(lastWait, HashMap.set(row.idx, decision.reason))
             yield* tell(RunEvent.Waiting({ line: row.line, reason: decision.reason, until: decision.until, alarmAt: endedAt + evidence.deadlineMs }))
           }

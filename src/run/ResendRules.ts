@@ -4,10 +4,12 @@
  * currency; it is resent only when all seven rules hold; otherwise it waits, and a person decides once
  * nothing more can be proven. "I cannot see it" never becomes "it does not exist" by itself.
  */
+import { Data } from "effect"
 import type { ServiceTimes } from "../api/ServiceClock.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../store/MirrorModel.ts"
 import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingMirror.ts"
+import { WaitReason } from "./WaitReason.ts"
 
 export interface UnknownRow {
   readonly idx: number
@@ -54,7 +56,7 @@ export type Decision =
   | { readonly _tag: "Alarm"; readonly idx: number; readonly reason: string; readonly references: ReadonlyArray<string> }
   | { readonly _tag: "AccountAlarm"; readonly idx: number; readonly reason: string; readonly references: ReadonlyArray<string> }
   | { readonly _tag: "Resend"; readonly idx: number; readonly evidence: string }
-  | { readonly _tag: "Wait"; readonly idx: number; readonly reason: string; readonly until?: number }
+  | { readonly _tag: "Wait"; readonly idx: number; readonly reason: WaitReason; readonly until?: number }
 
 export const MIN_WITNESSES = 3
 export const MAX_INTENT_AGE_MS = DAY_MS
@@ -112,7 +114,7 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
     const p = exact[0]
     return { _tag: "Adopt", idx: row.idx, payout: p, evidence: `listed ${p.reference} on ${p.day} carries [${row.token}], ${p.amountMinor} ${p.currency}` }
   }
-  const wait = (reason: string, until?: number): Decision => ({ _tag: "Wait", idx: row.idx, reason, ...(until === undefined ? {} : { until }) })
+  const wait = (reason: WaitReason, until?: number): Decision => ({ _tag: "Wait", idx: row.idx, reason, ...(until === undefined ? {} : { until }) })
   if (e.now - row.endedAt > e.deadlineMs) {
     return { _tag: "Alarm", idx: row.idx, reason: `no proof either way ${e.deadlineMs >= 300_000 ? `${Math.round(e.deadlineMs / 60_000)} min` : `${Math.round(e.deadlineMs / 1000)} s`} after the request ended (--reconcile-deadline)`, references: [] }
   }
@@ -120,15 +122,15 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
   if (e.now - row.intentAt >= MAX_INTENT_AGE_MS) {
     return { _tag: "Alarm", idx: row.idx, reason: "the intent is over 24 hours old", references: [] }
   }
-  if (e.skewMs === undefined) return wait("the service's clock is not known yet (no Date header)")
-  if (Math.abs(e.skewMs) > MAX_SKEW_MS) return wait(`the service's clock differs from ours by ${Math.round(e.skewMs / 1000)} s`)
+  if (e.skewMs === undefined) return wait(WaitReason.ClockUnknown())
+  if (Math.abs(e.skewMs) > MAX_SKEW_MS) return wait(WaitReason.ClockSkew({ seconds: Math.round(e.skewMs / 1000) }))
   // Rule 5: a stalled runner that wrote the intent may still send it.
-  if (!row.ownedHere) return wait("its intent was written by another runner that may still send it")
+  if (!row.ownedHere) return wait(WaitReason.OtherRunner())
   // Rule 1: complete days.
   const needed = serviceDaysNeeded(row, e.now, e.clock)
-  if (needed === undefined) return wait("the sandbox declared its clock only after this request: its day there cannot be told")
+  if (needed === undefined) return wait(WaitReason.DayUnknown())
   const missing = needed.filter((d) => !e.completeDays.has(d))
-  if (missing.length > 0) return wait(`the listing of ${missing.join(", ")} could not be read completely`)
+  if (missing.length > 0) return wait(WaitReason.DaysIncomplete({ days: Data.array(missing) }))
   // Rule 2: witnesses.
   const windowStart = dayStart(dayOf(row.intentAt))
   const witnesses = e.known.filter((k) => k.answeredAt >= windowStart && k.token !== row.token)
@@ -166,17 +168,17 @@ export const decide = (row: UnknownRow, e: Evidence): Decision => {
     }
   }
   if (misplaced.length > 0) {
-    return wait(`the sandbox's declared clock does not place ${misplaced.length} of our payouts on the days the listing shows (e.g. ${misplaced[0]})`)
+    return wait(WaitReason.Misplaced({ count: misplaced.length, example: misplaced[0] }))
   }
-  if (lagging.length > 0) return wait(`${lagging.length} of our earlier payouts are not listed yet (e.g. ${lagging[0]}): the listing lags`)
-  if (listedCount < MIN_WITNESSES) return wait(`${listedCount} of ${MIN_WITNESSES} witness payouts listed`)
-  if (listedAfter === 0) return wait("no payout of ours answered after this request ended is listed yet")
+  if (lagging.length > 0) return wait(WaitReason.Lagging({ count: lagging.length, example: lagging[0] }))
+  if (listedCount < MIN_WITNESSES) return wait(WaitReason.FewWitnesses({ listed: listedCount, needed: MIN_WITNESSES }))
+  if (listedAfter === 0) return wait(WaitReason.NoLaterWitness())
   // Rule 3: the grace, from the end of the POST.
-  if (e.now - row.endedAt < e.graceMs) return wait("within the reconcile grace", row.endedAt + e.graceMs)
+  if (e.now - row.endedAt < e.graceMs) return wait(WaitReason.Grace(), row.endedAt + e.graceMs)
   // Rule 4: two syncs at least half the grace apart both missed the token.
   const misses = row.misses.filter((t) => t >= row.endedAt)
   if (misses.length < 2 || misses[misses.length - 1] - misses[0] < e.graceMs / 2) {
-    return wait("waiting for a second listing sync half a grace after the first", (misses[0] ?? e.now) + e.graceMs / 2)
+    return wait(WaitReason.SecondSync(), (misses[0] ?? e.now) + e.graceMs / 2)
   }
   const evidence =
     `not listed in complete reads of ${needed.join(", ")} at ${iso(misses[0])} and ${iso(misses[misses.length - 1])} (${misses.length} syncs); ` +

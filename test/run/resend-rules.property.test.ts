@@ -492,7 +492,7 @@ const property = (closeAfter: CloseAfter, seen: Seen) =>
     if (o.closedEarly) seen.closedEarly++
     if (o.steps.some((st) => st.pHidden)) seen.hidden++
     const timeOnly = (st: Step) =>
-      st.decision._tag === "Wait" && (st.decision.reason === "within the reconcile grace" || st.decision.reason.startsWith("waiting for a second listing sync"))
+      st.decision._tag === "Wait" && (st.decision.reason._tag === "Grace" || st.decision.reason._tag === "SecondSync")
     if (s.p !== undefined && o.steps.some(timeOnly)) seen.nearResend++
     if (d?._tag === "Resend" && s.p !== undefined) throw new Error(`resent a payout the service holds:\n${explain(s, o)}`)
     // An adoption is of the ambiguous payout itself (no other payout carries its token).

@@ -18,6 +18,8 @@ import {
   SAMPLE_GAP_MS,
   type UnknownRow
 } from "../../src/run/ResendRules.ts"
+import { waitText } from "../../src/cli/WaitText.ts"
+import { WaitReason } from "../../src/run/WaitReason.ts"
 import { withToken as describeRow } from "../../src/domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../../src/store/MirrorModel.ts"
 import { MinorUnits } from "../../src/domain/Ids.ts"
@@ -171,7 +173,7 @@ describe("ResendRules.decide", () => {
     it("the service's clock not known yet: Wait", () => {
       const d = decide(row(), evidence({ skewMs: undefined }))
       expect(d).toMatchObject({ _tag: "Wait" })
-      if (d._tag === "Wait") expect(d.reason).toContain("not known")
+      if (d._tag === "Wait") expect(waitText(d.reason)).toContain("not known")
     })
 
     it.each([MAX_SKEW_MS + 1, -MAX_SKEW_MS - 1, 5 * MIN])("clocks %d ms apart: Wait", (skewMs) => {
@@ -186,7 +188,7 @@ describe("ResendRules.decide", () => {
   it("rule 5: an intent written by another runner that may still send it: Wait", () => {
     const d = decide(row({ ownedHere: false }), evidence())
     expect(d).toMatchObject({ _tag: "Wait" })
-    if (d._tag === "Wait") expect(d.reason).toContain("another runner")
+    if (d._tag === "Wait") expect(waitText(d.reason)).toContain("another runner")
   })
 
   describe("rule 1: complete days", () => {
@@ -195,7 +197,7 @@ describe("ResendRules.decide", () => {
       days.delete(day)
       const d = decide(row(), evidence({ completeDays: days }))
       expect(d).toMatchObject({ _tag: "Wait" })
-      if (d._tag === "Wait") expect(d.reason).toContain(day)
+      if (d._tag === "Wait") expect(waitText(d.reason)).toContain(day)
     })
 
     it("the days run from the day before the intent to today, plus the service's minute of clock tolerance", () => {
@@ -249,7 +251,7 @@ describe("ResendRules.decide", () => {
       listed.delete("W4")
       const d = decide(row(), evidence({ known, listed }))
       expect(d).toMatchObject({ _tag: "Wait" })
-      if (d._tag === "Wait") expect(d.reason).toContain("W4")
+      if (d._tag === "Wait") expect(waitText(d.reason)).toContain("W4")
     })
 
     it("a known payout answered exactly when the POST ended counts as earlier", () => {
@@ -270,7 +272,7 @@ describe("ResendRules.decide", () => {
       const known = WITNESSES.slice(1)
       const d = decide(row(), evidence({ known, listed: listingOf(known) }))
       expect(d).toMatchObject({ _tag: "Wait" })
-      if (d._tag === "Wait") expect(d.reason).toContain(`2 of ${MIN_WITNESSES}`)
+      if (d._tag === "Wait") expect(waitText(d.reason)).toContain(`2 of ${MIN_WITNESSES}`)
     })
 
     it("payouts answered before the intent's day began, and the row's own token, are not witnesses", () => {
@@ -286,7 +288,7 @@ describe("ResendRules.decide", () => {
       const known = [witness(1, INTENT - 5 * MIN), witness(2, INTENT - 2 * MIN), witness(3, ENDED - SEC)]
       const d = decide(row(), evidence({ known, listed: listingOf(known) }))
       expect(d).toMatchObject({ _tag: "Wait" })
-      if (d._tag === "Wait") expect(d.reason).toContain("answered after this request ended")
+      if (d._tag === "Wait") expect(waitText(d.reason)).toContain("answered after this request ended")
       const later = [...known, witness(4, ENDED + MIN)]
       const unlisted = listingOf(later)
       unlisted.delete("W4")
@@ -303,7 +305,7 @@ describe("ResendRules.decide", () => {
   describe("rules 3 and 4: grace and two misses", () => {
     it("within the grace after the POST ended: Wait until its end", () => {
       const d = decide(row(), evidence({ now: ENDED + GRACE - 1 }))
-      expect(d).toEqual({ _tag: "Wait", idx: 7, reason: "within the reconcile grace", until: ENDED + GRACE })
+      expect(d).toEqual({ _tag: "Wait", idx: 7, reason: WaitReason.Grace(), until: ENDED + GRACE })
       expect(tagOf(row(), evidence({ now: ENDED + GRACE }))).toBe("Resend")
     })
 

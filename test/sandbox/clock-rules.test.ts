@@ -6,11 +6,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { ServiceTimes } from "../../src/api/ServiceClock.ts"
+import { waitText } from "../../src/cli/WaitText.ts"
 import { withToken } from "../../src/domain/Token.ts"
 import { MinorUnits } from "../../src/domain/Ids.ts"
 import { DAY_MS, dayOf, daysBetween } from "../../src/run/ListingMirror.ts"
-import { decide, type Evidence, MAX_SKEW_MS, serviceDaysNeeded, type UnknownRow } from "../../src/run/ResendRules.ts"
+import { decide, type Decision, type Evidence, MAX_SKEW_MS, serviceDaysNeeded, type UnknownRow } from "../../src/run/ResendRules.ts"
 import type { KnownPayout, MirroredPayout } from "../../src/store/MirrorModel.ts"
+
+/** A decision as `payouts run` tells it: a wait's reason in words. */
+const worded = (d: Decision) => (d._tag === "Wait" ? { ...d, reason: waitText(d.reason) } : d)
 
 const MIN = 60_000
 const START = Date.UTC(2026, 10, 27, 9)
@@ -88,18 +92,18 @@ describe("resend rules with a declared clock", () => {
   it("waits when the clock does not place our own payouts on the days the listing shows them", () => {
     const moved = new Map(WITNESSES.map((k) => [k.reference, listed(k, dayOf(scaled.latest(k.answeredAt) + 3 * DAY_MS))]))
     const decision = decide(row, evidence({ listed: moved }))
-    expect(decision).toMatchObject({ _tag: "Wait", reason: expect.stringContaining("declared clock does not place") })
+    expect(worded(decision)).toMatchObject({ _tag: "Wait", reason: expect.stringContaining("declared clock does not place") })
   })
 
   it("waits when the clock was declared only after the intent", () => {
     const late: ServiceTimes = { ...scaled, earliest: (ms) => (ms < INTENT + 1 ? undefined : scaled.latest(ms)) }
     const decision = decide(row, evidence({ clock: late }))
-    expect(decision).toMatchObject({ _tag: "Wait", reason: expect.stringContaining("cannot be told") })
+    expect(worded(decision)).toMatchObject({ _tag: "Wait", reason: expect.stringContaining("cannot be told") })
   })
 
   it("waits when the Date contradicts the declaration (rule 7)", () => {
     const decision = decide(row, evidence({ skewMs: 3_600_000 }))
-    expect(decision).toMatchObject({ _tag: "Wait", reason: expect.stringContaining("clock differs") })
+    expect(worded(decision)).toMatchObject({ _tag: "Wait", reason: expect.stringContaining("clock differs") })
   })
 
   it("without the clock, the same evidence never resends: our days are not the service's", () => {
