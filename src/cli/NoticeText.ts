@@ -9,6 +9,7 @@ import { type Notice, RunEvent } from "../run/Notices.ts"
 import type { PreflightResult } from "../run/Preflight.ts"
 import type { Overview } from "../run/RunRequest.ts"
 import { describeHalt } from "../run/Safeguards.ts"
+import { listingGapText } from "./ListingText.ts"
 import { waitText } from "./WaitText.ts"
 
 const plural = (format: Format, n: number, what: string) => `${format.count(n)} ${what}${n === 1 ? "" : "s"}`
@@ -140,8 +141,8 @@ export const noticeText = (event: RunEvent, format: Format): string =>
       `PRE-SCAN: ${count} row(s) of this file were ALREADY PAID (their tokens are in the service's listing, e.g. by another state store or an earlier install): adopted, NOT paid again; the summary counts them as already_paid, not as paid by this batch.`,
     ListingSpanRead: ({ days, pages, payouts }) => `listing sync: ${days} days read at once (${payouts} payouts, ${pages} pages)`,
     ListingDaysRead: ({ day, done, of, pages, payouts }) => `listing sync: ${done}/${of} days read (${day}: ${payouts} payouts, ${pages} pages)`,
-    ListingIncomplete: ({ day, earlier, from, why }) =>
-      `listing of ${day} not complete${earlier > 0 ? ` (and ${earlier} earlier day(s) from ${from}, alike)` : ""}: ${why}. No automatic resend relies on it.`
+    ListingIncomplete: ({ day, earlier, from, gap }) =>
+      `listing of ${day} not complete${earlier > 0 ? ` (and ${earlier} earlier day(s) from ${from}, alike)` : ""}: ${listingGapText(gap)}. No automatic resend relies on it.`
   })
 
 /** The words of a notice that is said (a message, an event); undefined for progress and the run's end. */

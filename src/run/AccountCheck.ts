@@ -5,22 +5,13 @@
  * row, mismatches and days that could not be read completely are listed.
  */
 import { Clock, Effect, Stream } from "effect"
-import { DEFAULT_LOCALE, formatFor } from "../output/Format.ts"
 import { TOKEN_PATTERN } from "../domain/Token.ts"
 import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { DAY_MS, dayOf, HISTORY_DAYS, serviceDays, syncDays } from "./ListingMirror.ts"
-import type { AccountId, BatchId } from "../domain/Ids.ts"
-
-export interface AccountFinding {
-  readonly kind: "duplicate" | "unmatched" | "mismatch" | "unrecorded" | "incomplete" | "alarm"
-  readonly token: string
-  readonly batchId: BatchId | null
-  readonly line: number | null
-  readonly detail: string
-  readonly references: ReadonlyArray<string>
-}
+import type { AccountId } from "../domain/Ids.ts"
+import { AccountFact, type AccountFinding } from "./Findings.ts"
 
 export interface AccountReport {
   readonly from: string
@@ -30,9 +21,6 @@ export interface AccountReport {
   readonly findings: ReadonlyArray<AccountFinding>
   readonly ok: boolean
 }
-
-/** Amounts in a finding are read by people and kept in --json alike: major units, en-US separators. */
-const PLAIN = formatFor(DEFAULT_LOCALE)
 
 export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: AccountId) {
     const [mirror, reads] = yield* Effect.all([MirrorStore, Rows])
@@ -54,30 +42,31 @@ export const checkAccount = Effect.fn("AccountCheck.run")(function* (accountId: 
       )
     )
     const findings: Array<AccountFinding> = []
-    for (const [day, why] of sync.incomplete) {
-      findings.push({ kind: "incomplete", token: "", batchId: null, line: null, detail: `listing of ${day} could not be read completely: ${why}`, references: [] })
+    for (const [day, gap] of sync.incomplete) {
+      findings.push({ kind: "incomplete", token: "", batchId: null, line: null, fact: AccountFact.Incomplete({ day, gap }), references: [] })
     }
     const alarm = yield* mirror.accountAlarm(accountId)
-    if (alarm._tag === "Some") findings.push({ kind: "alarm", token: "", batchId: null, line: null, detail: `account alarm: ${alarm.value.reason}`, references: [] })
+    if (alarm._tag === "Some") findings.push({ kind: "alarm", token: "", batchId: null, line: null, fact: AccountFact.Alarm({ reason: alarm.value.reason }), references: [] })
     let tokened = 0
     for (const [token, listed] of byToken) {
       tokened += listed.length
       const refs = listed.map((p) => p.reference)
       const found = yield* reads.findRowByToken(accountId, token)
       if (found._tag === "None") {
-        findings.push({ kind: "unmatched", token, batchId: null, line: null, detail: `${listed.length} payout(s) carry a token no row of this account has`, references: refs })
+        findings.push({ kind: "unmatched", token, batchId: null, line: null, fact: AccountFact.Unmatched({ count: listed.length }), references: refs })
         continue
       }
       const row = found.value
       const where = { token, batchId: row.batchId, line: row.line }
-      if (listed.length > 1) findings.push({ kind: "duplicate", ...where, detail: `${listed.length} payouts carry this row's token`, references: refs })
+      if (listed.length > 1) findings.push({ kind: "duplicate", ...where, fact: AccountFact.Duplicate({ count: listed.length }), references: refs })
       for (const p of listed) {
         if (p.amountMinor !== row.amountMinor || p.currency !== row.currency) {
-          findings.push({ kind: "mismatch", ...where, detail: `${p.reference} is ${PLAIN.minor(p.amountMinor, p.currency)} ${p.currency}; the row is ${row.amountMinor === null ? "without an amount" : `${PLAIN.minor(row.amountMinor, row.currency)} ${row.currency}`}`, references: [p.reference] })
+          const fact = AccountFact.Mismatch({ reference: p.reference, amountMinor: p.amountMinor, currency: p.currency, rowAmountMinor: row.amountMinor, rowCurrency: row.currency })
+          findings.push({ kind: "mismatch", ...where, fact, references: [p.reference] })
         }
       }
       if (listed.length === 1 && row.reference !== listed[0].reference) {
-        findings.push({ kind: "unrecorded", ...where, detail: `${listed[0].reference} is not the reference the store records (${row.reference ?? "none"}, row ${row.state})`, references: refs })
+        findings.push({ kind: "unrecorded", ...where, fact: AccountFact.Unrecorded({ reference: listed[0].reference, recorded: row.reference, state: row.state }), references: refs })
       }
     }
     return {

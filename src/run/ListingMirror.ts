@@ -17,6 +17,7 @@ import { checkFee, quote, wireMinor } from "../api/Plausible.ts"
 import { tokenOfDescription } from "../domain/Token.ts"
 import type { DayRead } from "../store/MirrorModel.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { ListingGap } from "./ListingGap.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import type { AccountId } from "../domain/Ids.ts"
 
@@ -43,15 +44,20 @@ export const daysBetween = (fromMs: number, toMs: number): ReadonlyArray<string>
 
 export type DayPayout = DayRead["payouts"][number]
 
-export interface DayReadResult {
-  readonly complete: boolean
+interface DayReadParts {
   readonly payouts: ReadonlyArray<DayPayout>
   readonly maxTotal: number
   readonly pages: number
-  readonly why?: string
-  /** Set when the service claimed more than MAX_DAY_PAGES pages hold: what it claimed. */
-  readonly claimed?: { readonly total: number; readonly totalPages: number }
 }
+
+export type DayReadResult =
+  | DayReadParts & { readonly complete: true }
+  | DayReadParts & {
+    readonly complete: false
+    readonly gap: ListingGap
+    /** Set when the service claimed more than MAX_DAY_PAGES pages hold: what it claimed. */
+    readonly claimed?: { readonly total: number; readonly totalPages: number }
+  }
 
 /**
  * Reads one day to completeness. `fetch(page)` asks for one page of `limit` rows. Pages are asked by
@@ -75,7 +81,7 @@ export const readDay = <E, R>(
         const amount = wireMinor("amount", t.amount, t.currency)
         // A listed amount no payout can have: the day proves nothing (its payouts stay unknown).
         if (Either.isLeft(amount)) {
-          return { complete: false, payouts: [...seen.values()], maxTotal, pages: page, why: `the listing shows ${quote(t.reference)} with ${amount.left}` }
+          return { complete: false, payouts: [...seen.values()], maxTotal, pages: page, gap: ListingGap.BadAmount({ shown: quote(t.reference), problem: amount.left }) }
         }
         const fee = checkFee(t.fee, amount.right, t.currency)
         seen.set(t.reference, {
@@ -97,7 +103,7 @@ export const readDay = <E, R>(
           payouts: [...seen.values()],
           maxTotal,
           pages: page,
-          why: `the service claims ${maxTotal} payouts in ${maxPages} pages, more than ${MAX_DAY_PAGES} pages of ${limit} can hold; ${page} page(s) read, ${seen.size} payouts`,
+          gap: ListingGap.Overclaimed({ total: maxTotal, totalPages: maxPages, maxPages: MAX_DAY_PAGES, limit, pagesRead: page, count: seen.size }),
           claimed: { total: maxTotal, totalPages: maxPages }
         }
       }
@@ -109,7 +115,7 @@ export const readDay = <E, R>(
           payouts: [...seen.values()],
           maxTotal,
           pages: page,
-          why: `${seen.size} distinct payouts read where the service reported ${maxTotal}`
+          gap: ListingGap.Short({ count: seen.size, total: maxTotal })
         }
       }
     }
@@ -124,7 +130,7 @@ export interface SyncResult {
   /** Days that are complete in the mirror after this sync (closed, or read completely now). */
   readonly complete: ReadonlySet<string>
   /** Days that could not be read completely, with why. */
-  readonly incomplete: ReadonlyMap<string, string>
+  readonly incomplete: ReadonlyMap<string, ListingGap>
 }
 
 export interface SyncOptions {
@@ -149,7 +155,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
     const at = yield* Clock.currentTimeMillis
     const known = new Map((yield* mirror.mirrorDays(accountId, days).pipe(Effect.orDie)).map((d) => [d.day, d]))
     const complete = new Set<string>()
-    const incomplete = new Map<string, string>()
+    const incomplete = new Map<string, ListingGap>()
     const open = days.filter((day) => {
       const read = known.get(day)
       if (read?.closed === true && read.readAt >= (options.trustClosedAfter ?? 0)) complete.add(day)
@@ -195,7 +201,7 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
     }
 
     let done = 0
-    const overclaimed: Array<readonly [string, string]> = []
+    const overclaimed: Array<readonly [string, ListingGap]> = []
     // A few days at a time: the shared request gate still holds the account's rate.
     yield* Effect.forEach(
       perDay,
@@ -206,14 +212,14 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
           const read = yield* readDay(fetch).pipe(Effect.either)
           done++
           if (read._tag === "Left") {
-            incomplete.set(day, `the listing could not be read: ${read.left.message}`)
+            incomplete.set(day, ListingGap.Unread({ message: read.left.message }))
             return
           }
           const result = read.right
           if (!result.complete) {
-            incomplete.set(day, result.why ?? "incomplete")
+            incomplete.set(day, result.gap)
             const said = options.told !== undefined && (yield* Ref.get(options.told)).has(day)
-            if (result.claimed !== undefined && !said) overclaimed.push([day, result.why ?? ""])
+            if (result.claimed !== undefined && !said) overclaimed.push([day, result.gap])
             return
           }
           yield* save([{ day, payouts: result.payouts, maxTotal: result.maxTotal }])
@@ -227,8 +233,8 @@ export const syncDays = Effect.fn("ListingMirror.sync")(function* (accountId: Ac
     if (overclaimed.length > 0) {
       const sorted = overclaimed.sort(([a], [b]) => a.localeCompare(b))
       if (options.told !== undefined) yield* Ref.update(options.told, (said) => new Set([...said, ...sorted.map(([d]) => d)]))
-      const [day, why] = sorted[sorted.length - 1]
-      yield* tell(RunEvent.ListingIncomplete({ day, why, earlier: sorted.length - 1, from: sorted[0][0] }))
+      const [day, gap] = sorted[sorted.length - 1]
+      yield* tell(RunEvent.ListingIncomplete({ day, gap, earlier: sorted.length - 1, from: sorted[0][0] }))
     }
     return { at, complete, incomplete } satisfies SyncResult
   })

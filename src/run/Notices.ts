@@ -8,6 +8,7 @@ import type { RowError } from "../output/ErrorsFile.ts"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Outcome } from "./Outcome.ts"
 import type { PreflightResult } from "./Preflight.ts"
+import type { ListingGap } from "./ListingGap.ts"
 import type { WaitReason } from "./WaitReason.ts"
 
 /** Where a run stands: the figures only; src/cli/Notices.ts draws them (a bar, or a plain line). */
@@ -89,7 +90,7 @@ export type RunEvent = Data.TaggedEnum<{
   ListingSpanRead: { readonly days: number; readonly payouts: number; readonly pages: number }
   ListingDaysRead: { readonly done: number; readonly of: number; readonly day: string; readonly payouts: number; readonly pages: number }
   /** The latest day whose listing claims more than can be read; `earlier` days alike from `from`. */
-  ListingIncomplete: { readonly day: string; readonly why: string; readonly earlier: number; readonly from: string }
+  ListingIncomplete: { readonly day: string; readonly gap: ListingGap; readonly earlier: number; readonly from: string }
 }>
 
 export const RunEvent = Data.taggedEnum<RunEvent>()

@@ -17,14 +17,7 @@ import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { Reference } from "../domain/Ids.ts"
-
-export interface Finding {
-  readonly kind: "missing" | "duplicate" | "unrecorded" | "changed" | "unreachable" | "anomaly"
-  readonly line: number
-  readonly token: string
-  readonly detail: string
-  readonly references: ReadonlyArray<string>
-}
+import { BatchFact, type Finding } from "./Findings.ts"
 
 export interface SideTotals {
   readonly completed: number
@@ -97,8 +90,8 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
       s.fees += fee
       m.set(currency, s)
     }
-    const note = (row: Row, kind: Finding["kind"], detail: string, references: ReadonlyArray<string>) =>
-      findings.push({ kind, line: row.line, token: row.token, detail, references })
+    const note = (row: Row, kind: Finding["kind"], fact: BatchFact, references: ReadonlyArray<string>) =>
+      findings.push({ kind, line: row.line, token: row.token, fact, references })
 
     let updated = 0
     let checked = 0
@@ -108,33 +101,33 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
         Effect.gen(function* () {
           if (row.state === "completed") add(ours, row.currency, row.amountMinor ?? 0, row.feeMinor ?? 0)
           const refs = listed.get(row.token) ?? []
-          if (refs.length > 1) note(row, "duplicate", `${refs.length} payouts carry this row's token`, refs)
-          for (const ref of refs) if (ref !== row.reference) note(row, "unrecorded", `payout ${ref} is not the one the ledger records (${row.reference ?? "none"})`, [ref])
+          if (refs.length > 1) note(row, "duplicate", BatchFact.Duplicate({ count: refs.length }), refs)
+          for (const ref of refs) if (ref !== row.reference) note(row, "unrecorded", BatchFact.Unrecorded({ reference: ref, recorded: row.reference }), [ref])
           const references = [...new Set([...(row.reference === null ? [] : [row.reference]), ...refs])]
           if (references.length === 0) {
-            if (ANSWERED_STATES.includes(row.state)) note(row, "missing", `ledger says ${row.state} but no payout carries the token`, [])
+            if (ANSWERED_STATES.includes(row.state)) note(row, "missing", BatchFact.NoPayout({ state: row.state }), [])
             return
           }
           for (const reference of references) {
             checked += 1
             const record = yield* client.status(reference).pipe(Effect.either)
             if (record._tag === "Left") {
-              if (record.left._tag === "NotFound") note(row, "missing", `payout ${reference} is unknown to the service`, [reference])
-              else note(row, "unreachable", `status of ${reference}: ${record.left.message}`, [reference])
+              if (record.left._tag === "NotFound") note(row, "missing", BatchFact.UnknownToService({ reference }), [reference])
+              else note(row, "unreachable", BatchFact.StatusUnread({ reference, message: record.left.message }), [reference])
               continue
             }
             const r = record.right
             const fee = checkStatusRecord(r, { reference, amountMinor: row.amountMinor, currency: row.currency }, client.scrub)
             // An answer no payout of ours can have is shown, never added up nor stored.
             if (Either.isLeft(fee)) {
-              note(row, "anomaly", fee.left, [reference])
+              note(row, "anomaly", BatchFact.Anomaly({ problem: fee.left }), [reference])
               continue
             }
             if (r.status === "completed") add(theirs, r.currency, fromWire(r.amount, r.currency), fee.right)
             if (reference !== row.reference && !(row.reference === null && refs.length === 1)) continue
             const state = stateOfStatus(r.status)
             if (state === row.state) continue
-            note(row, "changed", `ledger ${row.state}, service ${r.status}`, [reference])
+            note(row, "changed", BatchFact.Changed({ ledger: row.state, service: r.status }), [reference])
             if (canMove(row.state, state) && Option.isSome(fence)) {
               const applied = yield* claims.recordTransition(accountId, batchId, {
                 idx: row.idx,
@@ -162,7 +155,9 @@ const compare = Effect.fn("ReconcileBatch.compare")(function* (accountId: Accoun
         return [c, { ours: side(o, c), service: side(t, c), agree: o.amount === t.amount && o.fees === t.fees && o.completed === t.completed }]
       })
     )
-    for (const [day, why] of sync?.incomplete ?? []) findings.push({ kind: "unreachable", line: 0, token: "", detail: `listing of ${day} incomplete: ${why}`, references: [] })
+    for (const [day, gap] of sync?.incomplete ?? []) {
+      findings.push({ kind: "unreachable", line: 0, token: "", fact: BatchFact.ListingIncomplete({ day, gap }), references: [] })
+    }
     findings.sort((a, b) => a.line - b.line)
     return {
       batch_id: batchId,

@@ -116,7 +116,7 @@ const selectRows = (request: ResolveRequest, all: ReadonlyArray<Row>): Effect.Ef
 }
 
 /** The days of a row's intent (a day before it, to now) that the sync could not read completely. */
-const unreadDaysOf = (row: Row, incomplete: ReadonlyMap<string, string>, now: number): ReadonlyArray<string> => {
+const unreadDaysOf = (row: Row, incomplete: ReadonlyMap<string, unknown>, now: number): ReadonlyArray<string> => {
   const intent = row.intentAt === null ? now : DateTime.toEpochMillis(row.intentAt)
   return daysBetween(intent - DAY_MS, now + DAY_MS).filter((day) => incomplete.has(day))
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { reportJson } from "../../src/cli/ReconcileText.ts"
 import { reconcileBatch } from "../../src/run/ReconcileBatch.ts"
 import { StateStore } from "../kit/Store.ts"
 import { ordinaryPhone, readLedger, run, writeCsv } from "../run/support.ts"
@@ -31,7 +32,7 @@ describe("payouts reconcile", () => {
 
       const report = yield* reconcileBatch(account, batchId).pipe(Effect.provide(layersFor(sandbox, state)))
       expect(report.ok).toBe(false)
-      expect(report.findings).toEqual([
+      expect(reportJson(report).findings).toEqual([
         { kind: "changed", line: 3, token: expect.any(String), detail: "ledger completed, service refunded", references: [row.reference] }
       ])
       expect(report.totals.XAF.agree).toBe(false)

@@ -9,6 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { Pagination, WalletTransaction } from "../../src/api/Schemas.ts"
+import { listingGapText } from "../../src/cli/ListingText.ts"
 import { DAY_MS, dayOf, daysBetween, dayStart, readDay } from "../../src/run/ListingMirror.ts"
 import { arbLies, fakeFetch, honest, type Lies, type ListedRow } from "./listing-read-server.ts"
 import { Reference } from "../../src/domain/Ids.ts"
@@ -116,7 +117,7 @@ describe("ListingMirror.readDay", () => {
       readDay(() => Effect.succeed({ transactions: [], pagination: new Pagination({ total: 3, count: 0, per_page: 2, current_page: 1, total_pages: 9 }) }), 2)
     )
     expect(always).toMatchObject({ complete: false, maxTotal: 3, pages: 2 * 2 + 3, payouts: [] })
-    expect(always.why).toBe("0 distinct payouts read where the service reported 3")
+    expect(always.complete ? undefined : listingGapText(always.gap)).toBe("0 distinct payouts read where the service reported 3")
     const rows = rowsOf(5)
     const over = Effect.runSync(
       readDay(
@@ -179,7 +180,7 @@ describe("ListingMirror.readDay", () => {
           expect(server.pages[result.pages - 1]?.length ?? 0).toBeLessThan(limit)
         } else {
           incomplete++
-          expect(result.why).toBeDefined()
+          expect(result.gap).toBeDefined()
         }
       }),
       { numRuns: 1_000 }

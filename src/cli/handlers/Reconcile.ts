@@ -24,7 +24,7 @@ import { accountOf, findBatch } from "../Jobs.ts"
 import type { Parsed } from "../Lazy.ts"
 import { storeLayer } from "../StoreLocation.ts"
 import { printJson } from "../Output.ts"
-import { describeAccountReport, describeReport } from "../ReconcileText.ts"
+import { accountReportJson, describeAccountReport, describeReport, reportJson } from "../ReconcileText.ts"
 import type { BatchId } from "../../domain/Ids.ts"
 
 /** The summary file of the batch in the job folder (done/, processing/, rejected/), if any. */
@@ -48,7 +48,7 @@ export const reconcile = ({ account: wholeAccount, batch: batchOption, connectio
     const account = yield* accountOf(connection)
     if (wholeAccount) {
       const report = yield* checkAccount(account)
-      yield* json ? printJson(report) : Console.log(describeAccountReport(report, yield* userFormat))
+      yield* json ? printJson(accountReportJson(report)) : Console.log(describeAccountReport(report, yield* userFormat))
       if (!report.ok) return yield* new Exiting({ code: EXIT_ATTENTION })
       return
     }
@@ -73,6 +73,6 @@ export const reconcile = ({ account: wholeAccount, batch: batchOption, connectio
     } else if (report.updated > 0 && !json) {
       yield* Console.error("No ledger found to rewrite (give --ledger FILE); the state store is updated.")
     }
-    yield* json ? printJson(report) : Console.log(describeReport(report, yield* userFormat))
+    yield* json ? printJson(reportJson(report)) : Console.log(describeReport(report, yield* userFormat))
     if (!report.ok) return yield* new Exiting({ code: 1 })
   }).pipe(withClient(connection), Effect.provide(storeLayer(state, jobs)))
