@@ -1,12 +1,14 @@
 /**
  * The notes the jobs leave for people, as typed facts: an `.attention.txt` beside a file that needs a
  * person, an approval request's `note` when a file is put up for approval again or an approval of an
- * edited file is refused, and why an approval or a decision is refused. The jobs say what happened;
- * the command line words it (src/cli/JobNoteText.ts, provided by `watch`, `approve` and `console`),
- * as it words the watcher's log (WatchEvents.ts).
+ * edited file is refused, and why an approval or a decision is refused (resolve's too, for the
+ * console: run/ResolveDecision.ts). The jobs say what happened; the command line words it
+ * (src/cli/JobNoteText.ts, provided by `watch`, `approve` and `console`), as it words the watcher's
+ * log (WatchEvents.ts).
  */
 import { Context, Data } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
+import type { ResolveRefusal } from "../run/ResolveDecision.ts"
 
 export type JobNote = Data.TaggedEnum<{
   /** The run ended with rows only a person can settle (exit 5); `reasons`: the account's and each row's alarm. */
@@ -69,5 +71,7 @@ export class JobNotes extends Context.Reference<JobNotes>()("jobs/JobNotes", {
     readonly text: (note: JobNote) => string
     readonly refusal: (refusal: Refusal) => string
     readonly policyRefusal: (why: PolicyRefusal) => string
-  } => ({ text: raw, refusal: raw, policyRefusal: raw })
+    /** Why `payouts resolve` (the console's Attention page) decided nothing. */
+    readonly resolveRefusal: (refusal: ResolveRefusal) => string
+  } => ({ text: raw, refusal: raw, policyRefusal: raw, resolveRefusal: raw })
 }) {}

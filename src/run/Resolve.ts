@@ -19,14 +19,17 @@ import {
   type Decision,
   type DecisionContext,
   type RedirectUrls,
+  refuse,
   resendBlock,
-  ResolveError,
+  type ResolveError,
+  ResolveRefusal,
   type RowDecision,
+  type RowRefusal,
   unfitFor
 } from "./ResolveDecision.ts"
 import { evidenceOf, type RowEvidence } from "./ResolveEvidence.ts"
 
-export { type Applied, type Decision, ResolveError } from "./ResolveDecision.ts"
+export { type Applied, type Decision, ResolveError, ResolveRefusal, RowRefusal } from "./ResolveDecision.ts"
 export { type RowEvidence } from "./ResolveEvidence.ts"
 
 /** Which rows a command names: those needing a person (a look), one line, several, or every unknown row. */
@@ -67,7 +70,7 @@ export interface ResolveOutcome {
   readonly decision: { readonly kind: RowDecision["_tag"]; readonly lines: ReadonlyArray<number>; readonly declined: boolean } | undefined
   readonly applied: ReadonlyArray<Applied>
   /** Rows of the decision it could not apply (checked again at the moment of applying), with why. */
-  readonly refused: ReadonlyArray<{ readonly line: number; readonly message: string }>
+  readonly refused: ReadonlyArray<{ readonly line: number; readonly refusal: ResolveRefusal }>
   /** The rows shown: those named, or every row needing a person. */
   readonly rows: ReadonlyArray<RowEvidence>
   /** Every row of the batch that still needs a person after the command. */
@@ -77,8 +80,6 @@ export interface ResolveOutcome {
 }
 
 const LEASE_TTL = Duration.minutes(5)
-
-const fail = (message: string) => Effect.fail(new ResolveError({ message }))
 
 const readRows = (accountId: AccountId, batchId: BatchId) =>
   Effect.flatMap(Rows, (reads) => Effect.map(Stream.runCollect(reads.streamRows(accountId, batchId)), Chunk.toReadonlyArray))
@@ -92,7 +93,7 @@ const selectRows = (request: ResolveRequest, all: ReadonlyArray<Row>): Effect.Ef
       return Effect.succeed(all.filter(needsPerson))
     case "AllUnknown": {
       const unknown = all.filter((r) => r.state === "unknown")
-      return unknown.length === 0 && deciding ? fail(`no row of batch ${batchId} is unknown: nothing to decide`) : Effect.succeed(unknown)
+      return unknown.length === 0 && deciding ? refuse(ResolveRefusal.NoneUnknown({ batchId })) : Effect.succeed(unknown)
     }
     case "Line":
     case "Lines": {
@@ -102,14 +103,13 @@ const selectRows = (request: ResolveRequest, all: ReadonlyArray<Row>): Effect.Ef
       if (missing.length > 0) {
         const first = all.reduce((m, r) => Math.min(m, r.line), Infinity)
         const last = all.reduce((m, r) => Math.max(m, r.line), 0)
-        const span = all.length === 0 ? "it has no rows" : `its rows are on lines ${first} to ${last}`
-        return fail(`no row on line${missing.length > 1 ? "s" : ""} ${missing.join(", ")} in batch ${batchId} (${span})`)
+        return refuse(ResolveRefusal.NoSuchLines({ batchId, missing, span: all.length === 0 ? undefined : [first, last] }))
       }
       const rows = wanted.map((line) => byLine.get(line)!)
       const decision = request.decision
       if (decision._tag === "Show") return Effect.succeed(rows)
       const settled = rows.filter((r) => !needsPerson(r))
-      if (settled.length > 0) return fail(settled.map((r) => `${unfitFor(decision, r) ?? `line ${r.line} is ${r.state}`} (it does not need a person)`).join("\n"))
+      if (settled.length > 0) return refuse(ResolveRefusal.NeedsNoPerson({ rows: settled.map((r) => ({ line: r.line, state: r.state, unfit: unfitFor(decision, r) })) }))
       return Effect.succeed(rows)
     }
   }
@@ -127,7 +127,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
   const owner = runnerName("resolve")
   const held = yield* holdLease(accountId, batchId, owner, LEASE_TTL)
   if (Option.isNone(held)) {
-    return yield* fail(`batch ${batchId} is being run by another process; stop it (or wait for it to end) before resolving`)
+    return yield* refuse(ResolveRefusal.Busy({ batchId }))
   }
   const fence: Fence = held.value
   return yield* Effect.gen(function* () {
@@ -167,14 +167,14 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
     })
 
     const applied: Array<Applied> = []
-    const refused: Array<{ line: number; message: string }> = []
+    const refused: Array<{ line: number; refusal: ResolveRefusal }> = []
     let declined = false
     const decision = request.decision
     if (decision._tag !== "Show") {
-      if (request.selection._tag === "NeedingPerson") return yield* fail("name the rows to decide: --line N, --lines 3,7-9 or --all-unknown")
-      if (decision._tag === "Adopt" && targets.length !== 1) return yield* fail("--adopt takes one row (--line N): a reference is one payout")
+      if (request.selection._tag === "NeedingPerson") return yield* refuse(ResolveRefusal.NoRowsNamed())
+      if (decision._tag === "Adopt" && targets.length !== 1) return yield* refuse(ResolveRefusal.AdoptOneRow())
       // Checked whole first: a decision over several rows is refused before anything is asked or done.
-      const problems: Array<string> = []
+      const problems: Array<RowRefusal> = []
       const checked: Array<RowEvidence> = []
       for (const row of targets) {
         const { ctx, evidence } = yield* contextOf(row)
@@ -182,7 +182,7 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
         const unfit = unfitFor(decision, row) ?? (decision._tag === "Resend" ? yield* resendBlock(ctx, row) : undefined)
         if (unfit !== undefined) problems.push(unfit)
       }
-      if (problems.length > 0) return yield* fail(problems.join("\n"))
+      if (problems.length > 0) return yield* refuse(ResolveRefusal.Unfit({ rows: problems }))
       if (request.confirm !== undefined) {
         declined = !(yield* request.confirm(checked))
         // A person's pause may be long: what is decided rests on a listing read after the answer.
@@ -198,8 +198,9 @@ export const resolve = Effect.fn("Resolve.run")(function* (request: ResolveReque
         if (result._tag === "Right") applied.push(result.right)
         else if (targets.length === 1 && request.selection._tag === "Line") return yield* Effect.fail(result.left)
         else {
-          refused.push({ line: row.line, message: result.left.message })
-          if (result.left.stop === true) break
+          refused.push({ line: row.line, refusal: result.left.refusal })
+          // The lease is lost: no further row of the decision may be touched.
+          if (result.left.refusal._tag === "LeaseLost") break
         }
       }
     }

@@ -3,11 +3,12 @@
  * recorded as an event with who and why. The checks that keep a row from being paid twice live here,
  * once, whatever number of rows a decision names: a resend goes out only for an unknown row, while no
  * listed payout carries its token, with the listing of its days read completely, no account alarm and
- * no halt; an adoption only of a payout of this amount and currency that no other row holds.
+ * no halt; an adoption only of a payout of this amount and currency that no other row holds. A refusal
+ * is a typed fact (ResolveRefusal); the command line words it (src/cli/ResolveText.ts).
  */
 import { Clock, Data, Duration, Effect, Either, Option } from "effect"
 import { PaymentClient } from "../api/Client.ts"
-import { checkPayoutAnswer, checkStatusRecord, quote } from "../api/Plausible.ts"
+import { checkPayoutAnswer, checkStatusRecord } from "../api/Plausible.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 import { Reference } from "../domain/Ids.ts"
 import { fromWire } from "../domain/Money.ts"
@@ -21,11 +22,51 @@ import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { payoutRequest } from "./PayoutBody.ts"
 
-export class ResolveError extends Data.TaggedError("ResolveError")<{
-  readonly message: string
-  /** The lease is lost: no further row of the decision may be touched. */
-  readonly stop?: boolean
-}> {}
+/** Why a decision does not fit one row, as a typed fact the command line words (src/cli/ResolveText.ts). */
+export type RowRefusal = Data.TaggedEnum<{
+  /** Adopt, Resend and Abandon take only an unknown row. */
+  NotUnknown: { readonly line: number; readonly state: string; readonly decision: "Adopt" | "Resend" | "Abandon" }
+  NoAlarm: { readonly line: number }
+  /** A resend while the account is halted (`by`, `reason`: the halt's). */
+  Halted: { readonly line: number; readonly by: string; readonly reason: string }
+  /** A resend while listed payouts (`references`) carry the row's token. */
+  Carried: { readonly line: number; readonly references: ReadonlyArray<string> }
+  /** A resend while an account alarm says the listing cannot prove absence. */
+  AccountAlarm: { readonly line: number; readonly alarm: string }
+  /** A resend while the listing of `days` could not be read completely. */
+  UnreadDays: { readonly line: number; readonly days: ReadonlyArray<string> }
+}>
+
+export const RowRefusal = Data.taggedEnum<RowRefusal>()
+
+/** Why `payouts resolve` (or the console's decision) decided nothing, as a typed fact (words: src/cli/ResolveText.ts). */
+export type ResolveRefusal = Data.TaggedEnum<{
+  /** Another process holds the batch's lease. */
+  Busy: { readonly batchId: BatchId }
+  /** The lease was taken midway: no further row of the decision may be touched. */
+  LeaseLost: { readonly batchId: BatchId }
+  NoneUnknown: { readonly batchId: BatchId }
+  /** `span`: the batch's first and last line; undefined when it has no rows. */
+  NoSuchLines: { readonly batchId: BatchId; readonly missing: ReadonlyArray<number>; readonly span: readonly [number, number] | undefined }
+  NoRowsNamed: {}
+  AdoptOneRow: {}
+  /** Rows named that need no person, each with why the decision does not fit it (undefined: its state says why). */
+  NeedsNoPerson: { readonly rows: ReadonlyArray<{ readonly line: number; readonly state: string; readonly unfit: RowRefusal | undefined }> }
+  /** The decision does not fit these rows: checked whole, nothing done. */
+  Unfit: { readonly rows: ReadonlyArray<RowRefusal> }
+  /** The status of `reference` could not be read: `error` is the client's. */
+  StatusUnread: { readonly reference: string; readonly error: string }
+  /** The service's record of `reference` (its currency scrubbed) is not this row's payout. */
+  NotThisPayout: { readonly reference: string; readonly type: string; readonly amount: number; readonly currency: string }
+  /** The record is implausible: `problem` as the check says it. */
+  Implausible: { readonly reference: string; readonly problem: string }
+  TakenByAnother: { readonly reference: string; readonly line: number; readonly batchId: BatchId }
+  ChangedMeanwhile: { readonly line: number }
+}>
+
+export const ResolveRefusal = Data.taggedEnum<ResolveRefusal>()
+
+export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly refusal: ResolveRefusal }> {}
 
 export type Decision =
   | { readonly _tag: "Show" }
@@ -66,22 +107,20 @@ export interface Applied {
   readonly detail: string
 }
 
-const fail = (message: string) => Effect.fail(new ResolveError({ message }))
+export const refuse = (refusal: ResolveRefusal) => Effect.fail(new ResolveError({ refusal }))
 
 /**
  * Why this decision cannot apply to this row, judged from the row alone (its state, its alarm), so a
  * decision over several rows is refused whole before anything is done or asked; undefined when it can.
  */
-export const unfitFor = (decision: RowDecision, row: Row): string | undefined => {
+export const unfitFor = (decision: RowDecision, row: Row): RowRefusal | undefined => {
   switch (decision._tag) {
     case "Adopt":
-      return row.state === "unknown" ? undefined : `line ${row.line} is ${row.state}, not unknown: nothing to adopt`
     case "Resend":
-      return row.state === "unknown" ? undefined : `line ${row.line} is ${row.state}: only an unknown row can be resent`
     case "Abandon":
-      return row.state === "unknown" ? undefined : `line ${row.line} is ${row.state}: only an unknown row can be abandoned`
+      return row.state === "unknown" ? undefined : RowRefusal.NotUnknown({ line: row.line, state: row.state, decision: decision._tag })
     case "Acknowledge":
-      return row.alarm !== null ? undefined : `line ${row.line} has no alarm to acknowledge`
+      return row.alarm !== null ? undefined : RowRefusal.NoAlarm({ line: row.line })
   }
 }
 
@@ -96,7 +135,7 @@ const renewLease = (ctx: DecisionContext) =>
     const start = yield* Clock.currentTimeMillis
     const ok = yield* batches.renewLease(ctx.accountId, ctx.batchId, ctx.fence, ctx.leaseTtl)
     if (!ok) {
-      return yield* new ResolveError({ message: `the batch's lease was taken by another process; nothing more is decided (look again with payouts resolve ${ctx.batchId})`, stop: true })
+      return yield* new ResolveError({ refusal: ResolveRefusal.LeaseLost({ batchId: ctx.batchId }) })
     }
     return start
   })
@@ -104,15 +143,15 @@ const renewLease = (ctx: DecisionContext) =>
 const adopt = Effect.fn("Resolve.adopt")(function* (ctx: DecisionContext, row: Row, reference: string, who: string) {
   const [reads, claims] = yield* Effect.all([Rows, Claims])
   const client = yield* PaymentClient
-  const record = yield* client.status(reference).pipe(Effect.mapError((e) => new ResolveError({ message: `status of ${reference}: ${e.message}` })))
+  const record = yield* client.status(reference).pipe(Effect.mapError((e) => new ResolveError({ refusal: ResolveRefusal.StatusUnread({ reference, error: e.message }) })))
   if (record.type !== "payout" || record.currency !== row.currency || fromWire(record.amount, record.currency) !== row.amountMinor) {
-    return yield* fail(`${reference} is a ${record.type} of ${quote(record.amount)} ${quote(record.currency, client.scrub)}, not this row's payout`)
+    return yield* refuse(ResolveRefusal.NotThisPayout({ reference, type: record.type, amount: record.amount, currency: client.scrub(record.currency) }))
   }
   const fee = checkStatusRecord(record, { reference, amountMinor: row.amountMinor, currency: row.currency }, client.scrub)
-  if (Either.isLeft(fee)) return yield* fail(`${reference}: ${fee.left}; not adopted`)
+  if (Either.isLeft(fee)) return yield* refuse(ResolveRefusal.Implausible({ reference, problem: fee.left }))
   const taken = yield* reads.findRowByReference(ctx.accountId, reference)
   if (Option.isSome(taken) && !(taken.value.batchId === ctx.batchId && taken.value.idx === row.idx)) {
-    return yield* fail(`${reference} already belongs to line ${taken.value.line} of batch ${taken.value.batchId}`)
+    return yield* refuse(ResolveRefusal.TakenByAnother({ reference, line: taken.value.line, batchId: taken.value.batchId }))
   }
   yield* claims.recordTransition(ctx.accountId, ctx.batchId, {
     idx: row.idx,
@@ -128,17 +167,12 @@ const adopt = Effect.fn("Resolve.adopt")(function* (ctx: DecisionContext, row: R
 
 /** Why a resend of this row must not go out now (a payout may exist, or nothing proves it absent); undefined when it may. */
 export const resendBlock = Effect.fn("Resolve.resendBlock")(function* (ctx: DecisionContext, row: Row) {
+  const { line } = row
   const halt = yield* Effect.flatMap(AccountRecords, (records) => records.activeHalt(ctx.accountId))
-  if (Option.isSome(halt)) {
-    return `line ${row.line}: refused, the account is halted by ${halt.value.by} (${halt.value.reason}); lift it first with payouts halt --lift`
-  }
-  if (ctx.carrying.length > 0) return `line ${row.line}: refused, ${ctx.carrying.map((p) => p.reference).join(", ")} carries its token; adopt it instead`
-  if (ctx.accountAlarm !== undefined) {
-    return `line ${row.line}: refused, the account alarm says the listing cannot prove absence (${ctx.accountAlarm}); check the listing by hand and clear it with --listing-ok first`
-  }
-  if (ctx.unreadDays.length > 0) {
-    return `line ${row.line}: refused, the listing of ${ctx.unreadDays.join(", ")} could not be read completely, so nothing proves its payout absent; look again later`
-  }
+  if (Option.isSome(halt)) return RowRefusal.Halted({ line, by: halt.value.by, reason: halt.value.reason })
+  if (ctx.carrying.length > 0) return RowRefusal.Carried({ line, references: ctx.carrying.map((p) => p.reference) })
+  if (ctx.accountAlarm !== undefined) return RowRefusal.AccountAlarm({ line, alarm: ctx.accountAlarm })
+  if (ctx.unreadDays.length > 0) return RowRefusal.UnreadDays({ line, days: ctx.unreadDays })
   return undefined
 })
 
@@ -147,9 +181,9 @@ const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row:
   const client = yield* PaymentClient
   const { accountId, batchId } = ctx
   const blocked = yield* resendBlock(ctx, row)
-  if (blocked !== undefined) return yield* fail(blocked)
+  if (blocked !== undefined) return yield* refuse(ResolveRefusal.Unfit({ rows: [blocked] }))
   const claimed = yield* claims.claimForResend(accountId, batchId, [row.idx], `resend ${who}`, ctx.fence)
-  if (claimed.length === 0) return yield* fail(`line ${row.line} changed meanwhile; look again`)
+  if (claimed.length === 0) return yield* refuse(ResolveRefusal.ChangedMeanwhile({ line: row.line }))
   // The send goes out only while the lease renewed just before surely holds (a minute's margin).
   const leaseHolds = Effect.map(Clock.currentTimeMillis, (now) => now < leaseFrom + Duration.toMillis(ctx.leaseTtl) - 60_000)
   const sent = yield* client.payout(payoutRequest(claimed[0], ctx.urls), leaseHolds).pipe(Effect.either)
@@ -190,7 +224,7 @@ const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row:
 export const decide = Effect.fn("Resolve.decide")(function* (ctx: DecisionContext, row: Row, decision: RowDecision) {
   const [claims, mirror] = yield* Effect.all([Claims, MirrorStore])
   const unfit = unfitFor(decision, row)
-  if (unfit !== undefined) return yield* fail(unfit)
+  if (unfit !== undefined) return yield* refuse(ResolveRefusal.Unfit({ rows: [unfit] }))
   const leaseFrom = yield* renewLease(ctx)
   const who = `by ${ctx.by}: ${ctx.reason}`
   let applied: Applied

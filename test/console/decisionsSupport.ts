@@ -1,12 +1,14 @@
 /**
  * Harness for the console's decision pages: their routes served on a real port (0), the person
  * signed in named by the request's `x-test-user` and `x-test-role` headers (standing in for the
- * server's sessions), `Forbidden` answered 403 as the server answers it; requests made with fetch.
+ * server's sessions), `Forbidden` answered 403 as the server answers it, refusals worded by the CLI's
+ * JobNotesLive as `payouts console` provides it; requests made with fetch.
  */
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Predicate } from "effect"
 import { createServer } from "node:http"
+import { JobNotesLive } from "../../src/cli/JobNoteText.ts"
 import type { SignedIn } from "../../src/console/Contract.ts"
 import type { Role } from "../../src/console/Contract.ts"
 
@@ -21,7 +23,8 @@ export const serveRoutes = <E>(routes: (who: SignedIn["Type"]) => Effect.Effect<
       return yield* routes({ name: request.headers["x-test-user"] ?? "nobody", role, csrf: CSRF })
     }).pipe(
       Effect.catchIf((e) => Predicate.isTagged(e, "Forbidden"), () => HttpServerResponse.text("forbidden", { status: 403 })),
-      Effect.catchIf((e) => Predicate.isTagged(e, "RouteNotFound"), () => HttpServerResponse.text("not found", { status: 404 }))
+      Effect.catchIf((e) => Predicate.isTagged(e, "RouteNotFound"), () => HttpServerResponse.text("not found", { status: 404 })),
+      Effect.provide(JobNotesLive)
     )
     const server = yield* Layer.build(NodeHttpServer.layer(() => createServer(), { port: 0, host: "127.0.0.1" }))
     yield* HttpServer.serveEffect()(app).pipe(Effect.provide(server))

@@ -21,6 +21,7 @@ import { printJson } from "../Output.ts"
 import { askToDecide, canAsk } from "../ResolveQuestion.ts"
 import { closingLine, describeResolve, questionText, resolveJson } from "../ResolveView.ts"
 import { storeLayer } from "../StoreLocation.ts"
+import { resolveRefusalText } from "../ResolveText.ts"
 import { resolveRedirects } from "../Settings.ts"
 
 type Args = Parsed<typeof resolveCommand>
@@ -86,7 +87,7 @@ export const resolve = (args: Args) =>
         cancelUrl: Option.getOrElse(redirects.cancelUrl, () => DEFAULT_RUN_SETTINGS.cancelUrl)
       },
       confirm: asks ? (rows) => askToDecide(questionText(f, verb, found.batchId, by, reason, rows)) : undefined
-    }).pipe(Effect.catchTag("ResolveError", (e) => new UsageError({ reason: e.message })))
+    }).pipe(Effect.catchTag("ResolveError", (e) => new UsageError({ reason: resolveRefusalText(e.refusal) })))
     const declined = outcome.decision?.declined === true
     const code = declined ? EXIT_REFUSED : outcome.stillOpen.length > 0 || outcome.accountAlarm !== undefined ? EXIT_ATTENTION : EXIT_OK
     const namedRows = selection._tag !== "NeedingPerson"

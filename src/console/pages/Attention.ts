@@ -2,13 +2,14 @@
  * The Attention page (DESIGN 7 and 13): every row of the account that needs a person, with the
  * evidence `payouts resolve` shows, and its decisions (Adopt, Resend, Abandon, Acknowledge) with a
  * reason. A decision is `payouts resolve BATCH --line N` itself (run/Resolve.ts): under the batch's
- * lease, after a sync, checked there and refused with the words the CLI prints; recorded in the row's
- * events by the signed-in person with why.
+ * lease, after a sync, checked there and refused with the words the CLI prints (given by JobNotes);
+ * recorded in the row's events by the signed-in person with why.
  */
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Data, DateTime, Effect, Option, type ParseResult, Schema } from "effect"
 import { BatchId } from "../../domain/Ids.ts"
 import { type Format, userFormat } from "../../output/Format.ts"
+import { JobNotes } from "../../jobs/JobNotes.ts"
 import { type AttentionBatch, attentionOf } from "../../run/Attention.ts"
 import { type Decision, resolve, type ResolveError, type RowEvidence } from "../../run/Resolve.ts"
 import type { StoreError } from "../../store/Model.ts"
@@ -129,7 +130,7 @@ const decisionOf = (form: typeof DecisionForm.Type): Effect.Effect<Exclude<Decis
 const decideRow = Effect.fn("Console.resolveRow")(function* () {
   const who = yield* requirePermission("resolve")
   const { accountId, urls } = yield* ConsoleAccount
-  const batches = yield* Batches
+  const [batches, notes] = yield* Effect.all([Batches, JobNotes])
   const { batch, line } = yield* HttpRouter.schemaPathParams(RowParams)
   const form = yield* HttpServerRequest.schemaBodyUrlParams(DecisionForm)
   // The CLI's own refusals, in the console's words: who is the signed-in person; why must be given.
@@ -139,7 +140,7 @@ const decideRow = Effect.fn("Console.resolveRow")(function* () {
   if (Option.isNone(yield* batches.getBatch(accountId, batchId))) return yield* new NotDecided({ message: `no batch ${batch} in this account's state store` })
   const outcome = yield* resolve({ accountId, batchId, selection: { _tag: "Line", line }, by: who.name, reason: form.reason, decision, listingOk: false, urls, confirm: undefined })
   const done = outcome.applied.map((a) => `Done: ${a.detail} (by ${who.name}: ${form.reason}).`)
-  const refused = outcome.refused.map((r) => `Not done: ${r.message}`)
+  const refused = outcome.refused.map((r) => `Not done: ${notes.resolveRefusal(r.refusal)}`)
   return { refused: refused.length > 0, text: [...done, ...refused].join(" ") } satisfies Notice
 })
 
@@ -165,7 +166,7 @@ const answered = <R>(decision: Effect.Effect<Notice, NotDecided | ResolveError |
   decision.pipe(
     Effect.catchTags({
       NotDecided: (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` }),
-      ResolveError: (error) => Effect.succeed<Notice>({ refused: true, text: `Not done: ${error.message}` }),
+      ResolveError: (error) => Effect.map(JobNotes, (notes): Notice => ({ refused: true, text: `Not done: ${notes.resolveRefusal(error.refusal)}` })),
       ParseError: () => Effect.succeed<Notice>({ refused: true, text: "Not done: the form or the row could not be read." })
     }),
     Effect.flatMap((notice) => listPage(Option.some(notice)))
