@@ -3,7 +3,7 @@ import { Layer } from "effect"
 import { basename } from "node:path"
 import { visible } from "../domain/Text.ts"
 import { type JobNote, JobNotes, type PolicyRefusal, type Refusal } from "../jobs/JobNotes.ts"
-import { resolveRefusalText } from "./ResolveText.ts"
+import { appliedText, resolveRefusalText } from "./ResolveText.ts"
 
 export const policyRefusalText = (why: PolicyRefusal): string => {
   switch (why._tag) {
@@ -70,4 +70,4 @@ export const jobNoteText = (note: JobNote): string => {
   }
 }
 
-export const JobNotesLive = Layer.succeed(JobNotes, { text: jobNoteText, refusal: refusalText, policyRefusal: policyRefusalText, resolveRefusal: resolveRefusalText })
+export const JobNotesLive = Layer.succeed(JobNotes, { text: jobNoteText, refusal: refusalText, policyRefusal: policyRefusalText, resolveRefusal: resolveRefusalText, resolveApplied: appliedText })

@@ -1,6 +1,7 @@
-/** `payouts resolve`'s refusals (src/run/ResolveDecision.ts) worded: what stopped the decision, and what to do next. */
+/** `payouts resolve`'s results and refusals (src/run/ResolveDecision.ts) worded: what was done, what stopped the decision, what to do next. */
 import { quote } from "../api/Plausible.ts"
-import type { ResolveRefusal, RowRefusal } from "../run/ResolveDecision.ts"
+import type { Applied } from "../run/ResolveDecision.ts"
+import type { ResolveRefusal, RowRefusal } from "../run/ResolveRefusal.ts"
 
 export const rowRefusalText = (refusal: RowRefusal): string => {
   switch (refusal._tag) {
@@ -58,4 +59,27 @@ export const resolveRefusalText = (refusal: ResolveRefusal): string => {
     case "ChangedMeanwhile":
       return `line ${refusal.line} changed meanwhile; look again`
   }
+}
+
+/** What a decision did to one row ("Done: ..."). */
+export const appliedText = (a: Applied): string => {
+  const what = ((): string => {
+    switch (a.result) {
+      case "adopted":
+        return `adopted ${a.reference ?? "-"} (${a.status ?? "-"})`
+      case "resent":
+        return a.alarmed === true ? `resent, ${a.reference ?? "-"}; ALARM: ${a.problem ?? ""}` : `resent, ${a.reference ?? "-"} (${a.status ?? "-"})`
+      case "not-sent":
+        return `the resend was not sent (${a.problem ?? ""}); the row stays unknown`
+      case "refused-by-service":
+        return `the service refused the resend: ${a.problem ?? ""}`
+      case "no-answer":
+        return `resent, but no answer (${a.problem ?? ""}): it is unknown again`
+      case "abandoned":
+        return "abandoned (never retried automatically)"
+      case "acknowledged":
+        return "alarm acknowledged"
+    }
+  })()
+  return `line ${a.line}: ${what}`
 }

@@ -7,7 +7,7 @@ import { DateTime } from "effect"
 import type { Format } from "../output/Format.ts"
 import type { OpenRow, ResolveOutcome, RowEvidence } from "../run/Resolve.ts"
 import { formatLineRanges } from "./LineRanges.ts"
-import { resolveRefusalText } from "./ResolveText.ts"
+import { appliedText, resolveRefusalText } from "./ResolveText.ts"
 import { column, orDash, renderTable } from "./Table.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -83,7 +83,7 @@ export const describeResolve = (f: Format, o: ResolveOutcome, namedRows: boolean
   if (o.accountAlarm !== undefined) lines.push(`ACCOUNT ALARM: ${o.accountAlarm}\n  After checking the listing by hand: payouts resolve ${o.batchId} --listing-ok --by NAME --reason TEXT`)
   if (o.incompleteDays.length > 0) lines.push(`The listing of ${o.incompleteDays.join(", ")} could not be read completely: absence is not proven there.`)
   if (o.decision?.declined === true) lines.push("Not decided: nothing was changed.")
-  for (const a of o.applied) lines.push(`Done: ${a.detail}.`)
+  for (const a of o.applied) lines.push(`Done: ${appliedText(a)}.`)
   for (const r of o.refused) lines.push(`Not done: ${resolveRefusalText(r.refusal)}`)
   if (o.decision === undefined || (namedRows && !o.decision.declined)) {
     if (o.rows.length === 0) lines.push(`Batch ${o.batchId}: no row needs a person.`)
@@ -118,7 +118,7 @@ export const resolveJson = (o: ResolveOutcome, exitCode: number) => ({
   listing_cleared: o.listingCleared,
   incomplete_days: o.incompleteDays,
   decision: o.decision === undefined ? null : { kind: o.decision.kind.toLowerCase(), lines: o.decision.lines, declined: o.decision.declined },
-  applied: o.applied.map((a) => ({ line: a.line, result: a.result, reference: a.reference, detail: a.detail })),
+  applied: o.applied.map((a) => ({ line: a.line, result: a.result, reference: a.reference, detail: appliedText(a) })),
   refused: o.refused.map((r) => ({ line: r.line, message: resolveRefusalText(r.refusal) })),
   rows: o.rows.map((r) => ({
     line: r.line,

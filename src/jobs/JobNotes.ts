@@ -8,7 +8,8 @@
  */
 import { Context, Data } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
-import type { ResolveRefusal } from "../run/ResolveDecision.ts"
+import type { Applied } from "../run/ResolveDecision.ts"
+import type { ResolveRefusal } from "../run/ResolveRefusal.ts"
 
 export type JobNote = Data.TaggedEnum<{
   /** The run ended with rows only a person can settle (exit 5); `reasons`: the account's and each row's alarm. */
@@ -73,5 +74,7 @@ export class JobNotes extends Context.Reference<JobNotes>()("jobs/JobNotes", {
     readonly policyRefusal: (why: PolicyRefusal) => string
     /** Why `payouts resolve` (the console's Attention page) decided nothing. */
     readonly resolveRefusal: (refusal: ResolveRefusal) => string
-  } => ({ text: raw, refusal: raw, policyRefusal: raw, resolveRefusal: raw })
+    /** What a decision did to a row (the Attention page's "Done: ..."). */
+    readonly resolveApplied: (applied: Applied) => string
+  } => ({ text: raw, refusal: raw, policyRefusal: raw, resolveRefusal: raw, resolveApplied: (applied) => JSON.stringify(applied) })
 }) {}

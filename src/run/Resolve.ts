@@ -21,15 +21,14 @@ import {
   type RedirectUrls,
   refuse,
   resendBlock,
-  type ResolveError,
-  ResolveRefusal,
   type RowDecision,
-  type RowRefusal,
   unfitFor
 } from "./ResolveDecision.ts"
+import { type ResolveError, ResolveRefusal, type RowRefusal } from "./ResolveRefusal.ts"
 import { evidenceOf, type RowEvidence } from "./ResolveEvidence.ts"
 
-export { type Applied, type Decision, ResolveError, ResolveRefusal, RowRefusal } from "./ResolveDecision.ts"
+export { type Applied, type Decision } from "./ResolveDecision.ts"
+export { ResolveError, ResolveRefusal, RowRefusal } from "./ResolveRefusal.ts"
 export { type RowEvidence } from "./ResolveEvidence.ts"
 
 /** Which rows a command names: those needing a person (a look), one line, several, or every unknown row. */

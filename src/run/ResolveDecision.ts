@@ -3,10 +3,10 @@
  * recorded as an event with who and why. The checks that keep a row from being paid twice live here,
  * once, whatever number of rows a decision names: a resend goes out only for an unknown row, while no
  * listed payout carries its token, with the listing of its days read completely, no account alarm and
- * no halt; an adoption only of a payout of this amount and currency that no other row holds. A refusal
- * is a typed fact (ResolveRefusal); the command line words it (src/cli/ResolveText.ts).
+ * no halt; an adoption only of a payout of this amount and currency that no other row holds. Results
+ * (Applied) and refusals (ResolveRefusal.ts) are typed facts; the command line words them (src/cli/ResolveText.ts).
  */
-import { Clock, Data, Duration, Effect, Either, Option } from "effect"
+import { Clock, Duration, Effect, Either, Option } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { checkPayoutAnswer, checkStatusRecord } from "../api/Plausible.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
@@ -21,52 +21,7 @@ import { Claims } from "../store/Sql/Claims.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { payoutRequest } from "./PayoutBody.ts"
-
-/** Why a decision does not fit one row, as a typed fact the command line words (src/cli/ResolveText.ts). */
-export type RowRefusal = Data.TaggedEnum<{
-  /** Adopt, Resend and Abandon take only an unknown row. */
-  NotUnknown: { readonly line: number; readonly state: string; readonly decision: "Adopt" | "Resend" | "Abandon" }
-  NoAlarm: { readonly line: number }
-  /** A resend while the account is halted (`by`, `reason`: the halt's). */
-  Halted: { readonly line: number; readonly by: string; readonly reason: string }
-  /** A resend while listed payouts (`references`) carry the row's token. */
-  Carried: { readonly line: number; readonly references: ReadonlyArray<string> }
-  /** A resend while an account alarm says the listing cannot prove absence. */
-  AccountAlarm: { readonly line: number; readonly alarm: string }
-  /** A resend while the listing of `days` could not be read completely. */
-  UnreadDays: { readonly line: number; readonly days: ReadonlyArray<string> }
-}>
-
-export const RowRefusal = Data.taggedEnum<RowRefusal>()
-
-/** Why `payouts resolve` (or the console's decision) decided nothing, as a typed fact (words: src/cli/ResolveText.ts). */
-export type ResolveRefusal = Data.TaggedEnum<{
-  /** Another process holds the batch's lease. */
-  Busy: { readonly batchId: BatchId }
-  /** The lease was taken midway: no further row of the decision may be touched. */
-  LeaseLost: { readonly batchId: BatchId }
-  NoneUnknown: { readonly batchId: BatchId }
-  /** `span`: the batch's first and last line; undefined when it has no rows. */
-  NoSuchLines: { readonly batchId: BatchId; readonly missing: ReadonlyArray<number>; readonly span: readonly [number, number] | undefined }
-  NoRowsNamed: {}
-  AdoptOneRow: {}
-  /** Rows named that need no person, each with why the decision does not fit it (undefined: its state says why). */
-  NeedsNoPerson: { readonly rows: ReadonlyArray<{ readonly line: number; readonly state: string; readonly unfit: RowRefusal | undefined }> }
-  /** The decision does not fit these rows: checked whole, nothing done. */
-  Unfit: { readonly rows: ReadonlyArray<RowRefusal> }
-  /** The status of `reference` could not be read: `error` is the client's. */
-  StatusUnread: { readonly reference: string; readonly error: string }
-  /** The service's record of `reference` (its currency scrubbed) is not this row's payout. */
-  NotThisPayout: { readonly reference: string; readonly type: string; readonly amount: number; readonly currency: string }
-  /** The record is implausible: `problem` as the check says it. */
-  Implausible: { readonly reference: string; readonly problem: string }
-  TakenByAnother: { readonly reference: string; readonly line: number; readonly batchId: BatchId }
-  ChangedMeanwhile: { readonly line: number }
-}>
-
-export const ResolveRefusal = Data.taggedEnum<ResolveRefusal>()
-
-export class ResolveError extends Data.TaggedError("ResolveError")<{ readonly refusal: ResolveRefusal }> {}
+import { ResolveError, ResolveRefusal, RowRefusal } from "./ResolveRefusal.ts"
 
 export type Decision =
   | { readonly _tag: "Show" }
@@ -99,12 +54,17 @@ export interface DecisionContext {
   readonly accountAlarm: string | undefined
 }
 
-/** What happened to one row. */
+/** What happened to one row, as facts the command line words (src/cli/ResolveText.ts). */
 export interface Applied {
   readonly line: number
   readonly result: "adopted" | "resent" | "not-sent" | "refused-by-service" | "no-answer" | "abandoned" | "acknowledged"
   readonly reference: string | null
-  readonly detail: string
+  /** The service's status of the payout adopted or resent. */
+  readonly status?: string
+  /** Why a resend was not sent, refused or unanswered (the client's words); or, `alarmed`, what is implausible. */
+  readonly problem?: string
+  /** A resend answered with a record no payout of ours has: it raised its own alarm. */
+  readonly alarmed?: boolean
 }
 
 export const refuse = (refusal: ResolveRefusal) => Effect.fail(new ResolveError({ refusal }))
@@ -162,7 +122,7 @@ const adopt = Effect.fn("Resolve.adopt")(function* (ctx: DecisionContext, row: R
     source: "operator",
     detail: `adopted ${reference} (${record.status}) ${who}`
   }, ctx.fence)
-  return { line: row.line, result: "adopted", reference, detail: `line ${row.line}: adopted ${reference} (${record.status})` } satisfies Applied
+  return { line: row.line, result: "adopted", reference, status: record.status } satisfies Applied
 })
 
 /** Why a resend of this row must not go out now (a payout may exist, or nothing proves it absent); undefined when it may. */
@@ -188,12 +148,11 @@ const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row:
   const leaseHolds = Effect.map(Clock.currentTimeMillis, (now) => now < leaseFrom + Duration.toMillis(ctx.leaseTtl) - 60_000)
   const sent = yield* client.payout(payoutRequest(claimed[0], ctx.urls), leaseHolds).pipe(Effect.either)
   const fee = sent._tag === "Right" ? checkPayoutAnswer(sent.right, row, client.scrub) : undefined
-  const done = (result: Applied["result"], reference: string | null, detail: string): Applied => ({ line: row.line, result, reference, detail: `line ${row.line}: ${detail}` })
   if (sent._tag === "Right" && fee !== undefined && Either.isLeft(fee)) {
     // Sent, answered with a reference, and an answer no payout of ours has: in flight, under alarm.
     yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "submitted", reference: sent.right.reference, source: "response", detail: `resent ${who}` }, ctx.fence)
     yield* mirror.setRowAlarm(accountId, batchId, row.idx, `anomaly: ${fee.left}`, [sent.right.reference])
-    return done("resent", sent.right.reference, `resent, ${sent.right.reference}; ALARM: ${fee.left}`)
+    return { line: row.line, result: "resent", reference: sent.right.reference, problem: fee.left, alarmed: true } satisfies Applied
   }
   if (sent._tag === "Right") {
     yield* claims.recordTransition(accountId, batchId, {
@@ -205,19 +164,19 @@ const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row:
       source: "response",
       detail: `resent ${who}`
     }, ctx.fence)
-    return done("resent", sent.right.reference, `resent, ${sent.right.reference} (${sent.right.status})`)
+    return { line: row.line, result: "resent", reference: sent.right.reference, status: sent.right.status } satisfies Applied
   }
   const error = sent.left
   if (error._tag === "NotSent" || error._tag === "RateLimited" || error._tag === "AuthError") {
     yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: error.message, source: "operator", detail: `resend not sent: ${error.message}` }, ctx.fence)
-    return done("not-sent", null, `the resend was not sent (${error.message}); the row stays unknown`)
+    return { line: row.line, result: "not-sent", reference: null, problem: error.message } satisfies Applied
   }
   if (error._tag === "ValidationError" || error._tag === "InsufficientBalance") {
     yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "failed", error: error.message, source: "response", detail: `resend refused ${who}` }, ctx.fence)
-    return done("refused-by-service", null, `the service refused the resend: ${error.message}`)
+    return { line: row.line, result: "refused-by-service", reference: null, problem: error.message } satisfies Applied
   }
   yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "unknown", error: error.message, source: "response", detail: `resend ${who}: no answer` }, ctx.fence)
-  return done("no-answer", null, `resent, but no answer (${error.message}): it is unknown again`)
+  return { line: row.line, result: "no-answer", reference: null, problem: error.message } satisfies Applied
 })
 
 /** Applies one decision to one row; its alarm is cleared once decided. */
@@ -237,13 +196,13 @@ export const decide = Effect.fn("Resolve.decide")(function* (ctx: DecisionContex
       break
     case "Abandon":
       yield* claims.recordTransition(ctx.accountId, ctx.batchId, { idx: row.idx, from: ["unknown"], to: "abandoned", error: `abandoned ${who}`, source: "operator", detail: `abandoned ${who}` }, ctx.fence)
-      applied = { line: row.line, result: "abandoned", reference: null, detail: `line ${row.line}: abandoned (never retried automatically)` }
+      applied = { line: row.line, result: "abandoned", reference: null }
       break
     case "Acknowledge":
-      applied = { line: row.line, result: "acknowledged", reference: null, detail: `line ${row.line}: alarm acknowledged` }
+      applied = { line: row.line, result: "acknowledged", reference: null }
       break
   }
   // A resend answered with an implausible record has just raised its own alarm: it stays.
-  if (!(applied.result === "resent" && applied.detail.includes("ALARM:"))) yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, row.idx, null, [])
+  if (applied.alarmed !== true) yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, row.idx, null, [])
   return applied
 })

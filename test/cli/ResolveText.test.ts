@@ -1,14 +1,14 @@
 /**
- * Issue 32 item 4: resolve's refusals are typed facts (run/ResolveDecision.ts) worded in
+ * Issue 32 item 4: resolve's results and refusals are typed facts (run/ResolveDecision.ts, ResolveRefusal.ts) worded in
  * src/cli/ResolveText.ts, with the very sentences `payouts resolve` printed before, since scripts
  * and people read them (stderr, `--json`'s refused[].message, the console's Attention page).
  */
 import { describe, expect, it } from "vitest"
 import { JobNotes } from "../../src/jobs/JobNotes.ts"
 import { JobNotesLive } from "../../src/cli/JobNoteText.ts"
-import { resolveRefusalText, rowRefusalText } from "../../src/cli/ResolveText.ts"
+import { appliedText, resolveRefusalText, rowRefusalText } from "../../src/cli/ResolveText.ts"
 import { BatchId } from "../../src/domain/Ids.ts"
-import { ResolveRefusal, RowRefusal } from "../../src/run/ResolveDecision.ts"
+import { ResolveRefusal, RowRefusal } from "../../src/run/ResolveRefusal.ts"
 import { Effect } from "effect"
 
 const batchId = BatchId.make("ab256aba44ae72bd")
@@ -63,5 +63,18 @@ describe("resolve's refusals worded", () => {
     const refusal = ResolveRefusal.NoneUnknown({ batchId })
     const worded = Effect.runSync(Effect.map(JobNotes, (notes) => notes.resolveRefusal(refusal)).pipe(Effect.provide(JobNotesLive)))
     expect(worded).toBe(resolveRefusalText(refusal))
+  })
+
+  it("what a decision did, one row a line", () => {
+    expect(appliedText({ line: 3, result: "adopted", reference: "X1", status: "completed" })).toBe("line 3: adopted X1 (completed)")
+    expect(appliedText({ line: 3, result: "resent", reference: "X2", status: "pending" })).toBe("line 3: resent, X2 (pending)")
+    expect(appliedText({ line: 3, result: "resent", reference: "X2", problem: "fee 1e300 is beyond any payout", alarmed: true })).toBe(
+      "line 3: resent, X2; ALARM: fee 1e300 is beyond any payout"
+    )
+    expect(appliedText({ line: 3, result: "not-sent", reference: null, problem: "connection refused" })).toBe("line 3: the resend was not sent (connection refused); the row stays unknown")
+    expect(appliedText({ line: 3, result: "refused-by-service", reference: null, problem: "phone invalid" })).toBe("line 3: the service refused the resend: phone invalid")
+    expect(appliedText({ line: 3, result: "no-answer", reference: null, problem: "timed out" })).toBe("line 3: resent, but no answer (timed out): it is unknown again")
+    expect(appliedText({ line: 3, result: "abandoned", reference: null })).toBe("line 3: abandoned (never retried automatically)")
+    expect(appliedText({ line: 3, result: "acknowledged", reference: null })).toBe("line 3: alarm acknowledged")
   })
 })

@@ -139,7 +139,7 @@ const decideRow = Effect.fn("Console.resolveRow")(function* () {
   const batchId = BatchId.make(batch)
   if (Option.isNone(yield* batches.getBatch(accountId, batchId))) return yield* new NotDecided({ message: `no batch ${batch} in this account's state store` })
   const outcome = yield* resolve({ accountId, batchId, selection: { _tag: "Line", line }, by: who.name, reason: form.reason, decision, listingOk: false, urls, confirm: undefined })
-  const done = outcome.applied.map((a) => `Done: ${a.detail} (by ${who.name}: ${form.reason}).`)
+  const done = outcome.applied.map((a) => `Done: ${notes.resolveApplied(a)} (by ${who.name}: ${form.reason}).`)
   const refused = outcome.refused.map((r) => `Not done: ${notes.resolveRefusal(r.refusal)}`)
   return { refused: refused.length > 0, text: [...done, ...refused].join(" ") } satisfies Notice
 })
