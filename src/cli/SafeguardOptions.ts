@@ -2,7 +2,7 @@
 import { Options } from "@effect/cli"
 import { Duration, Effect, Either, Option } from "effect"
 import type { GuardSettings } from "../intake/Guards.ts"
-import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "../run/Safeguards.ts"
+import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "../run/SafeguardSettings.ts"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { durationOption } from "./Duration.ts"
 import { UsageError } from "./Errors.ts"

@@ -4,25 +4,28 @@
  * currency wallet at a time; an interruption (SIGTERM) lets each running batch finish its requests
  * in flight and persist, leaving its file in `processing/` for the next start. A job the service or
  * the machine keeps from finishing (unreachable, 5xx, a refused key, a full disk, an unusable store)
- * leaves its file in `processing/` and is tried again with backoff; health and logs say why.
+ * leaves its file in `processing/` and is tried again with backoff; health and logs say why
+ * (WatchHealth.ts).
  */
-import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule, SynchronizedRef } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Option, Ref, Schedule } from "effect"
 import { existsSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { makeArrivals } from "./Arrivals.ts"
+import { take } from "./Claiming.ts"
+import { makeCurrencyLocks } from "./CurrencyLocks.ts"
 import type { CronGate } from "./CronGate.ts"
-import { type HealthState, keep, makeHealth, nextTry, recount, serviceIs } from "./Health.ts"
-import { type JobSettings, processJob, type RunFile } from "./Job.ts"
+import { type HealthState, makeHealth, recount } from "./Health.ts"
+import { processJob } from "./Job.ts"
+import type { JobSettings, RunFile } from "./JobSettings.ts"
 import { JobOutcome } from "./JobOutcome.ts"
 import { tellWatch, WatchEvent } from "./WatchEvents.ts"
-import { batchFilesIn, claim, DEFAULT_JOBS_DIR, ensureFolders, type JobFolder } from "./JobFolder.ts"
-import { makeRenames, renamedWhy } from "./Renames.ts"
+import { makeWatchHealth } from "./WatchHealth.ts"
+import { batchFilesIn, DEFAULT_JOBS_DIR, ensureFolders } from "./JobFolder.ts"
+import { makeRenames } from "./Renames.ts"
 import { scanFile } from "./Scan.ts"
-import { type Fingerprint, recordTaken } from "./TakenFile.ts"
-import { backoff, type JobProblem, problemOf } from "./JobProblem.ts"
-import { beat, holdCurrencies, leave } from "./Workers.ts"
+import { backoff, problemOf } from "./JobProblem.ts"
+import { holdCurrencies } from "./Workers.ts"
 import { runnerName } from "../run/Lease.ts"
-import { AccountRecords } from "../store/Sql/Account.ts"
 
 export interface WatchSettings extends JobSettings {
   readonly settleMs: number
@@ -47,7 +50,6 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const arrivals = yield* makeArrivals(settings.settleMs)
     const jobs = yield* FiberSet.make<void, never>()
     const health = shared ?? (yield* makeHealth)
-    yield* Ref.update(health, (h) => ({ ...h, accountId: settings.accountId }))
     /** Files whose job runs in this process. */
     const running = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** When a file left incomplete or paused is looked at again. */
@@ -56,25 +58,10 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
     const held = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
     /** Files already told to wait for the schedule (each is told once, not at every scan). */
     const toldToWait = yield* Ref.make<ReadonlySet<string>>(new Set())
-    /** One lock per currency wallet: this process's jobs of a currency run one at a time. */
-    const locks = yield* SynchronizedRef.make<ReadonlyMap<string, Effect.Semaphore>>(new Map())
     const worker = settings.worker ?? runnerName("watch")
     const workerTtlMs = settings.workerTtlMs ?? 60_000
-    const startedAt = yield* Clock.currentTimeMillis
-    // Best effort: a heartbeat left behind only shows the worker as lost once its time to live passes.
-    yield* Effect.addFinalizer(() => leave(settings.accountId, worker).pipe(Effect.catchAllCause(() => Effect.void)))
-
-    const lock = (currency: string) =>
-      SynchronizedRef.modifyEffect(locks, (all) => {
-        const found = all.get(currency)
-        return found !== undefined
-          ? Effect.succeed([found, all] as const)
-          : Effect.map(Effect.makeSemaphore(1), (made) => [made, new Map(all).set(currency, made)] as const)
-      })
-
-    /** Holds the wallets of every currency of the batch (in a fixed order: no deadlock). */
-    const exclusive = <A, E2, R2>(currencies: ReadonlyArray<string>, effect: Effect.Effect<A, E2, R2>) =>
-      [...currencies].sort().reduceRight((inner, currency) => Effect.flatMap(lock(currency), (semaphore) => semaphore.withPermits(1)(inner)), effect)
+    const watch = yield* makeWatchHealth(settings, health, worker, workerTtlMs)
+    const { exclusive } = yield* makeCurrencyLocks
 
     /** Batches this process sent to attention/ (`--once` exits 5 for them). */
     const attentionHere = yield* Ref.make(0)
@@ -135,26 +122,9 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
         )
         if (outcome._tag === "Busy") return yield* report(csv, outcome)
         if (outcome._tag !== "Held") yield* Ref.update(held, (paused) => without(paused, csv))
-        // The job got through to the service (or had no need of it): whatever was wrong is over.
-        if (outcome._tag !== "Held") yield* serviceIs(health, undefined)
-        yield* keep(
-          health,
-          csv,
-          outcome._tag === "Incomplete"
-            ? { kind: "incomplete", reason: `exit ${outcome.exitCode}: ${outcome.outcome}` }
-            : outcome._tag === "Held"
-              ? { kind: "held", reason: outcome.reason }
-              : undefined
-        )
+        yield* watch.ended(csv, outcome)
         yield* report(csv, outcome)
         yield* recountNow
-      })
-
-    const failed = (csv: string, problem: JobProblem) =>
-      Effect.gen(function* () {
-        yield* keep(health, csv, problem)
-        if (problem.kind === "service") yield* serviceIs(health, problem.reason)
-        yield* tellWatch(WatchEvent.Kept({ problem }))
       })
 
     const handle = (csv: string) =>
@@ -166,7 +136,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
               ? tellWatch(WatchEvent.TakenElsewhere({ name: basename(csv) }))
               : Effect.zipRight(Effect.logDebug(Cause.pretty(cause)), Effect.fail(problemOf(cause)))
         ),
-        Effect.tapError((problem) => failed(csv, problem)),
+        Effect.tapError((problem) => watch.failed(csv, problem)),
         (effect) =>
           settings.once
             ? effect
@@ -174,7 +144,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
                 effect,
                 backoff(settings.retryEvery).pipe(
                   Schedule.delays,
-                  Schedule.tapOutput((delay) => Effect.flatMap(Clock.currentTimeMillis, (now) => nextTry(health, csv, now + Duration.toMillis(delay))))
+                  Schedule.tapOutput((delay) => watch.nextTry(csv, delay))
                 )
               ),
         Effect.annotateLogs({ job: csv }),
@@ -219,26 +189,7 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
           yield* start(target.value.path)
         }
       }
-      yield* beat(settings.accountId, worker, startedAt, workerTtlMs, [...(yield* Ref.get(running))].map((csv) => basename(csv))).pipe(
-        Effect.catchAll((e) => tellWatch(WatchEvent.HeartbeatUnwritten({ error: String(e) })))
-      )
-      const nextScheduledAt = settings.schedule === undefined ? undefined : (yield* settings.schedule.nextAt).getTime()
-      if (open && settings.schedule !== undefined && !settings.once && nextScheduledAt !== undefined) {
-        yield* tellWatch(WatchEvent.ScheduledTime({ claimed, nextRun: new Date(nextScheduledAt), timeZone: settings.schedule.timeZone }))
-      }
-      // The account's halt, for health: the runners read it themselves before every payout.
-      const halt = yield* AccountRecords.pipe(Effect.flatMap((records) => records.activeHalt(settings.accountId)), Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
-      if (halt !== undefined && (yield* Ref.get(health)).halt === undefined) {
-        yield* tellWatch(WatchEvent.AccountHalted({ halt }))
-      }
-      yield* Ref.update(health, (h) => ({
-        ...h,
-        halt,
-        lastScanAt: now,
-        waiting: waiting + ready.length - claimed,
-        nextScheduledAt,
-        ...(settings.schedule === undefined ? {} : { timeZone: settings.schedule.timeZone })
-      }))
+      yield* watch.scanned({ now, open, claimed, waiting: waiting + ready.length - claimed, running: yield* Ref.get(running) })
       yield* recountNow
     })
 
@@ -250,39 +201,10 @@ export const makeWatcher = <E, R>(settings: WatchSettings, run: RunFile<E, R>, s
       /** How many batches this process sent to attention/ (a person must act). */
       attentionHere: Ref.get(attentionHere),
       /** Files the machine kept from running in this process (exit 4 of `--once`). */
-      internalFailures: Effect.map(Ref.get(health), (h) => Object.values(h.kept).filter((k) => k.kind === "internal").length),
+      internalFailures: watch.internalFailures,
       /** Files still in processing/ (incomplete, paused or failed). */
       leftInProcessing: Effect.map(batchFilesIn(folder.processing), (names) => names.length)
     } as const
-  })
-
-/**
- * Claims a ready file, keeping beside it in processing/ how it was when taken (its job looks again);
- * `why` when it could not keep its name there.
- */
-const take = (folder: JobFolder, name: string, print: Fingerprint | undefined) =>
-  Effect.gen(function* () {
-    const target = yield* claim(folder, name)
-    if (Option.isNone(target)) return Option.none<{ readonly path: string; readonly why: string | undefined }>()
-    if (print !== undefined) yield* recordTaken(target.value, print)
-    const why = yield* renamedWhy(name, target.value)
-    yield* tellWatch(WatchEvent.Claimed({ name, path: target.value, why }))
-    return Option.some({ path: target.value, why })
-  })
-
-/** Takes the complete files waiting in the folder into processing/ without running them; how many. */
-export const claimReady = (folder: JobFolder, settleMs: number) =>
-  Effect.gen(function* () {
-    yield* ensureFolders(folder)
-    const arrivals = yield* makeArrivals(settleMs)
-    let claimed = 0
-    const { ready, prints } = yield* arrivals.ready(folder.root)
-    for (const name of ready) {
-      const target = yield* take(folder, name, prints.get(name))
-      if (Option.isNone(target)) continue
-      claimed += 1
-    }
-    return claimed
   })
 
 /** The daemon: a scan every `every`, forever (until interrupted). */

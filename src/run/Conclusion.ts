@@ -20,7 +20,7 @@ import { ended, RunEvent, tell } from "./Notices.ts"
 import { type IncompleteReason, outcomeFor, type RefusalCause } from "./Outcome.ts"
 import { RunContext } from "./RunContext.ts"
 import { resultOf, type RunRequest, type RunResult } from "./RunRequest.ts"
-import { concludeSafeguards } from "./Safeguards.ts"
+import { concludeSafeguards } from "./SafeguardsSummary.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 
 export interface ConclusionInput {

@@ -2,13 +2,13 @@
  * Safeguards fed by the rows' final outcomes: a stop rule pauses the whole batch when too many of
  * the settled rows fail, and a circuit breaker per operator holds one operator's rows after
  * consecutive failures while the others go on. Both only stop new payouts; what was sent is followed
- * to its end. A paused batch stays paused in the store until `payouts resume`.
+ * to its end. A paused batch stays paused in the store until `payouts resume` (SafeguardsSummary.ts
+ * pauses it at the run's end).
  */
-import { Clock, Context, DateTime, Effect, HashSet, Option, Queue, Ref, Stream } from "effect"
+import { Clock, Context, Effect, HashSet, Option, Queue, Ref, Stream } from "effect"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Transition } from "../store/Model.ts"
-import { OPEN_STATES, SETTLED_FAILURE_STATES } from "../store/RowState.ts"
-import { Batches } from "../store/Sql/Batches.ts"
+import { SETTLED_FAILURE_STATES } from "../store/RowState.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { makeHaltWatch } from "./HaltWatch.ts"
 import { RunEvent, tell } from "./Notices.ts"
@@ -16,9 +16,6 @@ import { RunContext } from "./RunContext.ts"
 import { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
 import * as Breaker from "./Breaker.ts"
 import * as ProbeWindow from "./ProbeWindow.ts"
-import type { AccountId, BatchId } from "../domain/Ids.ts"
-
-export { DEFAULT_SAFEGUARDS, type SafeguardSettings } from "./SafeguardSettings.ts"
 
 export interface SafeguardsShape {
   readonly settings: SafeguardSettings
@@ -202,61 +199,3 @@ const make = Effect.gen(function* () {
 
 /** The run's stop rule, circuit breaker and the account's halt: one per run, fed by every recorded transition. */
 export class Safeguards extends Effect.Service<Safeguards>()("run/Safeguards", { effect: make }) {}
-
-export interface StuckRow {
-  readonly line: number
-  readonly id: string | null
-  readonly operator: string
-  readonly status: string
-  readonly reference: string | null
-  readonly since: string
-}
-
-/** Sent rows with no final status for longer than `afterMs`: listed in the summary and the report. */
-export const stuckRows = (accountId: AccountId, batchId: BatchId, afterMs: number) =>
-  Effect.gen(function* () {
-    const reads = yield* Rows
-    const now = yield* Clock.currentTimeMillis
-    return yield* reads.streamRowsInStates(accountId, batchId, OPEN_STATES).pipe(
-      Stream.filterMap((row) => {
-        const since = row.submittedAt ?? row.intentAt
-        if (since === null || now - DateTime.toEpochMillis(since) < afterMs) return Option.none()
-        return Option.some<StuckRow>({
-          line: row.line,
-          id: row.rowId,
-          operator: row.operator,
-          status: row.state,
-          reference: row.reference,
-          since: DateTime.formatIso(since)
-        })
-      }),
-      Stream.runCollect,
-      Effect.map((chunk) => [...chunk])
-    )
-  })
-
-/**
- * At the end of a run: when rows are still held by a safeguard, the batch is paused in the store with
- * the reason (it stays so until `payouts resume`); returns the summary's fields. Rows held by an
- * account halt are not a pause of the batch: they stay `validated`, and the first run after the halt
- * is lifted pays them.
- */
-export const concludeSafeguards = (counts: Readonly<Record<string, number>>, persist: boolean) =>
-  Effect.gen(function* () {
-    const ctx = yield* RunContext
-    const safeguards = yield* Safeguards
-    const waiting = counts["validated"] ?? 0
-    const ownPause = waiting > 0 ? yield* safeguards.reason : undefined
-    if (persist && ownPause !== undefined) {
-      yield* Effect.flatMap(Batches, (batches) => batches.setBatchState(ctx.accountId, ctx.batchId, "paused", ownPause))
-      yield* tell(RunEvent.PausedEnd({ batchId: ctx.batchId, reason: ownPause, waiting }))
-    }
-    const halt = waiting > 0 ? Option.getOrUndefined(yield* safeguards.halt) : undefined
-    if (persist && halt !== undefined) {
-      yield* tell(RunEvent.HaltedEnd({ halt, waiting }))
-    }
-    const paused = ownPause ?? (halt === undefined ? undefined : describeHalt(halt))
-    const halted = halt === undefined ? {} : { halted: { by: halt.by, at: new Date(halt.at).toISOString(), reason: halt.reason } }
-    const stuck = yield* stuckRows(ctx.accountId, ctx.batchId, safeguards.settings.stuckAfterMs)
-    return { paused, extra: { ...(paused === undefined ? {} : { paused }), ...halted, stuck } }
-  })

@@ -3,14 +3,15 @@
  * back. The POST is never retried blindly: only failures known to happen before the request reached
  * the service (not sent, 429) are sent again; anything else after sending goes to reconciliation.
  */
-import { Effect, Either, Equal, Fiber, type FiberId, HashMap, Option, Ref, Schedule } from "effect"
+import { Effect, Equal, Fiber, type FiberId, HashMap, Option, Ref, Schedule } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { retryAfterFailure } from "../api/Retrying.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { Row } from "../store/Model.ts"
 import { Claims } from "../store/Sql/Claims.ts"
-import { type Breach, makeGuardBook } from "../intake/Guards.ts"
+import { makeGuardBook } from "../intake/Guards.ts"
 import { fenced, makeAnswers, releasedByRefusal } from "./Answers.ts"
+import { type Blocked, makeNotSent } from "./NotSent.ts"
 import { payoutRequest } from "./PayoutBody.ts"
 import { leaseValid, RunContext } from "./RunContext.ts"
 import { describeHalt, Safeguards } from "./Safeguards.ts"
@@ -52,66 +53,7 @@ const make = Effect.gen(function* () {
   // again, as the lease may be renewed between that moment and the run's own look at it.
   const leaseHeld = yield* Ref.make(false)
 
-  /** Why a claimed row was stopped right before its POST, so it is put back (or skipped) for that reason. */
-  type Blocked =
-    | { readonly _tag: "Halt"; readonly why: string }
-    | { readonly _tag: "Guard"; readonly breach: Breach }
-    | { readonly _tag: "Unchecked"; readonly why: string }
-  const halt = (why: string): Blocked => ({ _tag: "Halt", why })
-
-  /**
-   * Asked by the client after the rate gate, right before the request leaves: the lease, the
-   * account's halt (cached about a second) and, for a first send, the guards. `resend`: a row the
-   * reconciler proved unpaid, already counted by the guards when it was first sent. Undefined: it goes.
-   */
-  const whyNotSend = (row: Row, resend: boolean): Effect.Effect<Blocked | undefined> =>
-    Effect.gen(function* () {
-      // Asked again: the try before did not send (a new rate slot, a 429, a request never made).
-      yield* unsent.retry(row.idx)
-      if (yield* unsent.closed) return halt("the run was interrupted")
-      if (!(yield* leaseValid(ctx))) return yield* Effect.as(Ref.set(leaseHeld, true), halt("the lease may have lapsed"))
-      const halted = yield* safeguards.halt
-      if (Option.isSome(halted)) return halt(describeHalt(halted.value))
-      // The breaker or a pause may have tripped while this row waited for its rate slot.
-      if (yield* safeguards.holds(row.operator)) return halt("held by a safeguard")
-      if (resend) return yield* begins(row)
-      const breach = yield* book.admit(row).pipe(Effect.either)
-      if (Either.isLeft(breach)) return { _tag: "Unchecked", why: `guards not checked: ${breach.left.message}` }
-      if (breach.right !== undefined) return { _tag: "Guard", breach: breach.right }
-      return yield* begins(row)
-    })
-
-  /** The moment the POST begins: from here on the row may reach the service and is never released. */
-  const begins = (row: Row): Effect.Effect<Blocked | undefined> =>
-    Effect.gen(function* () {
-      // The operator's probe window (not proven yet, its first payouts unsettled): the row waits, released.
-      if (!(yield* safeguards.admit(row.idx, row.operator))) {
-        yield* Ref.set(probeHeld, true)
-        return halt("its operator's first payouts have no final status yet")
-      }
-      if (yield* unsent.begin(row.idx)) {
-        yield* safeguards.sending(row.idx, row.operator)
-        yield* Ref.set(ctx.sentAny, true)
-        return undefined
-      }
-      yield* safeguards.unadmit(row.idx)
-      return halt("the run was stopped")
-    })
-
-  /** Puts back one row never sent, unless a stop already took it (and releases it with the others). */
-  const putBack = (row: Row, why: string) =>
-    Effect.flatMap(unsent.take(row.idx), (mine) =>
-      mine ? claims.releaseRows(accountId, batchId, [row.idx], why, ctx.owner).pipe(Effect.orDie, Effect.asVoid) : Effect.void
-    )
-
-  /** A row stopped before its POST: a halt or an unreadable store puts it back; a guard skips it. */
-  const notSent = (row: Row, blocked: Blocked) =>
-    Effect.gen(function* () {
-      if (blocked._tag !== "Guard") return yield* putBack(row, `not sent: ${blocked.why}`)
-      if (yield* unsent.take(row.idx)) {
-        yield* writer.record({ idx: row.idx, from: ["submitting"], to: "skipped", error: blocked.breach.reason, source: "preflight" })
-      }
-    }).pipe(Effect.ensuring(book.drop(row.idx)))
+  const { whyNotSend, notSent, putBack } = yield* makeNotSent({ unsent, book, probeHeld, leaseHeld })
 
   // Per payout, untraced as the client's calls: a span and a call-site stack trace per call for nothing.
   const submitRow = Effect.fnUntraced(function* (row: Row, resend: boolean) {
