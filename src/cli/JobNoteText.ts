@@ -4,6 +4,7 @@ import { basename } from "node:path"
 import { visible } from "../domain/Text.ts"
 import { type JobNote, JobNotes, type PolicyRefusal, type Refusal } from "../jobs/JobNotes.ts"
 import { appliedText, resolveRefusalText } from "./ResolveText.ts"
+import { serviceTroubleText } from "./ServiceText.ts"
 
 export const policyRefusalText = (why: PolicyRefusal): string => {
   switch (why._tag) {
@@ -70,4 +71,4 @@ export const jobNoteText = (note: JobNote): string => {
   }
 }
 
-export const JobNotesLive = Layer.succeed(JobNotes, { text: jobNoteText, refusal: refusalText, policyRefusal: policyRefusalText, resolveRefusal: resolveRefusalText, resolveApplied: appliedText })
+export const JobNotesLive = Layer.succeed(JobNotes, { text: jobNoteText, refusal: refusalText, policyRefusal: policyRefusalText, resolveRefusal: resolveRefusalText, resolveApplied: appliedText, serviceTrouble: serviceTroubleText })

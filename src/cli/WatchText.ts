@@ -9,6 +9,7 @@ import type { JobOutcome } from "../jobs/JobOutcome.ts"
 import { type WatchEvent, WatchLog } from "../jobs/WatchEvents.ts"
 import { describeAlreadyPaid } from "../output/AlreadyPaid.ts"
 import { userFormat } from "../output/Format.ts"
+import { jobProblemText } from "./ServiceText.ts"
 
 /** Why `--schedule` or `--timezone` is refused (exit 2). */
 export const scheduleErrorText = ({ problem }: ScheduleError): string =>
@@ -66,8 +67,8 @@ export const watchLogLine = (event: WatchEvent): Effect.Effect<void> => {
       return Effect.logInfo(`no longer in processing/ (another worker took it on): ${event.name}`)
     case "Kept":
       return event.problem.kind === "service"
-        ? Effect.logWarning(`kept in processing/, not rejected: ${event.problem.reason}; tried again with backoff`)
-        : Effect.logError(`kept in processing/ (internal failure): ${event.problem.reason}; tried again with backoff`)
+        ? Effect.logWarning(`kept in processing/, not rejected: ${jobProblemText(event.problem)}; tried again with backoff`)
+        : Effect.logError(`kept in processing/ (internal failure): ${jobProblemText(event.problem)}; tried again with backoff`)
     case "HeartbeatUnwritten":
       return Effect.logWarning(`this worker's heartbeat could not be written: ${event.error}`)
     case "WaitingForSchedule":

@@ -10,6 +10,7 @@ import { Context, Data } from "effect"
 import type { BatchId } from "../domain/Ids.ts"
 import type { Applied } from "../run/ResolveDecision.ts"
 import type { ResolveRefusal } from "../run/ResolveRefusal.ts"
+import type { ServiceTrouble } from "./ServiceProblem.ts"
 
 export type JobNote = Data.TaggedEnum<{
   /** The run ended with rows only a person can settle (exit 5); `reasons`: the account's and each row's alarm. */
@@ -76,5 +77,7 @@ export class JobNotes extends Context.Reference<JobNotes>()("jobs/JobNotes", {
     readonly resolveRefusal: (refusal: ResolveRefusal) => string
     /** What a decision did to a row (the Attention page's "Done: ..."). */
     readonly resolveApplied: (applied: Applied) => string
-  } => ({ text: raw, refusal: raw, policyRefusal: raw, resolveRefusal: raw, resolveApplied: (applied) => JSON.stringify(applied) })
+    /** What the service did, for health's `reason` (ServiceProblem.ts). */
+    readonly serviceTrouble: (trouble: ServiceTrouble) => string
+  } => ({ text: raw, refusal: raw, policyRefusal: raw, resolveRefusal: raw, resolveApplied: (applied) => JSON.stringify(applied), serviceTrouble: raw })
 }) {}

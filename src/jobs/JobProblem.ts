@@ -1,16 +1,15 @@
 /** Why a job could not be taken to its next place, and when it is tried again. */
 import { Cause, Duration, Option, Schedule } from "effect"
-import { ServiceProblem } from "./ServiceProblem.ts"
+import { ServiceProblem, type ServiceTrouble } from "./ServiceProblem.ts"
 
 /** Why a job could not be taken to its next place: kept in processing/ and tried again. */
-export interface JobProblem {
-  readonly kind: "service" | "internal"
-  readonly reason: string
-}
+export type JobProblem =
+  | { readonly kind: "service"; readonly trouble: ServiceTrouble }
+  | { readonly kind: "internal"; readonly reason: string }
 
 export const problemOf = (cause: Cause.Cause<unknown>): JobProblem => {
   const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure) && failure.value instanceof ServiceProblem) return { kind: "service", reason: failure.value.reason }
+  if (Option.isSome(failure) && failure.value instanceof ServiceProblem) return { kind: "service", trouble: failure.value.trouble }
   const error = Cause.squash(cause)
   return { kind: "internal", reason: error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error) }
 }

@@ -13,37 +13,46 @@ import type { RunResult } from "../run/Runner.ts"
 
 export type ServiceProblemKind = "unreachable" | "server-error" | "auth" | "rate-limited" | "unexpected"
 
+/** What the service did, as facts the command line words (src/cli/ServiceText.ts), in logs and in health's `reason`. */
+export type ServiceTrouble = Data.TaggedEnum<{
+  /** `advice`: where the key came from, when the command knows (else the general advice). */
+  RefusedKey: { readonly message: string; readonly advice: string | undefined }
+  Unreachable: { readonly reason: string }
+  /** An HTTP 5xx (or an answer the client found unusable) with the client's reason. */
+  ServerError: { readonly status: number; readonly reason: string }
+  NoAnswer: { readonly reason: string }
+  RateLimited: { readonly message: string }
+  /** An answer no rule expected: its status and an excerpt of its body. */
+  Answered: { readonly status: number; readonly excerpt: string }
+  Failed: { readonly message: string }
+}>
+export const ServiceTrouble = Data.taggedEnum<ServiceTrouble>()
+
 export class ServiceProblem extends Data.TaggedError("ServiceProblem")<{
   readonly kind: ServiceProblemKind
-  readonly reason: string
-}> {
-  override get message() {
-    return this.reason
-  }
-}
+  readonly trouble: ServiceTrouble
+}> {}
 
 /** The service's failures that say nothing about the rows sent: None for a refusal of a request itself. */
 export const serviceProblemOf = (error: ClientError): Option.Option<ServiceProblem> => {
   switch (error._tag) {
     case "AuthError":
-      return Option.some(new ServiceProblem({ kind: "auth", reason: `the service refused the key (${error.message}): check the API key and secret in use (flag, environment or profile; payouts config shows which)` }))
+      return Option.some(new ServiceProblem({ kind: "auth", trouble: ServiceTrouble.RefusedKey({ message: error.message, advice: undefined }) }))
     case "NotSent":
-      return Option.some(new ServiceProblem({ kind: "unreachable", reason: `the service cannot be reached: ${error.reason}` }))
+      return Option.some(new ServiceProblem({ kind: "unreachable", trouble: ServiceTrouble.Unreachable({ reason: error.reason }) }))
     case "Unavailable":
       return Option.some(
-        new ServiceProblem(
-          error.status !== undefined && error.status >= 500
-            ? { kind: "server-error", reason: `the service answers HTTP ${error.status}: ${error.reason}` }
-            : { kind: "unreachable", reason: `the service cannot be reached: ${error.reason}` }
-        )
+        error.status !== undefined && error.status >= 500
+          ? new ServiceProblem({ kind: "server-error", trouble: ServiceTrouble.ServerError({ status: error.status, reason: error.reason }) })
+          : new ServiceProblem({ kind: "unreachable", trouble: ServiceTrouble.Unreachable({ reason: error.reason }) })
       )
     case "OutcomeUnknown":
-      return Option.some(new ServiceProblem({ kind: "unreachable", reason: `no answer from the service: ${error.reason}` }))
+      return Option.some(new ServiceProblem({ kind: "unreachable", trouble: ServiceTrouble.NoAnswer({ reason: error.reason }) }))
     case "RateLimited":
-      return Option.some(new ServiceProblem({ kind: "rate-limited", reason: `the service is rate limiting: ${error.message}` }))
+      return Option.some(new ServiceProblem({ kind: "rate-limited", trouble: ServiceTrouble.RateLimited({ message: error.message }) }))
     case "UnexpectedResponse":
       return Option.some(
-        new ServiceProblem({ kind: error.status >= 500 ? "server-error" : "unexpected", reason: `the service answered HTTP ${error.status}: ${error.excerpt}` })
+        new ServiceProblem({ kind: error.status >= 500 ? "server-error" : "unexpected", trouble: ServiceTrouble.Answered({ status: error.status, excerpt: error.excerpt }) })
       )
     default:
       return Option.none()

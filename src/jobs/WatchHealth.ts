@@ -7,6 +7,7 @@ import { basename } from "node:path"
 import type { CronGate } from "./CronGate.ts"
 import { type HealthState, keep, nextTry, serviceIs } from "./Health.ts"
 import type { JobOutcome } from "./JobOutcome.ts"
+import { JobNotes } from "./JobNotes.ts"
 import type { JobProblem } from "./JobProblem.ts"
 import { tellWatch, WatchEvent } from "./WatchEvents.ts"
 import { beat, leave } from "./Workers.ts"
@@ -52,8 +53,10 @@ export const makeWatchHealth = (
 
     const failed = (csv: string, problem: JobProblem) =>
       Effect.gen(function* () {
-        yield* keep(health, csv, problem)
-        if (problem.kind === "service") yield* serviceIs(health, problem.reason)
+        const notes = yield* JobNotes
+        const reason = problem.kind === "service" ? notes.serviceTrouble(problem.trouble) : problem.reason
+        yield* keep(health, csv, { kind: problem.kind, reason })
+        if (problem.kind === "service") yield* serviceIs(health, reason)
         yield* tellWatch(WatchEvent.Kept({ problem }))
       })
 

@@ -10,7 +10,7 @@ import { makeCronGate, shownIn } from "../../jobs/CronGate.ts"
 import { type HealthState, logHealth, makeHealth, serveHealth, serviceIs } from "../../jobs/Health.ts"
 import { jobFolder } from "../../jobs/JobFolder.ts"
 import { withLogFormat } from "../Logging.ts"
-import { refusalsOfTheService, ServiceProblem, serviceProblemOf } from "../../jobs/ServiceProblem.ts"
+import { refusalsOfTheService, ServiceProblem, serviceProblemOf, ServiceTrouble } from "../../jobs/ServiceProblem.ts"
 import { backoff, problemOf } from "../../jobs/JobProblem.ts"
 import { claimReady } from "../../jobs/Claiming.ts"
 import { makeWatcher, watchForever, watchOnce, type WatchSettings } from "../../jobs/Watcher.ts"
@@ -31,6 +31,7 @@ import { batchClient, batchRequest, embeddedSandbox, notifierFor } from "./Run.t
 import { AccountId } from "../../domain/Ids.ts"
 import { scheduleErrorText, WatchLogLive } from "../WatchText.ts"
 import { JobNotesLive } from "../JobNoteText.ts"
+import { jobProblemText, serviceTroubleText } from "../ServiceText.ts"
 
 const parseHostPort = (flag: string, text: string) => {
   const match = /^(.+):(\d{1,5})$/.exec(text.trim())
@@ -76,7 +77,7 @@ const watchFolder = (dir: string, args: WatchOptions) =>
       // --once with the service out of reach: the files are taken (never rejected) and wait in processing/.
       const claimed = yield* claimReady(folder, Duration.toMillis(args.settle))
       yield* Effect.logError(
-        `the service cannot be used: ${scope.left.reason}; ${claimed} file(s) claimed and every file in processing/ kept there, not rejected. Run again once it is back.`
+        `the service cannot be used: ${serviceTroubleText(scope.left.trouble)}; ${claimed} file(s) claimed and every file in processing/ kept there, not rejected. Run again once it is back.`
       )
       return yield* new Exiting({ code: EXIT_INCOMPLETE })
     }
@@ -136,11 +137,11 @@ const accountScope = (connection: Parameters<typeof clientLayer>[0], b: WatchOpt
   lookupAccountScope(connection, clientLayer(connection, batchClient(b)), store).pipe(
     // A refused key: where the key, the secret and the base URL came from, as run says it.
     Effect.catchTag("AuthError", (e) =>
-      Effect.flatMap(refusedKeyAdvice(connection), (advice) => new ServiceProblem({ kind: "auth", reason: `the service refused the key (${e.message}). ${advice}` }))
+      Effect.flatMap(refusedKeyAdvice(connection), (advice) => new ServiceProblem({ kind: "auth", trouble: ServiceTrouble.RefusedKey({ message: e.message, advice }) }))
     ),
-    Effect.mapError((e) => (e instanceof ServiceProblem ? e : Option.getOrElse(serviceProblemOf(e), () => new ServiceProblem({ kind: "unexpected", reason: e.message })))),
+    Effect.mapError((e) => (e instanceof ServiceProblem ? e : Option.getOrElse(serviceProblemOf(e), () => new ServiceProblem({ kind: "unexpected", trouble: ServiceTrouble.Failed({ message: e.message }) })))),
     Effect.tapError((problem) =>
-      Effect.zipRight(serviceIs(health, problem.reason), Effect.logWarning(`the service cannot be used: ${problem.reason}${args.once ? "" : "; asking again with backoff"}`))
+      Effect.zipRight(serviceIs(health, serviceTroubleText(problem.trouble)), Effect.logWarning(`the service cannot be used: ${serviceTroubleText(problem.trouble)}${args.once ? "" : "; asking again with backoff"}`))
     ),
     (resolve) => (args.once ? resolve : Effect.retry(resolve, backoff(args.retryEvery))),
     Effect.tap(() => serviceIs(health, undefined)),
@@ -163,7 +164,7 @@ const daemon = (dir: string, args: WatchOptions, settings: WatchSettings, base: 
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.interrupt
-            : Effect.zipRight(Effect.logError(`the job folder could not be processed: ${problemOf(cause).reason}`), new Exiting({ code: EXIT_INTERNAL }))
+            : Effect.zipRight(Effect.logError(`the job folder could not be processed: ${jobProblemText(problemOf(cause))}`), new Exiting({ code: EXIT_INTERNAL }))
         )
       )
       if ((yield* watcher.attentionHere) > 0) {
