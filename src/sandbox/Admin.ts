@@ -1,10 +1,11 @@
 /** Admin endpoints under /__sandbox (never under /v1): test data, funding, clock, faults, invariants. */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Random } from "effect"
+import { Effect, Either, Random, Ref } from "effect"
 import { openApiJson } from "../api/OpenApi.ts"
 import { isKnownCurrency, minorDigits, toWire } from "../domain/Money.ts"
 import { iso } from "./Clock.ts"
-import { makeFaultState, type SandboxContext } from "./Context.ts"
+import type { SandboxContext } from "./Context.ts"
+import { countersOf, type FaultWorld, makeFaultWorld } from "./FaultWorld.ts"
 import { CLOCK_MOVED } from "./Persistence.ts"
 import { parseFaults } from "./Faults.ts"
 import { TEST_DATA_PATH } from "./Gate.ts"
@@ -47,7 +48,7 @@ const advanceRoute = (ctx: SandboxContext) =>
     })
   )
 
-const faultsView = (ctx: SandboxContext) => ({ settings: ctx.faults.settings, seed: ctx.faults.seed, counters: ctx.faults.counters })
+const faultsView = (world: FaultWorld) => ({ settings: world.settings, seed: world.seed, counters: countersOf(world) })
 
 const putFaultsRoute = (ctx: SandboxContext) =>
   withBody((body) =>
@@ -57,15 +58,9 @@ const putFaultsRoute = (ctx: SandboxContext) =>
       const parsed = parseFaults(text)
       if (Either.isLeft(parsed)) return invalid({ faults: [parsed.left] })
       const seed = parsed.right.seed ?? (yield* Random.nextInt)
-      const faults = ctx.faults
-      const fresh = makeFaultState(parsed.right, seed, faults.bucket.last)
-      faults.settings = fresh.settings
-      faults.seed = seed
-      faults.random = fresh.random
-      faults.bucket = fresh.bucket
-      faults.bursts = fresh.bursts
-      for (const key of Object.keys(faults.counters)) delete faults.counters[key]
-      return ok(faultsView(ctx))
+      // Everything starts afresh, the counters too; the bucket keeps its clock.
+      const fresh = yield* Ref.updateAndGet(ctx.faults, (world) => makeFaultWorld(parsed.right, seed, world.bucket.last))
+      return ok(faultsView(fresh))
     })
   )
 
@@ -104,7 +99,7 @@ export const adminRoutes = (ctx: SandboxContext) =>
     ),
     HttpRouter.get("/__sandbox/clock", Effect.map(ctx.clock.now, (now) => ok({ now: iso(now), time_scale: ctx.clock.timeScale }))),
     HttpRouter.post("/__sandbox/clock/advance", advanceRoute(ctx)),
-    HttpRouter.get("/__sandbox/faults", Effect.sync(() => ok(faultsView(ctx)))),
+    HttpRouter.get("/__sandbox/faults", Effect.map(Ref.get(ctx.faults), (world) => ok(faultsView(world)))),
     HttpRouter.put("/__sandbox/faults", putFaultsRoute(ctx)),
     HttpRouter.post("/__sandbox/refund", refundRoute(ctx)),
     HttpRouter.get(

@@ -1,8 +1,9 @@
 /** What every route of the sandbox shares: state, clock, settings, faults and webhooks. */
-import { type Effect, type Fiber, Hash, Random } from "effect"
+import type { Effect, Fiber } from "effect"
+import { Hash } from "effect"
 import { PCGRandom } from "effect/Utils"
 import type { VirtualClock } from "./Clock.ts"
-import type { FaultSettings } from "./Faults.ts"
+import type { FaultState } from "./FaultWorld.ts"
 import type { FeeSchedule } from "./Fees.ts"
 import type { SandboxState, Txn } from "./State.ts"
 
@@ -23,26 +24,6 @@ export interface Settings {
   readonly settlementDelaySeconds: number
 }
 
-export interface FaultState {
-  settings: FaultSettings
-  /** The seed in use (given by seed=N, else drawn at random): reported so a run can be replayed. */
-  seed: number
-  random: Random.Random
-  readonly counters: Record<string, number>
-  bucket: { tokens: number; last: number }
-  /** Requests still to refuse with 429 in the burst under way, per endpoint. */
-  bursts: Record<string, number>
-}
-
-export const makeFaultState = (settings: FaultSettings, seed: number, nowMillis: number): FaultState => ({
-  settings,
-  seed,
-  random: Random.make(seed),
-  counters: {},
-  bucket: { tokens: Math.max(1, settings.rate ?? 1), last: nowMillis },
-  bursts: {}
-})
-
 export interface SandboxContext {
   readonly state: SandboxState
   readonly clock: VirtualClock
@@ -61,10 +42,6 @@ export interface SandboxContext {
    * away): a fiber of the sandbox's own lifetime, stopped only when the sandbox closes.
    */
   readonly background: <A>(work: Effect.Effect<A>) => Effect.Effect<Fiber.RuntimeFiber<A>>
-}
-
-export const count = (counters: Record<string, number>, key: string) => {
-  counters[key] = (counters[key] ?? 0) + 1
 }
 
 /** The sequence `Random.make(seed).next` gives (Effect's own generator, seeded alike), drawn synchronously. */

@@ -5,8 +5,9 @@
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Clock, Effect, Option } from "effect"
-import { count, type FaultState, type SandboxContext, type Settings } from "./Context.ts"
+import { Clock, Effect, Option, Ref } from "effect"
+import type { SandboxContext, Settings } from "./Context.ts"
+import { admit, count, type FaultState, type FaultWorld, openBurst, takeBurst } from "./FaultWorld.ts"
 import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./Faults.ts"
 import { type Answer, answerA, envelopeA, toResponse } from "./Http.ts"
 import { echoRefusal, echoText, withEcho } from "./EchoSecret.ts"
@@ -58,55 +59,31 @@ const headerRefusal = (settings: Settings, method: string, headers: RequestHeade
 }
 
 /** The latency drawn for one request (ms), as the gate draws it: one draw of the sandbox's seeded random. */
-const latencyMillis = (faults: FaultState, endpoint: FaultEndpoint): Effect.Effect<number> => {
-  const range = faultOf(faults.settings, endpoint, "latency")
+const latencyMillis = (world: FaultWorld, endpoint: FaultEndpoint): Effect.Effect<number> => {
+  const range = faultOf(world.settings, endpoint, "latency")
   if (range === undefined) return Effect.succeed(0)
-  return Effect.map(faults.random.next, (x) => Math.round(range.min + x * (range.max - range.min)))
+  return Effect.map(world.random.next, (x) => Math.round(range.min + x * (range.max - range.min)))
 }
 
-/** The counters every /v1 request moves. */
-const countRequest = (faults: FaultState, endpoint: FaultEndpoint | undefined): void => {
-  count(faults.counters, "requests")
-  if (endpoint !== undefined) count(faults.counters, `${endpoint}.requests`)
-}
-
-/** Token bucket over all /v1 requests; the Retry-After seconds when empty. */
-const takeToken = (faults: FaultState, now: number): number | undefined => {
-  const rate = faults.settings.rate
-  if (rate === undefined) return undefined
-  const capacity = Math.max(1, rate)
-  const tokens = Math.min(capacity, faults.bucket.tokens + ((now - faults.bucket.last) * rate) / 1000)
-  faults.bucket = { tokens, last: now }
-  if (tokens >= 1) {
-    faults.bucket.tokens = tokens - 1
-    return undefined
-  }
-  return Math.max(1, Math.ceil((1 - tokens) / rate))
-}
-
-const roll = (faults: FaultState, endpoint: FaultEndpoint, kind: ProbabilityKind) => {
-  const p = faultOf(faults.settings, endpoint, kind) ?? 0
+const roll = (faults: FaultState, world: FaultWorld, endpoint: FaultEndpoint, kind: ProbabilityKind) => {
+  const p = faultOf(world.settings, endpoint, kind) ?? 0
   if (p <= 0) return Effect.succeed(false)
-  return Effect.map(faults.random.next, (x) => {
-    const hit = x < p
-    if (hit) count(faults.counters, `${endpoint}.${kind}`)
-    return hit
-  })
+  return Effect.flatMap(world.random.next, (x) => (x < p ? Effect.as(count(faults, `${endpoint}.${kind}`), true) : Effect.succeed(false)))
 }
 
 /** A 429 burst under way or opening now: the Retry-After seconds, else undefined. */
-const inBurst = (faults: FaultState, endpoint: FaultEndpoint) =>
+const inBurst = (faults: FaultState, world: FaultWorld, endpoint: FaultEndpoint) =>
   Effect.gen(function* () {
-    const left = faults.bursts[endpoint] ?? 0
-    if (left <= 0 && !(yield* roll(faults, endpoint, "burst"))) return undefined
-    faults.bursts[endpoint] = (left > 0 ? left : (faultOf(faults.settings, endpoint, "burst_len") ?? 3)) - 1
-    count(faults.counters, `${endpoint}.rate_limited`)
-    return Math.max(1, Math.ceil((faultOf(faults.settings, endpoint, "retry_after") ?? 1000) / 1000))
+    if (!(yield* Ref.modify(faults, (w) => takeBurst(w, endpoint)))) {
+      if (!(yield* roll(faults, world, endpoint, "burst"))) return undefined
+      yield* Ref.update(faults, (w) => openBurst(w, endpoint, faultOf(world.settings, endpoint, "burst_len") ?? 3))
+    }
+    return Math.max(1, Math.ceil((faultOf(world.settings, endpoint, "retry_after") ?? 1000) / 1000))
   })
 
 /** 429 with Retry-After in seconds, or (retry_date) as an HTTP date, in real time. */
-const tooMany = (faults: FaultState, endpoint: FaultEndpoint, seconds: number, realNow: number) =>
-  Effect.map(roll(faults, endpoint, "retry_date"), (asDate) =>
+const tooMany = (faults: FaultState, world: FaultWorld, endpoint: FaultEndpoint, seconds: number, realNow: number) =>
+  Effect.map(roll(faults, world, endpoint, "retry_date"), (asDate) =>
     envelopeA(429, "Too many requests", { rate: [`Rate limit exceeded; retry after ${seconds} s.`] }, {
       "retry-after": asDate ? new Date(Math.ceil(realNow / 1000) * 1000 + seconds * 1000).toUTCString() : String(seconds)
     })
@@ -114,8 +91,8 @@ const tooMany = (faults: FaultState, endpoint: FaultEndpoint, seconds: number, r
 
 const serverError = () => envelopeA(500, "Internal server error", {})
 
-const latency = (faults: FaultState, endpoint: FaultEndpoint) =>
-  faultOf(faults.settings, endpoint, "latency") === undefined ? Effect.void : Effect.flatMap(latencyMillis(faults, endpoint), (ms) => Effect.sleep(ms))
+const latency = (world: FaultWorld, endpoint: FaultEndpoint) =>
+  faultOf(world.settings, endpoint, "latency") === undefined ? Effect.void : Effect.flatMap(latencyMillis(world, endpoint), (ms) => Effect.sleep(ms))
 
 export const TEST_DATA_PATH = "/__sandbox/test-data"
 
@@ -137,38 +114,42 @@ export const gate =
       if (!path.startsWith("/v1/")) return yield* app
       const faults = ctx.faults
       const endpoint = endpointOf(request.method, path)
-      countRequest(faults, endpoint)
       const realNow = yield* Clock.currentTimeMillis
-      const retryAfter = takeToken(faults, realNow)
-      if (retryAfter !== undefined) {
-        count(faults.counters, "rate_limited")
-        return yield* tooMany(faults, "*", retryAfter, realNow)
-      }
+      const retryAfter = yield* Ref.modify(faults, (w) => admit(w, endpoint, realNow))
+      // The settings, seed and random in force as this request came in (PUT /__sandbox/faults replaces them whole).
+      const world = yield* Ref.get(faults)
+      if (retryAfter !== undefined) return yield* tooMany(faults, world, "*", retryAfter, realNow)
       if (endpoint === undefined) return yield* app
-      const burst = yield* inBurst(faults, endpoint)
-      if (burst !== undefined) return yield* tooMany(faults, endpoint, burst, realNow)
-      yield* latency(faults, endpoint)
-      if (yield* roll(faults, endpoint, "error_before")) return serverError()
-      const echo = faultOf(faults.settings, endpoint, "echo_secret")
+      const burst = yield* inBurst(faults, world, endpoint)
+      if (burst !== undefined) return yield* tooMany(faults, world, endpoint, burst, realNow)
+      yield* latency(world, endpoint)
+      if (yield* roll(faults, world, endpoint, "error_before")) return serverError()
+      const echo = faultOf(world.settings, endpoint, "echo_secret")
       if (echo !== undefined) {
         const credentials = { key: header(request.headers, "x-api-key") ?? "", secret: header(request.headers, "x-api-secret") ?? "" }
-        count(faults.counters, `${endpoint}.echo_secret`)
-        if (echo.refuse >= 1 || (echo.refuse > 0 && (yield* faults.random.next) < echo.refuse)) return toResponse(echoRefusal(credentials, echo.form))
-        return withEcho(yield* answered(faults, endpoint, request, app), echoText(credentials, echo.form))
+        yield* count(faults, `${endpoint}.echo_secret`)
+        if (echo.refuse >= 1 || (echo.refuse > 0 && (yield* world.random.next) < echo.refuse)) return toResponse(echoRefusal(credentials, echo.form))
+        return withEcho(yield* answered(faults, world, endpoint, request, app), echoText(credentials, echo.form))
       }
-      return yield* answered(faults, endpoint, request, app)
+      return yield* answered(faults, world, endpoint, request, app)
     })
 
 /** The handler's answer, or the fault that replaces it after the work (reset, hold, 500). */
-const answered = <E, R>(faults: FaultState, endpoint: FaultEndpoint, request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>) =>
+const answered = <E, R>(
+  faults: FaultState,
+  world: FaultWorld,
+  endpoint: FaultEndpoint,
+  request: HttpServerRequest.HttpServerRequest,
+  app: HttpApp.Default<E, R>
+) =>
   Effect.gen(function* () {
     const response: HttpServerResponse.HttpServerResponse = yield* app
-    if (yield* roll(faults, endpoint, "reset_after")) {
+    if (yield* roll(faults, world, endpoint, "reset_after")) {
       yield* Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy())
       return yield* Effect.never
     }
-    if (yield* roll(faults, endpoint, "hold_after")) return yield* Effect.never
-    if (yield* roll(faults, endpoint, "error_after")) return serverError()
-    const huge = hugeBodyOf(faults, endpoint)
-    return huge === undefined ? response : hugeBody(faults, endpoint, huge)
+    if (yield* roll(faults, world, endpoint, "hold_after")) return yield* Effect.never
+    if (yield* roll(faults, world, endpoint, "error_after")) return serverError()
+    const huge = hugeBodyOf(world, endpoint)
+    return huge === undefined ? response : yield* hugeBody(faults, endpoint, huge)
   })

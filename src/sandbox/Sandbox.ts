@@ -9,7 +9,8 @@ import { Clock, Data, Duration, Effect, Either, FiberSet, Option, Random, type S
 import * as Http from "node:http"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { CLOCK_HEADER, makeVirtualClock } from "./Clock.ts"
-import { makeFaultState, type SandboxContext, seededDraws } from "./Context.ts"
+import { type SandboxContext, seededDraws } from "./Context.ts"
+import { makeFaultState } from "./FaultWorld.ts"
 import { type FaultSettings, parseFaults } from "./Faults.ts"
 import { DEFAULT_FEES, type FeeSchedule } from "./Fees.ts"
 import { gate } from "./Gate.ts"
@@ -135,7 +136,7 @@ export const launchSandbox = (
     const state = Option.match(restored, { onNone: () => makeState(instance, start), onSome: (r) => r.state })
     if (Option.isNone(restored)) for (const [currency, minor] of funding) fund(state, currency, minor, start)
     const seed = faultSettings.seed ?? (yield* Random.nextInt)
-    const faults = makeFaultState(faultSettings, seed, yield* Clock.currentTimeMillis)
+    const faults = yield* makeFaultState(faultSettings, seed, yield* Clock.currentTimeMillis)
     const notify = yield* makeNotifier(faults, {
       ...DEFAULT_WEBHOOK_OPTIONS,
       retryBase: Duration.millis(options.webhookRetryMillis ?? 500),

@@ -10,7 +10,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Data, Deferred, Duration, Effect, FiberSet, Queue, Ref, Schedule, type Scope } from "effect"
 import * as Crypto from "node:crypto"
 import type { WebhookEvent } from "../api/Schemas.ts"
-import { count, type FaultState } from "./Context.ts"
+import { count, type FaultState } from "./FaultWorld.ts"
 import { faultOf } from "./Faults.ts"
 import type { Txn } from "./State.ts"
 import { statusRecordView } from "./Views.ts"
@@ -63,9 +63,9 @@ export const makeNotifier = (
     const releaseHeld = Effect.flatMap(Ref.getAndSet(held, []), (waiting) => Effect.forEach(waiting, (d) => d, { discard: true }))
 
     const refused = (status: number) =>
-      Effect.zipRight(Effect.sync(() => count(faults.counters, "webhooks.refused")), Effect.fail(new WebhookRefused({ status })))
+      Effect.zipRight(count(faults, "webhooks.refused"), Effect.fail(new WebhookRefused({ status })))
     const attempt = (request: HttpClientRequest.HttpClientRequest) =>
-      Effect.sync(() => count(faults.counters, "webhooks.attempts")).pipe(
+      count(faults, "webhooks.attempts").pipe(
         Effect.zipRight(client.execute(request)),
         // Read to the end so the connection is kept for the next webhook.
         Effect.tap((response) => Effect.ignore(response.arrayBuffer)),
@@ -84,7 +84,7 @@ export const makeNotifier = (
     const tryOnce = (pending: Pending) =>
       attempt(pending.request).pipe(
         Effect.matchEffect({
-          onSuccess: () => Effect.zipRight(Effect.sync(() => count(faults.counters, "webhooks.delivered")), Deferred.succeed(pending.done, undefined)),
+          onSuccess: () => Effect.zipRight(count(faults, "webhooks.delivered"), Deferred.succeed(pending.done, undefined)),
           // The wait for the next try is the schedule's, in a fiber of its own: the sender goes on.
           onFailure: (error) =>
             FiberSet.run(
@@ -92,7 +92,7 @@ export const makeNotifier = (
               pending.retries.next(error).pipe(
                 Effect.matchEffect({
                   onSuccess: () => Queue.offer(attempts, pending),
-                  onFailure: () => Effect.zipRight(Effect.sync(() => count(faults.counters, "webhooks.gave_up")), Deferred.succeed(pending.done, undefined))
+                  onFailure: () => Effect.zipRight(count(faults, "webhooks.gave_up"), Deferred.succeed(pending.done, undefined))
                 })
               )
             )
@@ -122,15 +122,16 @@ export const makeNotifier = (
     /** The webhook faults' draws are made only for the faults set, so a seed replays the same requests. */
     const withFaults = (url: string, id: string, raw: string, endpoint: "payout" | "payin") =>
       Effect.gen(function* () {
-        const delay = faultOf(faults.settings, endpoint, "webhook_delay")
-        if (delay !== undefined) yield* Effect.sleep(delay.min + (yield* faults.random.next) * (delay.max - delay.min))
-        const dup = faultOf(faults.settings, endpoint, "webhook_dup") ?? 0
-        const twice = dup > 0 && (yield* faults.random.next) < dup
-        if (twice) count(faults.counters, `${endpoint}.webhook_dup`)
+        const { random, settings } = yield* Ref.get(faults)
+        const delay = faultOf(settings, endpoint, "webhook_delay")
+        if (delay !== undefined) yield* Effect.sleep(delay.min + (yield* random.next) * (delay.max - delay.min))
+        const dup = faultOf(settings, endpoint, "webhook_dup") ?? 0
+        const twice = dup > 0 && (yield* random.next) < dup
+        if (twice) yield* count(faults, `${endpoint}.webhook_dup`)
         const delivery = Effect.zipRight(deliver(url, id, raw), twice ? deliver(url, id, raw) : Effect.void)
-        const reorder = faultOf(faults.settings, endpoint, "webhook_reorder") ?? 0
-        if ((yield* Ref.get(held)).length === 0 && reorder > 0 && (yield* faults.random.next) < reorder) {
-          count(faults.counters, `${endpoint}.webhook_reorder`)
+        const reorder = faultOf(settings, endpoint, "webhook_reorder") ?? 0
+        if ((yield* Ref.get(held)).length === 0 && reorder > 0 && (yield* random.next) < reorder) {
+          yield* count(faults, `${endpoint}.webhook_reorder`)
           yield* Ref.set(held, [delivery])
           yield* FiberSet.run(deliveries, Effect.zipRight(Effect.sleep(options.reorderHold), releaseHeld))
           return

@@ -4,11 +4,12 @@
  * if the client has gone by then (the late commit runs in the sandbox's background, not the request).
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Fiber } from "effect"
+import { Effect, Either, Fiber, Ref } from "effect"
 import type { PayoutResponse } from "../../api/Schemas.ts"
 import { toWire } from "../../domain/Money.ts"
 import { iso } from "../Clock.ts"
-import { count, type SandboxContext } from "../Context.ts"
+import type { SandboxContext } from "../Context.ts"
+import { count } from "../FaultWorld.ts"
 import { feeFor } from "../Fees.ts"
 import { type Answer, answerA, answerOk, invalidAnswer, jsonOf, parseJsonObject, toResponse } from "../Http.ts"
 import { faultOf } from "../Faults.ts"
@@ -82,13 +83,13 @@ const committedAnswer = (payout: ValidPayout, { created, plan }: Committed): Ans
 /** The commit_delay hold for this POST in real milliseconds (seeded draw), or undefined. */
 const holdFor = (ctx: SandboxContext) =>
   Effect.gen(function* () {
-    const faults = ctx.faults
-    const delay = faultOf(faults.settings, "payout", "commit_delay")
+    const { random, settings } = yield* Ref.get(ctx.faults)
+    const delay = faultOf(settings, "payout", "commit_delay")
     if (delay === undefined) return undefined
-    const rate = faultOf(faults.settings, "payout", "commit_delay_rate") ?? 1
-    if (rate <= 0 || (rate < 1 && (yield* faults.random.next) >= rate)) return undefined
-    count(faults.counters, "payout.commit_delay")
-    return delay.max === delay.min ? delay.min : Math.round(delay.min + (yield* faults.random.next) * (delay.max - delay.min))
+    const rate = faultOf(settings, "payout", "commit_delay_rate") ?? 1
+    if (rate <= 0 || (rate < 1 && (yield* random.next) >= rate)) return undefined
+    yield* count(ctx.faults, "payout.commit_delay")
+    return delay.max === delay.min ? delay.min : Math.round(delay.min + (yield* random.next) * (delay.max - delay.min))
   })
 
 export const payoutRoutes = (ctx: SandboxContext) =>

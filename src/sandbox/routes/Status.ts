@@ -10,13 +10,13 @@ import { statusLie } from "../AnswerFaults.ts"
 
 export const HISTORY_DAYS = 90
 
-export const statusAnswer = (ctx: SandboxContext, reference: string, now: number): Answer => {
+export const statusAnswer = (ctx: SandboxContext, reference: string, now: number): Effect.Effect<Answer> => {
   const txn = Object.hasOwn(ctx.state.transactions, reference) ? ctx.state.transactions[reference] : undefined
   if (txn === undefined || txn.type === "adjustment" || txn.createdAt < now - HISTORY_DAYS * DAY) {
-    return answerA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] })
+    return Effect.succeed(answerA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] }))
   }
-  return answerOk(
-    jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data: statusLie(ctx, txn, statusRecordView(txn)) })
+  return Effect.map(statusLie(ctx, txn, statusRecordView(txn)), (data) =>
+    answerOk(jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data }))
   )
 }
 
@@ -26,7 +26,7 @@ export const statusRoutes = (ctx: SandboxContext) =>
       "/v1/payment/status/:reference",
       Effect.gen(function* () {
         const { reference = "" } = yield* HttpRouter.params
-        return toResponse(statusAnswer(ctx, reference, yield* ctx.clock.now))
+        return toResponse(yield* statusAnswer(ctx, reference, yield* ctx.clock.now))
       })
     )
   )

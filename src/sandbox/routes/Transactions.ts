@@ -4,7 +4,7 @@
  * endpoint shows; status lookups and the admin views see the truth.
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Ref, Schema } from "effect"
 import { type TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.ts"
 import { DAY } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
@@ -157,45 +157,47 @@ const mangled = (mangle: DescMangle | undefined) => (txn: Txn): Txn => {
   return { ...txn, description }
 }
 
-export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): Answer => {
-  const parsed = parseQuery(url.searchParams)
-  if (Either.isLeft(parsed)) return invalidAnswer(parsed.left)
-  const q = parsed.right
-  const settings = ctx.faults.settings
-  const seed = ctx.faults.seed
-  const own = settings.endpoints.transactions ?? {}
-  const lag = faultOf(settings, "transactions", "list_lag") ?? 0
-  const shown = visibleAt(seed, lag, own.list_jitter)
-  const found = ordered(
-    Object.values(ctx.state.transactions).filter((txn) => matches(ctx, q, now - HISTORY_DAYS * DAY)(txn) && shown(txn) <= now),
-    own.list_order,
-    seed
-  )
-  const view = pageOf(found, q.page, q.limit, own.pages_lie)
-  const claimed = claimedTotals(ctx, found.length, view.totalPages, q.limit)
-  const next = view.next ?? (q.page < claimed.totalPages ? q.page + 1 : undefined)
-  const base = `${url.origin}${url.pathname}`
-  return answerOk(
-    jsonOf<typeof TransactionsResponse.Encoded>({
-      success: true,
-      message: "Transactions retrieved successfully",
-      data: {
-        transactions: view.rows.map(mangled(own.desc_mangle)).map(transactionView),
-        pagination: {
-          total: claimed.total,
-          count: view.rows.length,
-          per_page: q.limit,
-          current_page: q.page,
-          total_pages: claimed.totalPages,
-          links: {
-            next: next === undefined ? null : pageLink(base, q, next),
-            previous: view.previous === undefined ? null : pageLink(base, q, view.previous)
+export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): Effect.Effect<Answer> =>
+  Effect.gen(function* () {
+    const parsed = parseQuery(url.searchParams)
+    if (Either.isLeft(parsed)) return invalidAnswer(parsed.left)
+    const q = parsed.right
+    const faults = yield* Ref.get(ctx.faults)
+    const settings = faults.settings
+    const seed = faults.seed
+    const own = settings.endpoints.transactions ?? {}
+    const lag = faultOf(settings, "transactions", "list_lag") ?? 0
+    const shown = visibleAt(seed, lag, own.list_jitter)
+    const found = ordered(
+      Object.values(ctx.state.transactions).filter((txn) => matches(ctx, q, now - HISTORY_DAYS * DAY)(txn) && shown(txn) <= now),
+      own.list_order,
+      seed
+    )
+    const view = pageOf(found, q.page, q.limit, own.pages_lie)
+    const claimed = yield* claimedTotals(ctx.faults, faults, found.length, view.totalPages, q.limit)
+    const next = view.next ?? (q.page < claimed.totalPages ? q.page + 1 : undefined)
+    const base = `${url.origin}${url.pathname}`
+    return answerOk(
+      jsonOf<typeof TransactionsResponse.Encoded>({
+        success: true,
+        message: "Transactions retrieved successfully",
+        data: {
+          transactions: view.rows.map(mangled(own.desc_mangle)).map(transactionView),
+          pagination: {
+            total: claimed.total,
+            count: view.rows.length,
+            per_page: q.limit,
+            current_page: q.page,
+            total_pages: claimed.totalPages,
+            links: {
+              next: next === undefined ? null : pageLink(base, q, next),
+              previous: view.previous === undefined ? null : pageLink(base, q, view.previous)
+            }
           }
         }
-      }
-    })
-  )
-}
+      })
+    )
+  })
 
 export const transactionRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
@@ -204,7 +206,7 @@ export const transactionRoutes = (ctx: SandboxContext) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const url = new URL(request.url, `http://${request.headers.host ?? "127.0.0.1"}`)
-        return toResponse(transactionsAnswer(ctx, url, yield* ctx.clock.now))
+        return toResponse(yield* transactionsAnswer(ctx, url, yield* ctx.clock.now))
       })
     )
   )
