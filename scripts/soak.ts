@@ -449,9 +449,12 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
   const source = sourceStamp()
   const cli = options.tsx === true ? { entry: BIN, remove: () => {} } : await bundleCli()
   const scope = Effect.runSync(Scope.make())
+  // Kill on commit: the sandbox calls back as each payout is committed, before its answer is written.
+  let onPayout: (() => void) | undefined
   const sandbox = await Effect.runPromise(
     Scope.extend(
       launchSandbox({
+        onPayoutCommitted: () => Effect.sync(() => onPayout?.()),
         key,
         secret,
         // Real time: the Date header agrees with our clock (rule 7), so a proven absence may be resent.
@@ -470,20 +473,6 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResult> => {
   let alarmedAny = false
   let closeRelay = () => {}
   try {
-    // Kill on commit: the sandbox's transaction table is watched for new payouts.
-    let onPayout: (() => void) | undefined
-    const table = sandbox.state.transactions
-    Reflect.set(
-      sandbox.state,
-      "transactions",
-      new Proxy(table, {
-        set(target, property, value: { type?: string }) {
-          Reflect.set(target, property, value)
-          if (value?.type === "payout") onPayout?.()
-          return true
-        }
-      })
-    )
     const listen = `127.0.0.1:${await freePort()}`
     // Pause rounds need to tell the paused runner's requests apart: every child goes through one relay.
     const relay = (options.pauseShare ?? 0) > 0 ? await countingRelay(sandbox.origin) : undefined

@@ -12,7 +12,8 @@ import { TEST_DATA_PATH } from "./Gate.ts"
 import { invariantsView } from "./Invariants.ts"
 import { envelopeA, invalid, jsonBody, type JsonObject, ok } from "./Http.ts"
 import { refund } from "./Payouts.ts"
-import { fund, settle } from "./State.ts"
+import { fund, settle } from "./Settlement.ts"
+import { journalOf, type SandboxState, touch, transactionsOf, txnOf } from "./State.ts"
 import { testData } from "./TestNumbers.ts"
 import { payoutView, statusRecordView, transactionView, walletView } from "./Views.ts"
 
@@ -29,8 +30,12 @@ const fundRoute = (ctx: SandboxContext) =>
       if (!(minor > 0) || !Number.isSafeInteger(minor) || Math.abs(minor / 10 ** minorDigits(currency) - (amount as number)) > 1e-9) {
         return invalid({ amount: [`The amount must be a positive number with at most ${minorDigits(currency)} decimals.`] })
       }
-      const txn = fund(ctx.state, currency, minor, yield* ctx.clock.now)
-      return ok({ transaction: transactionView(txn), wallet: walletView(ctx.state.wallets[currency]) })
+      const now = yield* ctx.clock.now
+      const { txn, wallet } = yield* Ref.modify(ctx.state, (state) => {
+        const [txn, next] = fund(state, currency, minor, now)
+        return [{ txn, wallet: next.wallets[currency] }, next]
+      })
+      return ok({ transaction: transactionView(txn), wallet: walletView(wallet) })
     })
   )
 
@@ -42,7 +47,7 @@ const advanceRoute = (ctx: SandboxContext) =>
         return invalid({ seconds: ["The seconds must be a number of at least 0."] })
       }
       const now = yield* ctx.clock.advance(seconds)
-      ctx.state.touched.add(CLOCK_MOVED)
+      yield* Ref.update(ctx.state, (state) => touch(state, CLOCK_MOVED))
       yield* ctx.processDue
       return ok({ now: iso(now), time_scale: ctx.clock.timeScale })
     })
@@ -68,11 +73,15 @@ const refundRoute = (ctx: SandboxContext) =>
   withBody((body) =>
     Effect.gen(function* () {
       const reference = typeof body.reference === "string" ? body.reference : ""
-      const result = refund(ctx.state, reference, yield* ctx.clock.now)
+      const now = yield* ctx.clock.now
+      const [result, status] = yield* Ref.modify(ctx.state, (state) => {
+        const [result, next] = refund(state, reference, now)
+        return [[result, txnOf(state, reference)?.status] as const, next]
+      })
       if (Either.isLeft(result)) {
         if (result.left === "not_found") return envelopeA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] })
         if (result.left === "insufficient") return invalid({ amount: [`The available balance cannot cover the refund of ${reference}.`] })
-        return invalid({ reference: [`Only a completed pay-in or payout can be refunded; ${reference} is ${ctx.state.transactions[reference]?.status}.`] })
+        return invalid({ reference: [`Only a completed pay-in or payout can be refunded; ${reference} is ${status}.`] })
       }
       yield* ctx.notify([result.right])
       return ok({ transaction: statusRecordView(result.right) })
@@ -93,8 +102,10 @@ export const adminRoutes = (ctx: SandboxContext) =>
     HttpRouter.post("/__sandbox/fund", fundRoute(ctx)),
     HttpRouter.post(
       "/__sandbox/settle",
-      Effect.map(ctx.clock.now, (now) =>
-        ok({ settled: settle(ctx.state, now).map(({ currency, amount }) => ({ currency, amount: toWire(amount, currency) })) })
+      Effect.flatMap(ctx.clock.now, (now) =>
+        Effect.map(Ref.modify(ctx.state, (state) => settle(state, now)), (settled) =>
+          ok({ settled: settled.map(({ currency, amount }) => ({ currency, amount: toWire(amount, currency) })) })
+        )
       )
     ),
     HttpRouter.get("/__sandbox/clock", Effect.map(ctx.clock.now, (now) => ok({ now: iso(now), time_scale: ctx.clock.timeScale }))),
@@ -104,18 +115,18 @@ export const adminRoutes = (ctx: SandboxContext) =>
     HttpRouter.post("/__sandbox/refund", refundRoute(ctx)),
     HttpRouter.get(
       "/__sandbox/payins",
-      Effect.sync(() => ok({ payins: Object.values(ctx.state.transactions).filter((t) => t.type === "payin").map(payoutView) }))
+      Effect.map(Ref.get(ctx.state), (state) => ok({ payins: transactionsOf(state).filter((t) => t.type === "payin").map(payoutView) }))
     ),
     HttpRouter.get(
       "/__sandbox/payouts",
-      Effect.sync(() => ok({ payouts: Object.values(ctx.state.transactions).filter((t) => t.type === "payout").map(payoutView) }))
+      Effect.map(Ref.get(ctx.state), (state) => ok({ payouts: transactionsOf(state).filter((t) => t.type === "payout").map(payoutView) }))
     ),
-    HttpRouter.get("/__sandbox/journal", Effect.sync(() => ok(journalView(ctx)))),
-    HttpRouter.get("/__sandbox/invariants", Effect.sync(() => ok(invariantsView(ctx.state))))
+    HttpRouter.get("/__sandbox/journal", Effect.map(Ref.get(ctx.state), (state) => ok(journalView(state)))),
+    HttpRouter.get("/__sandbox/invariants", Effect.map(Ref.get(ctx.state), (state) => ok(invariantsView(state))))
   )
 
-const journalView = (ctx: SandboxContext) => ({
-  entries: ctx.state.journal.map((e) => ({
+const journalView = (state: SandboxState) => ({
+  entries: journalOf(state).map((e) => ({
     seq: e.seq,
     at: iso(e.at),
     kind: e.kind,

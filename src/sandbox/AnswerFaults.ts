@@ -5,13 +5,13 @@
  * sandbox's state, and so its money invariant, is untouched.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Option, Ref, Stream } from "effect"
+import { Effect, HashMap, Option, Ref, Stream } from "effect"
 import type { StatusRecord } from "../api/Schemas.ts"
 import { toWire } from "../domain/Money.ts"
 import type { SandboxContext } from "./Context.ts"
 import { count, type FaultState, type FaultWorld } from "./FaultWorld.ts"
 import { type FaultEndpoint, faultOf, seededUnit } from "./Faults.ts"
-import type { Txn } from "./State.ts"
+import type { SandboxState, Txn } from "./State.ts"
 
 type StatusView = typeof StatusRecord.Encoded
 
@@ -21,12 +21,19 @@ const lies = (world: FaultWorld, kind: "fee_absurd" | "fee_negative" | "foreign_
   return share > 0 && seededUnit(world.seed, kind, txn.seq) < share
 }
 
+/** The earliest transaction but `reference` (another's record to show). */
+const firstOther = (state: SandboxState, reference: string): Txn | undefined => {
+  let first: Txn | undefined
+  for (const t of HashMap.values(state.transactions)) if (t.reference !== reference && (first === undefined || t.seq < first.seq)) first = t
+  return first
+}
+
 /** A status record as the status faults have it. */
-export const statusLie = (ctx: SandboxContext, txn: Txn, view: StatusView): Effect.Effect<StatusView> => {
+export const statusLie = (ctx: SandboxContext, state: SandboxState, txn: Txn, view: StatusView): Effect.Effect<StatusView> => {
   if (txn.type !== "payout") return Effect.succeed(view)
   return Effect.flatMap(Ref.get(ctx.faults), (world) => {
     if (lies(world, "foreign_ref", txn)) {
-      const other = Object.values(ctx.state.transactions).find((t) => t.reference !== txn.reference)
+      const other = firstOther(state, txn.reference)
       const lie = { ...view, reference: other?.reference ?? `${txn.reference}-OTHER`, amount: toWire(txn.amount * 1000, txn.currency), status: "completed" }
       return Effect.as(count(ctx.faults, "status.foreign_ref"), lie)
     }

@@ -5,7 +5,7 @@ import { PCGRandom } from "effect/Utils"
 import type { VirtualClock } from "./Clock.ts"
 import type { FaultState } from "./FaultWorld.ts"
 import type { FeeSchedule } from "./Fees.ts"
-import type { SandboxState, Txn } from "./State.ts"
+import type { Txn, World } from "./State.ts"
 
 export interface Settings {
   readonly key: string
@@ -25,7 +25,8 @@ export interface Settings {
 }
 
 export interface SandboxContext {
-  readonly state: SandboxState
+  /** The sandbox's state: one immutable value, changed only by Ref.modify/update with pure functions. */
+  readonly state: World
   readonly clock: VirtualClock
   readonly settings: Settings
   readonly faults: FaultState
@@ -35,6 +36,8 @@ export interface SandboxContext {
   readonly notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
   /** Applies every transition due now and notifies. */
   readonly processDue: Effect.Effect<void>
+  /** The `onPayoutCommitted` hook of the options (the soak's), else nothing. */
+  readonly payoutCommitted: (txn: Txn) => Effect.Effect<void>
   /** Saves what changed when a data file is in use (else does nothing). */
   readonly persist: Effect.Effect<void>
   /**

@@ -1,10 +1,11 @@
 /**
  * The money invariant, checked against the journal: wallets equal the journal's sums, reserved equals
  * the in-flight payouts' amount + fee, each transaction's net movement matches its status, and only
- * adjustments (and pay-ins) create money.
+ * adjustments (and pay-ins) create money. Read-only: it looks at one snapshot of the state.
  */
 import { entryViolation, type Figures, sumByCurrency, sumByReference, zero } from "./Journal.ts"
-import type { SandboxState, Txn } from "./State.ts"
+import { HashSet } from "effect"
+import { journalOf, type SandboxState, transactionsOf, txnOf, type Txn } from "./State.ts"
 
 const isOpen = (status: string) => status === "pending" || status === "processing"
 
@@ -26,22 +27,24 @@ const show = (f: Figures) => `balance ${f.balance}, pending ${f.pending}, reserv
 
 export const checkInvariants = (state: SandboxState): Array<string> => {
   const violations: Array<string> = []
-  state.journal.forEach((entry, i) => {
+  const journal = journalOf(state)
+  const transactions = transactionsOf(state)
+  journal.forEach((entry, i) => {
     if (entry.seq !== i + 1) violations.push(`journal entry ${i + 1} has sequence ${entry.seq}`)
     const bad = entryViolation(entry)
     if (bad !== undefined) violations.push(bad)
-    if (entry.kind !== "settle" && state.transactions[entry.reference] === undefined) {
+    if (entry.kind !== "settle" && txnOf(state, entry.reference) === undefined) {
       violations.push(`journal entry ${entry.seq} names unknown transaction ${entry.reference}`)
     }
   })
 
-  const byCurrency = sumByCurrency(state.journal)
+  const byCurrency = sumByCurrency(journal)
   const inFlight = new Map<string, number>()
-  for (const txn of Object.values(state.transactions)) {
+  for (const txn of transactions) {
     if (txn.type === "payout" && isOpen(txn.status)) {
       inFlight.set(txn.currency, (inFlight.get(txn.currency) ?? 0) + txn.amount + txn.fee)
     }
-    if (isOpen(txn.status) !== (state.open[txn.reference] === true)) {
+    if (isOpen(txn.status) !== HashSet.has(state.open, txn.reference)) {
       violations.push(`${txn.reference} (${txn.status}) is ${isOpen(txn.status) ? "missing from" : "still in"} the open set`)
     }
     if (["failed", "cancelled", "expired"].includes(txn.status) && txn.fee !== 0) {
@@ -59,8 +62,8 @@ export const checkInvariants = (state: SandboxState): Array<string> => {
     if (figures.reserved !== held) violations.push(`${currency} reserved ${figures.reserved} differs from in-flight payouts' amount + fee ${held}`)
   }
 
-  const byReference = sumByReference(state.journal)
-  for (const txn of Object.values(state.transactions)) {
+  const byReference = sumByReference(journal)
+  for (const txn of transactions) {
     const expected = expectedNet(txn)
     const actual = byReference.get(txn.reference) ?? zero()
     if (expected !== undefined && !same(expected, actual)) {

@@ -31,9 +31,10 @@ export const PAYIN_DESCRIPTIONS = {
   refunded: "Payment refunded to the customer"
 } as const
 
-export const createPayin = (state: SandboxState, input: PayinInput, plan: Plan, expiresAt: number, at: number): Txn =>
-  addTransaction(state, {
-    ...nextIds(state, at),
+export const createPayin = (state: SandboxState, input: PayinInput, plan: Plan, expiresAt: number, at: number): readonly [Txn, SandboxState] => {
+  const [ids, numbered] = nextIds(state, at)
+  return addTransaction(numbered, {
+    ...ids,
     ...input,
     type: "payin",
     status: "pending",
@@ -43,17 +44,21 @@ export const createPayin = (state: SandboxState, input: PayinInput, plan: Plan, 
     plan,
     expiresAt
   })
+}
 
 /** A pay-in reaches its outcome; a completed one credits pending and is due to settle after `settleDelay`. */
-export const finishPayin = (state: SandboxState, txn: Txn, outcome: Outcome, description: string, at: number, settleDelay = DAY): void => {
-  if (outcome === "completed") {
-    const net = txn.amount - txn.fee
-    post(state, { kind: "payin", reference: txn.reference, currency: txn.currency, balance: 0, pending: net, reserved: 0 }, at)
-    txn.settleAt = at + settleDelay
-  } else {
-    txn.fee = 0
-  }
-  setStatus(state, txn, outcome, description, at)
+export const finishPayin = (
+  state: SandboxState,
+  txn: Txn,
+  outcome: Outcome,
+  description: string,
+  at: number,
+  settleDelay = DAY
+): readonly [Txn, SandboxState] => {
+  if (outcome !== "completed") return setStatus(state, { ...txn, fee: 0 }, outcome, description, at)
+  const net = txn.amount - txn.fee
+  const credited = post(state, { kind: "payin", reference: txn.reference, currency: txn.currency, balance: 0, pending: net, reserved: 0 }, at)
+  return setStatus(credited, { ...txn, settleAt: at + settleDelay }, outcome, description, at)
 }
 
 /** The customer's action on the checkout page: processing, then the outcome at once. */
@@ -64,18 +69,22 @@ export const checkoutOutcome = (
   description: string,
   at: number,
   settleDelay: number
-): void => {
-  setStatus(state, txn, "processing", PAYIN_DESCRIPTIONS.processing, at)
-  finishPayin(state, txn, outcome, description, at, settleDelay)
+): readonly [Txn, SandboxState] => {
+  const [processing, next] = setStatus(state, txn, "processing", PAYIN_DESCRIPTIONS.processing, at)
+  return finishPayin(next, processing, outcome, description, at, settleDelay)
 }
 
 /** A completed pay-in is refunded: its net leaves pending (not yet settled) or the available balance. */
-export const refundPayin = (state: SandboxState, txn: Txn, at: number): Either.Either<Txn, "not_refundable" | "insufficient"> => {
-  if (txn.status !== "completed") return Either.left("not_refundable")
+export const refundPayin = (
+  state: SandboxState,
+  txn: Txn,
+  at: number
+): readonly [Either.Either<Txn, "not_refundable" | "insufficient">, SandboxState] => {
+  if (txn.status !== "completed") return [Either.left("not_refundable"), state]
   const net = txn.amount - txn.fee
   const settled = txn.settledAt !== undefined
-  if (settled && available(walletOf(state, txn.currency, at)) < net) return Either.left("insufficient")
-  post(state, {
+  if (settled && available(walletOf(state, txn.currency, at)) < net) return [Either.left("insufficient"), state]
+  const posted = post(state, {
     kind: "payin_refund",
     reference: txn.reference,
     currency: txn.currency,
@@ -83,8 +92,6 @@ export const refundPayin = (state: SandboxState, txn: Txn, at: number): Either.E
     pending: settled ? 0 : -net,
     reserved: 0
   }, at)
-  txn.settledAt = undefined
-  txn.settleAt = undefined
-  setStatus(state, txn, "refunded", PAYIN_DESCRIPTIONS.refunded, at)
-  return Either.right(txn)
+  const [refunded, next] = setStatus(posted, { ...txn, settledAt: undefined, settleAt: undefined }, "refunded", PAYIN_DESCRIPTIONS.refunded, at)
+  return [Either.right(refunded), next]
 }

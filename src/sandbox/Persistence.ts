@@ -5,16 +5,17 @@
  */
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Context, Effect, Layer, Option, type Scope } from "effect"
+import { Context, Effect, Layer, List, Option, Ref, type Scope } from "effect"
 import { decodeEntry, decodeTransaction, decodeWallets } from "./Saved.ts"
-import { makeState, restoreTransaction, type SandboxState } from "./State.ts"
+import { journalAfter, makeState, restoreTransaction, type SandboxState, touchedOf, txnOf, untouched, type World } from "./State.ts"
 
 /** Marks a change that touches no transaction (a clock advance), so the next save runs. */
 export const CLOCK_MOVED = "__clock__"
 
 export interface Store {
   readonly load: (now: number) => Effect.Effect<Option.Option<{ readonly state: SandboxState; readonly lead: number }>, unknown>
-  readonly save: (state: SandboxState, lead: number) => Effect.Effect<void>
+  /** Takes what changed from the state (clearing `touched` in the same step) and writes it. */
+  readonly save: (world: World, lead: number) => Effect.Effect<void>
 }
 
 const SCHEMA = [
@@ -29,7 +30,8 @@ export const openStore = (filename: string): Effect.Effect<Store, unknown, Scope
     const sql = Context.get(context, SqlClient.SqlClient)
     yield* sql`PRAGMA journal_mode = WAL`
     for (const statement of SCHEMA) yield* sql.unsafe(statement)
-    let savedJournal = 0
+    /** How many journal entries the file holds. */
+    const savedJournal = yield* Ref.make(0)
     const lock = yield* Effect.makeSemaphore(1)
 
     const load = (now: number) =>
@@ -37,37 +39,39 @@ export const openStore = (filename: string): Effect.Effect<Store, unknown, Scope
         const meta = new Map((yield* sql<{ key: string; value: string }>`SELECT key, value FROM sandbox_meta`).map((r) => [r.key, r.value]))
         const instance = meta.get("instance")
         if (instance === undefined) return Option.none()
-        const state = makeState(instance, now)
-        state.seq = Number(meta.get("seq") ?? 0)
-        // Copied into mutable records: the state's figures change in place after a restore.
-        for (const [id, wallet] of Object.entries(yield* decodeWallets(meta.get("wallets") ?? "{}"))) state.wallets[id] = { ...wallet }
-        for (const row of yield* sql<{ body: string }>`SELECT body FROM sandbox_transactions ORDER BY seq`) {
-          restoreTransaction(state, { ...(yield* decodeTransaction(row.body)) })
+        const wallets = yield* decodeWallets(meta.get("wallets") ?? "{}")
+        const rows = yield* sql<{ body: string }>`SELECT body FROM sandbox_transactions ORDER BY seq`
+        const txns = yield* Effect.forEach(rows, (row) => decodeTransaction(row.body))
+        const entries = yield* Effect.forEach(yield* sql<{ body: string }>`SELECT body FROM sandbox_journal ORDER BY seq`, (row) => decodeEntry(row.body))
+        const base = makeState(instance, now)
+        const state: SandboxState = {
+          ...txns.reduce(restoreTransaction, base),
+          seq: Number(meta.get("seq") ?? 0),
+          wallets: { ...base.wallets, ...wallets },
+          journal: List.reverse(List.fromIterable(entries)),
+          journalSize: entries.length
         }
-        for (const row of yield* sql<{ body: string }>`SELECT body FROM sandbox_journal ORDER BY seq`) {
-          state.journal.push(yield* decodeEntry(row.body))
-        }
-        savedJournal = state.journal.length
+        yield* Ref.set(savedJournal, entries.length)
         return Option.some({ state, lead: Number(meta.get("lead") ?? 0) })
       })
 
-    const save = (state: SandboxState, lead: number) => {
-      const captured = Effect.sync(() => {
-        const changed = [...state.touched].flatMap((ref) => {
-          const txn = state.transactions[ref]
-          return txn === undefined ? [] : [{ reference: ref, seq: txn.seq, body: JSON.stringify(txn) }]
+    const save = (world: World, lead: number) => {
+      const captured = Effect.flatMap(Ref.get(savedJournal), (saved) =>
+        Ref.modify(world, (state) => {
+          const changed = Array.from(touchedOf(state)).flatMap((ref) => {
+            const txn = txnOf(state, ref)
+            return txn === undefined ? [] : [{ reference: ref, seq: txn.seq, body: JSON.stringify(txn) }]
+          })
+          const entries = journalAfter(state, saved).map((e) => ({ seq: e.seq, body: JSON.stringify(e) }))
+          const meta = [
+            { key: "instance", value: state.instance },
+            { key: "seq", value: String(state.seq) },
+            { key: "wallets", value: JSON.stringify(state.wallets) },
+            { key: "lead", value: String(lead) }
+          ]
+          return [{ changed, entries, meta, size: state.journalSize }, untouched(state)]
         })
-        state.touched.clear()
-        const entries = state.journal.slice(savedJournal).map((e) => ({ seq: e.seq, body: JSON.stringify(e) }))
-        savedJournal = state.journal.length
-        const meta = [
-          { key: "instance", value: state.instance },
-          { key: "seq", value: String(state.seq) },
-          { key: "wallets", value: JSON.stringify(state.wallets) },
-          { key: "lead", value: String(lead) }
-        ]
-        return { changed, entries, meta }
-      })
+      ).pipe(Effect.tap(({ size }) => Ref.set(savedJournal, size)))
       return captured.pipe(
         Effect.flatMap(({ changed, entries, meta }) =>
           sql.withTransaction(
@@ -78,6 +82,7 @@ export const openStore = (filename: string): Effect.Effect<Store, unknown, Scope
             })
           )
         ),
+        // One save at a time, its capture included, so the journal's saved count moves in step.
         lock.withPermits(1),
         Effect.catchAllCause((cause) => Effect.logError("sandbox: cannot save its state", cause))
       )

@@ -5,7 +5,7 @@
  */
 import { HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Clock, Data, Duration, Effect, Either, FiberSet, Option, Random, type Scope } from "effect"
+import { Clock, Data, Duration, Effect, Either, FiberSet, List, Option, Random, Ref, type Scope } from "effect"
 import * as Http from "node:http"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { CLOCK_HEADER, makeVirtualClock } from "./Clock.ts"
@@ -24,7 +24,8 @@ import { payoutRoutes } from "./routes/Payouts.ts"
 import { statusRoutes } from "./routes/Status.ts"
 import { transactionRoutes } from "./routes/Transactions.ts"
 import { walletRoutes } from "./routes/Wallets.ts"
-import { fund, makeState, type SandboxState } from "./State.ts"
+import { fund } from "./Settlement.ts"
+import { makeState, type SandboxState, touch, type Txn, untouched, type World } from "./State.ts"
 import { DEFAULT_WEBHOOK_OPTIONS, makeNotifier } from "./Webhooks.ts"
 
 export { parseFaults, type FaultSettings } from "./Faults.ts"
@@ -62,6 +63,8 @@ export interface SandboxOptions {
   readonly settlementDelaySeconds?: number
   /** A SQLite file keeping the state (and the clock) across restarts; default: memory only. */
   readonly dataFile?: string
+  /** Runs as each payout is committed, before its answer is written (the soak kills its client there). */
+  readonly onPayoutCommitted?: (txn: Txn) => Effect.Effect<void>
 }
 
 export interface SandboxInfo {
@@ -117,10 +120,10 @@ const checkOptions = (options: SandboxOptions): Either.Either<Checked, SandboxSt
   return Either.map(Either.mapLeft(parseFaults(options.faults ?? ""), startError), (faults) => ({ faults, funding }))
 }
 
-/** Starts the sandbox and also hands back its state (tests inspect it and plant bugs in it). */
+/** Starts the sandbox and also hands back its state's Ref (tests read snapshots of it and plant bugs in it). */
 export const launchSandbox = (
   options: SandboxOptions = {}
-): Effect.Effect<SandboxInfo & { readonly state: SandboxState; readonly routes: ReadonlyArray<ServedRoute> }, SandboxStartError, Scope.Scope> =>
+): Effect.Effect<SandboxInfo & { readonly state: World; readonly routes: ReadonlyArray<ServedRoute> }, SandboxStartError, Scope.Scope> =>
   Effect.gen(function* () {
     const { faults: faultSettings, funding } = yield* checkOptions(options)
     const store = options.dataFile === undefined ? undefined : yield* openDataFile(options.dataFile)
@@ -133,8 +136,11 @@ export const launchSandbox = (
     const clock = yield* makeVirtualClock(options.timeScale ?? 1, Option.match(restored, { onNone: () => 0, onSome: (r) => r.lead }))
     const start = yield* clock.now
     const instance = (yield* Random.nextIntBetween(36 ** 3, 36 ** 4)).toString(36)
-    const state = Option.match(restored, { onNone: () => makeState(instance, start), onSome: (r) => r.state })
-    if (Option.isNone(restored)) for (const [currency, minor] of funding) fund(state, currency, minor, start)
+    const initial: SandboxState = Option.match(restored, {
+      onNone: () => funding.reduce((s, [currency, minor]) => fund(s, currency, minor, start)[1], makeState(instance, start)),
+      onSome: (r) => r.state
+    })
+    const state = yield* Ref.make(initial)
     const seed = faultSettings.seed ?? (yield* Random.nextInt)
     const faults = yield* makeFaultState(faultSettings, seed, yield* Clock.currentTimeMillis)
     const notify = yield* makeNotifier(faults, {
@@ -146,12 +152,13 @@ export const launchSandbox = (
     })
     const persist =
       store === undefined
-        ? Effect.sync(() => state.touched.clear())
-        : Effect.suspend(() => (state.touched.size === 0 ? Effect.void : Effect.flatMap(clock.lead, (lead) => store.save(state, lead))))
+        ? Ref.update(state, untouched)
+        : Effect.flatMap(Ref.get(state), (s) => (List.isNil(s.touched) ? Effect.void : Effect.flatMap(clock.lead, (lead) => store.save(state, lead))))
+    const clockMoved = Ref.update(state, (s) => touch(s, CLOCK_MOVED))
     if (store !== undefined) {
-      state.touched.add(CLOCK_MOVED)
+      yield* clockMoved
       yield* persist
-      yield* Effect.addFinalizer(() => Effect.sync(() => state.touched.add(CLOCK_MOVED)).pipe(Effect.zipRight(persist)))
+      yield* Effect.addFinalizer(() => Effect.zipRight(clockMoved, persist))
     }
     const settlementDelaySeconds = options.settlementDelaySeconds ?? 86_400
     const processDue = Effect.zipRight(makeProcessDue(state, clock, notify, settlementDelaySeconds * 1000), persist)
@@ -164,6 +171,7 @@ export const launchSandbox = (
       notify,
       processDue,
       persist,
+      payoutCommitted: options.onPayoutCommitted ?? (() => Effect.void),
       background: (work) => FiberSet.run(background, work),
       outcomes: seededDraws(`${seed}:outcomes`),
       settings: {

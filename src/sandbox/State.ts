@@ -1,8 +1,11 @@
 /**
- * The sandbox's whole state as plain serialisable data (minor units, virtual epoch milliseconds).
- * Every money movement goes through `post`, which updates the wallet and appends to the journal.
- * Operations are synchronous, so each one is atomic inside the single-threaded event loop.
+ * The sandbox's whole state as one immutable value (minor units, virtual epoch milliseconds), held
+ * in a Ref: every operation is a pure function from the state to its result and the next state, so
+ * one Ref.modify applies it atomically. Every money movement goes through `post`, which updates the
+ * wallet and appends to the journal together. The large parts are persistent collections (HashMap,
+ * HashSet, List, a red-black tree): a request costs a few O(log n) steps, never a copy of them all.
  */
+import { HashMap, HashSet, List, type Ref } from "effect"
 import { WALLET_CURRENCIES } from "../domain/Operators.ts"
 import { type DueQueue, makeDueQueue, pushDue } from "./DueQueue.ts"
 import type { JournalEntry, Movement } from "./Journal.ts"
@@ -10,10 +13,10 @@ import type { JournalEntry, Movement } from "./Journal.ts"
 export interface WalletState {
   readonly id: string
   readonly currency: string
-  balance: number
-  pending: number
-  reserved: number
-  lastUpdated: number
+  readonly balance: number
+  readonly pending: number
+  readonly reserved: number
+  readonly lastUpdated: number
 }
 
 export interface CustomerData {
@@ -40,10 +43,10 @@ export interface Txn {
   readonly externalId: string
   readonly type: TxnType
   readonly amount: number
-  fee: number
+  readonly fee: number
   readonly currency: string
-  status: string
-  statusDescription: string
+  readonly status: string
+  readonly statusDescription: string
   readonly operator: string | null
   readonly phone: string | null
   readonly customer: CustomerData | null
@@ -53,31 +56,37 @@ export interface Txn {
   readonly returnUrl: string | null
   readonly cancelUrl: string | null
   readonly createdAt: number
-  updatedAt: number
+  readonly updatedAt: number
   readonly plan: Plan | null
   /** Pay-ins: the checkout or prompt lifetime's end (virtual ms). */
   readonly expiresAt?: number
   /** Completed pay-ins: when their net amount is due to settle, and when it did. */
-  settleAt?: number
-  settledAt?: number
+  readonly settleAt?: number
+  readonly settledAt?: number
 }
 
 export interface SandboxState {
   readonly instance: string
-  seq: number
-  readonly wallets: Record<string, WalletState>
-  readonly transactions: Record<string, Txn>
+  readonly seq: number
+  /** One per currency (a handful): a plain record, copied when a figure changes. */
+  readonly wallets: Readonly<Record<string, WalletState>>
+  readonly transactions: HashMap.HashMap<string, Txn>
   /** References of payouts (later pay-ins) still moving: pending or processing. */
-  readonly open: Record<string, true>
-  readonly journal: Array<JournalEntry>
-  /** References changed since the last save (persistence only; never serialised). */
-  readonly touched: Set<string>
+  readonly open: HashSet.HashSet<string>
+  /** Newest entry first (a prepend is O(1)); `journalSize` entries, seq 1 to journalSize. */
+  readonly journal: List.List<JournalEntry>
+  readonly journalSize: number
+  /** References changed since the last save, newest first, repeats and all (persistence only; never serialised). */
+  readonly touched: List.List<string>
   /** When open transactions next need the processor (derived from them; never serialised). */
   readonly due: DueQueue
   /** Completed pay-ins not yet settled, and no earlier settleAt among them than `settleFrom` (derived). */
-  readonly unsettled: Set<string>
-  settleFrom: number
+  readonly unsettled: HashSet.HashSet<string>
+  readonly settleFrom: number
 }
+
+/** The sandbox's state as its routes share it. */
+export type World = Ref.Ref<SandboxState>
 
 const newWallet = (instance: string, currency: string, now: number): WalletState => ({
   id: `wal_${currency.toLowerCase()}_${instance}`,
@@ -92,41 +101,71 @@ export const makeState = (instance: string, now: number): SandboxState => ({
   instance,
   seq: 0,
   wallets: Object.fromEntries(WALLET_CURRENCIES.map((currency) => [currency, newWallet(instance, currency, now)])),
-  transactions: {},
-  open: {},
-  journal: [],
-  touched: new Set(),
+  transactions: HashMap.empty(),
+  open: HashSet.empty(),
+  journal: List.empty(),
+  journalSize: 0,
+  touched: List.empty(),
   due: makeDueQueue(),
-  unsettled: new Set(),
+  unsettled: HashSet.empty(),
   settleFrom: Infinity
 })
 
-export const walletOf = (state: SandboxState, currency: string, now: number): WalletState => {
-  const existing = state.wallets[currency]
-  if (existing !== undefined) return existing
-  const created = newWallet(state.instance, currency, now)
-  state.wallets[currency] = created
-  return created
+/** The wallet of a currency (a fresh one, not yet in the state, for a currency without one). */
+export const walletOf = (state: SandboxState, currency: string, now: number): WalletState =>
+  state.wallets[currency] ?? newWallet(state.instance, currency, now)
+
+export const txnOf = (state: SandboxState, reference: string): Txn | undefined => {
+  const found = HashMap.get(state.transactions, reference)
+  return found._tag === "Some" ? found.value : undefined
 }
 
+/** The journal oldest first, as an array (the read-only views). */
+export const journalOf = (state: SandboxState): Array<JournalEntry> => List.toArray(List.reverse(state.journal))
+
+/** The journal's entries after the first `from`, oldest first (a save takes what is new). */
+export const journalAfter = (state: SandboxState, from: number): Array<JournalEntry> =>
+  List.toArray(List.take(state.journal, Math.max(0, state.journalSize - from))).reverse()
+
+/** Every transaction in creation order (the read-only views). */
+export const transactionsOf = (state: SandboxState): Array<Txn> => Array.from(HashMap.values(state.transactions)).sort((a, b) => a.seq - b.seq)
+
+export const touch = (state: SandboxState, reference: string): SandboxState => ({ ...state, touched: List.prepend(state.touched, reference) })
+
+/** The references changed since the last save, each once. */
+export const touchedOf = (state: SandboxState): ReadonlySet<string> => new Set(state.touched)
+
+export const untouched = (state: SandboxState): SandboxState => (List.isNil(state.touched) ? state : { ...state, touched: List.empty() })
+
 /** The only way money moves: the wallet and the journal change together. */
-export const post = (state: SandboxState, movement: Movement, at: number): void => {
+export const post = (state: SandboxState, movement: Movement, at: number): SandboxState => {
   const wallet = walletOf(state, movement.currency, at)
-  wallet.balance += movement.balance
-  wallet.pending += movement.pending
-  wallet.reserved += movement.reserved
-  wallet.lastUpdated = Math.max(wallet.lastUpdated, at)
-  state.journal.push({
+  const entry: JournalEntry = {
     kind: movement.kind,
     reference: movement.reference,
     currency: movement.currency,
     balance: movement.balance,
     pending: movement.pending,
     reserved: movement.reserved,
-    seq: state.journal.length + 1,
+    seq: state.journalSize + 1,
     at
-  })
-  state.touched.add(movement.reference)
+  }
+  return {
+    ...state,
+    wallets: {
+      ...state.wallets,
+      [movement.currency]: {
+        ...wallet,
+        balance: wallet.balance + movement.balance,
+        pending: wallet.pending + movement.pending,
+        reserved: wallet.reserved + movement.reserved,
+        lastUpdated: Math.max(wallet.lastUpdated, at)
+      }
+    },
+    journal: List.prepend(state.journal, entry),
+    journalSize: entry.seq,
+    touched: List.prepend(state.touched, movement.reference)
+  }
 }
 
 export const isOpen = (status: string) => status === "pending" || status === "processing"
@@ -141,113 +180,64 @@ export const nextDueAt = (txn: Txn): number | undefined =>
       ? Math.min(txn.plan.processingAt, txn.plan.finalAt)
       : txn.plan.finalAt
 
-/** Keeps the derived indexes (open set, due queue, unsettled pay-ins) in step with a transaction. */
-const index = (state: SandboxState, txn: Txn): void => {
-  if (isOpen(txn.status)) state.open[txn.reference] = true
-  else delete state.open[txn.reference]
+/**
+ * Keeps the derived indexes (open set, due queue, unsettled pay-ins) in step with a transaction,
+ * `was` its version before (undefined when new). Each set is touched only when membership can
+ * change: these are the costly steps of a request.
+ */
+const index = (state: SandboxState, txn: Txn, was: Txn | undefined): SandboxState => {
   const at = nextDueAt(txn)
-  if (at !== undefined) pushDue(state.due, { at, seq: txn.seq, reference: txn.reference })
-  if (isUnsettled(txn)) {
-    state.unsettled.add(txn.reference)
-    state.settleFrom = Math.min(state.settleFrom, txn.settleAt ?? -Infinity)
-  } else state.unsettled.delete(txn.reference)
+  const open = isOpen(txn.status)
+  const unsettled = isUnsettled(txn)
+  return {
+    ...state,
+    open: open === (was !== undefined && isOpen(was.status)) ? state.open : open ? HashSet.add(state.open, txn.reference) : HashSet.remove(state.open, txn.reference),
+    due: at === undefined ? state.due : pushDue(state.due, { at, seq: txn.seq, reference: txn.reference }),
+    // Only a pay-in is ever in the unsettled set.
+    unsettled: txn.type !== "payin" ? state.unsettled : unsettled ? HashSet.add(state.unsettled, txn.reference) : HashSet.remove(state.unsettled, txn.reference),
+    settleFrom: unsettled ? Math.min(state.settleFrom, txn.settleAt ?? -Infinity) : state.settleFrom
+  }
 }
 
-/** Every status change goes through here, so persistence and the processor see it. */
-export const setStatus = (state: SandboxState, txn: Txn, status: string, description: string, at: number): void => {
-  txn.status = status
-  txn.statusDescription = description
-  txn.updatedAt = at
-  index(state, txn)
-  state.touched.add(txn.reference)
-}
+/** A transaction's new version (`was` the one it replaces): stored, indexed, marked as changed. */
+const store = (state: SandboxState, txn: Txn, was: Txn | undefined): readonly [Txn, SandboxState] => [
+  txn,
+  index({ ...state, transactions: HashMap.set(state.transactions, txn.reference, txn), touched: List.prepend(state.touched, txn.reference) }, txn, was)
+]
+
+/** A new transaction (its ids from `nextIds`). */
+export const addTransaction = (state: SandboxState, txn: Txn): readonly [Txn, SandboxState] => store(state, txn, undefined)
+
+/** A transaction's fields change without a new status (a settlement's date). */
+export const updateTransaction = (state: SandboxState, txn: Txn): readonly [Txn, SandboxState] => store(state, txn, txn)
+
+/** Every status change goes through here, so persistence and the processor see it; `txn` is its version before. */
+export const setStatus = (state: SandboxState, txn: Txn, status: string, description: string, at: number): readonly [Txn, SandboxState] =>
+  store(state, { ...txn, status, statusDescription: description, updatedAt: at }, txn)
 
 export const available = (wallet: WalletState): number => wallet.balance - wallet.reserved
 
 const ymd = (at: number) => new Date(at).toISOString().slice(0, 10).replace(/-/g, "")
 
-export const nextIds = (state: SandboxState, at: number) => {
-  state.seq += 1
-  const n = String(state.seq).padStart(6, "0")
-  return {
-    seq: state.seq,
+export interface Ids {
+  readonly seq: number
+  readonly id: string
+  readonly reference: string
+  readonly externalId: string
+}
+
+export const nextIds = (state: SandboxState, at: number): readonly [Ids, SandboxState] => {
+  const seq = state.seq + 1
+  const n = String(seq).padStart(6, "0")
+  const ids = {
+    seq,
     id: `txn_${state.instance}${n}`,
     reference: `TXN${ymd(at)}${state.instance.toUpperCase()}${n}`,
     externalId: `EXT${state.instance.toUpperCase()}${n}`
   }
-}
-
-export const addTransaction = (state: SandboxState, txn: Txn): Txn => {
-  state.transactions[txn.reference] = txn
-  state.touched.add(txn.reference)
-  index(state, txn)
-  return txn
+  return [ids, { ...state, seq }]
 }
 
 /** A transaction read back from a data file: in the state and its indexes, not marked as changed. */
-export const restoreTransaction = (state: SandboxState, txn: Txn): void => {
-  state.transactions[txn.reference] = txn
-  index(state, txn)
-}
-
-export const fund = (state: SandboxState, currency: string, amount: number, at: number): Txn => {
-  const ids = nextIds(state, at)
-  const txn = addTransaction(state, {
-    ...ids,
-    type: "adjustment",
-    amount,
-    fee: 0,
-    currency,
-    status: "completed",
-    statusDescription: "Sandbox funding",
-    operator: null,
-    phone: null,
-    customer: null,
-    description: "Sandbox funding",
-    details: null,
-    callbackUrl: null,
-    returnUrl: null,
-    cancelUrl: null,
-    createdAt: at,
-    updatedAt: at,
-    plan: null
-  })
-  post(state, { kind: "adjustment", reference: txn.reference, currency, balance: amount, pending: 0, reserved: 0 }, at)
-  return txn
-}
-
-/** Moves a completed pay-in's net amount from pending to the balance (settlement). */
-export const settlePayin = (state: SandboxState, txn: Txn, at: number): number => {
-  const net = txn.amount - txn.fee
-  post(state, { kind: "settle", reference: txn.reference, currency: txn.currency, balance: net, pending: -net, reserved: 0 }, at)
-  txn.settledAt = at
-  state.unsettled.delete(txn.reference)
-  return net
-}
-
-/**
- * Settles every completed pay-in due by `dueBy` (all of them when omitted), in creation order;
- * totals per currency. Looks only at unsettled pay-ins, and not at all before the earliest is due.
- */
-export const settle = (state: SandboxState, at: number, dueBy = Infinity): Array<{ currency: string; amount: number }> => {
-  if (state.unsettled.size === 0 || state.settleFrom > dueBy) return []
-  const totals = new Map<string, number>()
-  const due: Array<Txn> = []
-  let later = Infinity
-  for (const reference of state.unsettled) {
-    const txn = state.transactions[reference]
-    const settleAt = txn.settleAt ?? at
-    if (settleAt <= dueBy) due.push(txn)
-    else later = Math.min(later, settleAt)
-  }
-  for (const txn of due.sort((a, b) => a.seq - b.seq)) {
-    totals.set(txn.currency, (totals.get(txn.currency) ?? 0) + settlePayin(state, txn, at))
-  }
-  state.settleFrom = later
-  return [...totals].map(([currency, amount]) => ({ currency, amount }))
-}
-
-/** Test-only: a deliberate bug, crediting a wallet without a journal entry. */
-export const plantUnjournaledCredit = (state: SandboxState, currency: string, amount: number): void => {
-  state.wallets[currency].balance += amount
-}
+export const restoreTransaction = (state: SandboxState, txn: Txn): SandboxState =>
+  index({ ...state, transactions: HashMap.set(state.transactions, txn.reference, txn) }, txn, undefined)

@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { ordinaryPhone, writeCsv } from "../run/support.ts"
-import { admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { admin, countByToken, type Sandbox, startSandbox, transactionsNow } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST, start, until } from "./binarySupport.ts"
 
@@ -16,11 +16,7 @@ const ROWS = 30
 
 /** When each payout reached the sandbox (epoch ms; time scale 1, so the sandbox's clock is ours). */
 const createdTimes = (sandbox: Sandbox) =>
-  Effect.sync(() =>
-    Object.values(sandbox.state.transactions)
-      .filter((t) => t.type === "payout")
-      .map((t) => t.createdAt)
-  )
+  Effect.map(transactionsNow(sandbox), (txns) => txns.filter((t) => t.type === "payout").map((t) => t.createdAt))
 
 describe("payouts halt (the binary)", () => {
   it.scopedLive(

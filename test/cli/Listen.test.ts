@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { ordinaryPhone, writeCsv } from "../run/support.ts"
-import { type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { type Sandbox, startSandbox, transactionsNow } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
 import { cli, FAST } from "./binarySupport.ts"
 
@@ -19,7 +19,7 @@ const requestsSeen = (sandbox: Sandbox) =>
   })
 
 const callbacks = (sandbox: Sandbox) =>
-  Object.values(sandbox.state.transactions).flatMap((t) => ("callbackUrl" in t && typeof t.callbackUrl === "string" ? [t.callbackUrl] : []))
+  Effect.map(transactionsNow(sandbox), (txns) => txns.flatMap((t) => ("callbackUrl" in t && typeof t.callbackUrl === "string" ? [t.callbackUrl] : [])))
 
 describe("payouts run --listen on a wildcard address (the binary)", () => {
   it.scopedLive("each wildcard spelling without --callback-url: exit 2 before any request, naming the fix", () =>
@@ -34,7 +34,7 @@ describe("payouts run --listen on a wildcard address (the binary)", () => {
         expect(refused.stderr).toContain("--callback-url")
       }
       expect(yield* requestsSeen(sandbox)).toBe(0)
-      expect(Object.values(sandbox.state.transactions).filter((t) => t.type === "payout")).toHaveLength(0)
+      expect((yield* transactionsNow(sandbox)).filter((t) => t.type === "payout")).toHaveLength(0)
     }), 60_000)
 
   it.scopedLive("with --callback-url it runs, says it listens on every interface, and sends that URL; one address keeps its own URL", () =>
@@ -46,13 +46,13 @@ describe("payouts run --listen on a wildcard address (the binary)", () => {
       const run = yield* cli(sandbox, state, ["run", wide, ...FAST, "--listen", "0.0.0.0:0", "--callback-url", "https://payouts.example.com/webhooks"])
       expect(run.code, run.stderr).toBe(0)
       expect(run.stderr).toMatch(/listening on every interface \(http:\/\/0\.0\.0\.0:\d+\/webhooks\); the service is given https:\/\/payouts\.example\.com\/webhooks/)
-      expect(callbacks(sandbox)).toEqual(["https://payouts.example.com/webhooks"])
+      expect(yield* callbacks(sandbox)).toEqual(["https://payouts.example.com/webhooks"])
 
       const one = writeCsv(dir, "one.csv", [{ id: "O-1", amount: "1200", phone: ordinaryPhone(2) }])
       const local = yield* cli(sandbox, state, ["run", one, ...FAST, "--listen", "127.0.0.1:0"], { PAYOUTS_CALLBACK_URL: "" })
       expect(local.code, local.stderr).toBe(0)
       expect(local.stderr).not.toContain("every interface")
-      const sent = callbacks(sandbox)
+      const sent = yield* callbacks(sandbox)
       expect(sent).toHaveLength(2)
       expect(sent.filter((u) => u !== "https://payouts.example.com/webhooks")[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/)
       for (const url of sent) expect(new URL(url).hostname).not.toMatch(/^(0|0\.0\.0\.0|\[::\])$/)

@@ -3,13 +3,13 @@
  * receiver and the money invariants.
  */
 import { expect, it } from "@effect/vitest"
-import { Effect, Schedule, type Scope } from "effect"
+import { Effect, Ref, Schedule, type Scope } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { serviceAccountId } from "../../src/api/ClientConfig.ts"
 import { type Token, tokenOfDescription } from "../../src/domain/Token.ts"
 import { launchSandbox, type SandboxOptions } from "../../src/sandbox/Sandbox.ts"
-import type { SandboxState } from "../../src/sandbox/State.ts"
+import { type SandboxState, transactionsOf, type World } from "../../src/sandbox/State.ts"
 
 const launch = (defaults: SandboxOptions, options: SandboxOptions) =>
   Effect.orDie(launchSandbox({ webhookRetryMillis: 50, ...defaults, ...options }))
@@ -29,7 +29,7 @@ export interface Reply {
 export interface Api {
   readonly baseUrl: string
   readonly origin: string
-  readonly state: SandboxState
+  readonly state: World
   readonly headers: Record<string, string>
   readonly get: (path: string, headers?: Record<string, string>) => Effect.Effect<Reply>
   readonly send: (method: string, path: string, body: unknown, headers?: Record<string, string>) => Effect.Effect<Reply>
@@ -68,9 +68,18 @@ export const apiOf = (info: Sandbox): Api => {
 export const sandbox = (options: SandboxOptions = {}): Effect.Effect<Api, never, Scope.Scope> =>
   Effect.map(launch({ fund: { XAF: 1_000_000, XOF: 1_000_000 } }, options), apiOf)
 
-/** The sandbox's account as payouts names it: its host plus its wallets' ids. */
+/** A snapshot of the sandbox's state. */
+export const stateOf = (sandbox: Pick<Sandbox, "state">): Effect.Effect<SandboxState> => Ref.get(sandbox.state)
+
+/** The sandbox's transactions now, in creation order. */
+export const transactionsNow = (sandbox: Pick<Sandbox, "state">) => Effect.map(stateOf(sandbox), transactionsOf)
+
+/**
+ * The sandbox's account as payouts names it: its host plus its wallets' ids. Synchronous for its
+ * many callers: reading a Ref neither fails nor waits.
+ */
 export const accountOf = (sandbox: Pick<Sandbox, "baseUrl" | "state">) =>
-  serviceAccountId(sandbox.baseUrl, Object.values(sandbox.state.wallets).map((w) => w.id))
+  serviceAccountId(sandbox.baseUrl, Object.values(Effect.runSync(stateOf(sandbox)).wallets).map((w) => w.id))
 
 /** The sandbox's admin routes, read as a run's test reads them. */
 export const admin = (sandbox: Sandbox) => {

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { type AddressInfo, connect, createServer } from "node:net"
 import { walletScope } from "../../src/api/ClientConfig.ts"
 import { ordinaryPhone, run, writeCsv } from "./support.ts"
-import { accountOf, admin, countByToken, type Sandbox, startSandbox } from "../kit/Sandbox.ts"
+import { accountOf, admin, countByToken, type Sandbox, startSandbox, stateOf } from "../kit/Sandbox.ts"
 import { tempDir } from "../kit/TempDir.ts"
 
 const sellers = (n: number, prefix: string) =>
@@ -241,7 +241,7 @@ describe("the same service through another address (a proxy, an alias)", () => {
         )
         const aliasUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`
         const alias = { ...sandbox, baseUrl: aliasUrl }
-        const scope = walletScope(Object.values(sandbox.state.wallets).map((w) => w.id))
+        const scope = walletScope(Object.values((yield* stateOf(sandbox)).wallets).map((w) => w.id))
         const dir = tempDir("payouts-alias-")
         const file = writeCsv(dir, "alias.csv", sellers(10, "A"))
         const first = yield* run(sandbox, { file, state: join(dir, "direct.db"), request: { tokenScope: scope } })

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Ref } from "effect"
 import { parsePhoneNumberFromString } from "libphonenumber-js/max"
 import { feeFor, DEFAULT_FEES } from "../../src/sandbox/Fees.ts"
 import { checkInvariants } from "../../src/sandbox/Invariants.ts"
 import { entryViolation } from "../../src/sandbox/Journal.ts"
 import { parseFund } from "../../src/sandbox/Sandbox.ts"
-import { addTransaction, fund, makeState, nextIds, plantUnjournaledCredit, post, settle } from "../../src/sandbox/State.ts"
+import { fund, plantUnjournaledCredit, settle } from "../../src/sandbox/Settlement.ts"
+import { addTransaction, makeState, nextIds, post } from "../../src/sandbox/State.ts"
 import { advance, assertInvariants, deliveriesDone, payout, receiver, sandbox } from "../kit/Sandbox.ts"
 
 const COUNTRIES = ["CM", "CI", "SN", "BJ", "TG"]
@@ -115,7 +116,7 @@ describe("the money invariant", () => {
       const api = yield* sandbox({ payoutDelaySeconds: 60 })
       yield* payout(api)
       yield* assertInvariants(api)
-      plantUnjournaledCredit(api.state, "XAF", 500)
+      yield* Ref.update(api.state, (state) => plantUnjournaledCredit(state, "XAF", 500))
       const r = (yield* api.get("/__sandbox/invariants")).json
       expect(r.ok).toBe(false)
       expect(r.violations.join("\n")).toMatch(/XAF wallet .* differs from its journal/)
@@ -123,30 +124,28 @@ describe("the money invariant", () => {
   )
 
   it("catches a reservation out of step with in-flight payouts, a refund without completion, a malformed entry", () => {
-    const state = makeState("test", 0)
-    fund(state, "XAF", 10_000, 0)
+    const [, state] = fund(makeState("test", 0), "XAF", 10_000, 0)
     expect(checkInvariants(state)).toEqual([])
-    const ids = nextIds(state, 0)
-    post(state, { kind: "reserve", reference: ids.reference, currency: "XAF", balance: 0, pending: 0, reserved: 100 }, 0)
-    expect(checkInvariants(state).join("\n")).toMatch(/unknown transaction|reserved 100 differs/)
-    const s2 = makeState("two", 0)
-    const t = fund(s2, "XOF", 1_000, 0)
-    post(s2, { kind: "refund", reference: t.reference, currency: "XOF", balance: 50, pending: 0, reserved: 0 }, 0)
-    expect(checkInvariants(s2).join("\n")).toMatch(/moved balance 1050/)
+    const [ids, numbered] = nextIds(state, 0)
+    const reserved = post(numbered, { kind: "reserve", reference: ids.reference, currency: "XAF", balance: 0, pending: 0, reserved: 100 }, 0)
+    expect(checkInvariants(reserved).join("\n")).toMatch(/unknown transaction|reserved 100 differs/)
+    const [t, s2] = fund(makeState("two", 0), "XOF", 1_000, 0)
+    const refunded = post(s2, { kind: "refund", reference: t.reference, currency: "XOF", balance: 50, pending: 0, reserved: 0 }, 0)
+    expect(checkInvariants(refunded).join("\n")).toMatch(/moved balance 1050/)
     expect(entryViolation({ kind: "complete", reference: "x", currency: "XAF", balance: -10, pending: 0, reserved: -9 })).toBeDefined()
     expect(entryViolation({ kind: "reserve", reference: "x", currency: "XAF", balance: 5, pending: 0, reserved: 5 })).toBeDefined()
     expect(entryViolation({ kind: "settle", reference: "x", currency: "XAF", balance: 5, pending: -5, reserved: 0 })).toBeUndefined()
   })
 
   it("settle moves pending funds (a pay-in) to the balance through the journal", () => {
-    const state = makeState("test", 0)
-    const ids = nextIds(state, 0)
-    addTransaction(state, {
+    const [ids, numbered] = nextIds(makeState("test", 0), 0)
+    const [, added] = addTransaction(numbered, {
       ...ids, type: "payin", amount: 1_000, fee: 20, currency: "XAF", status: "completed", statusDescription: "", operator: "carrier1_cm",
       phone: null, customer: null, description: "", details: null, callbackUrl: null, returnUrl: null, cancelUrl: null, createdAt: 0, updatedAt: 0, plan: null
     })
-    post(state, { kind: "payin", reference: ids.reference, currency: "XAF", balance: 0, pending: 980, reserved: 0 }, 0)
-    expect(settle(state, 1)).toEqual([{ currency: "XAF", amount: 980 }])
+    const credited = post(added, { kind: "payin", reference: ids.reference, currency: "XAF", balance: 0, pending: 980, reserved: 0 }, 0)
+    const [settled, state] = settle(credited, 1)
+    expect(settled).toEqual([{ currency: "XAF", amount: 980 }])
     expect(state.wallets.XAF).toMatchObject({ balance: 980, pending: 0 })
     expect(checkInvariants(state)).toEqual([])
   })

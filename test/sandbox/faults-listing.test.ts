@@ -6,7 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { seededUnit } from "../../src/sandbox/Faults.ts"
 import { parseFaults } from "../../src/sandbox/Sandbox.ts"
-import { advance, assertInvariants, type Api, eventually, payout, payoutBody, receiver, sandbox, status, wallet, webhooks } from "../kit/Sandbox.ts"
+import { type SandboxState, txnOf } from "../../src/sandbox/State.ts"
+import { advance, assertInvariants, type Api, eventually, payout, payoutBody, receiver, sandbox, stateOf, status, wallet, webhooks } from "../kit/Sandbox.ts"
 
 /** Virtual time stands still unless advanced, so visibility edges are exact. */
 const FROZEN = 1e-9
@@ -97,9 +98,9 @@ describe("parsing the listing and commit faults", () => {
 
 describe("list_jitter", () => {
   /** The payouts a listing should show now: createdAt + jitter(seed, seq) has passed. */
-  const due = (api: Api, refs: ReadonlyArray<string>, seed: number, maxMillis: number, now: number) =>
+  const due = (state: SandboxState, refs: ReadonlyArray<string>, seed: number, maxMillis: number, now: number) =>
     refs.filter((ref) => {
-      const txn = api.state.transactions[ref]
+      const txn = txnOf(state, ref)!
       return txn.createdAt + Math.round(seededUnit(seed, "list_jitter", txn.seq) * maxMillis) <= now
     })
 
@@ -111,7 +112,7 @@ describe("list_jitter", () => {
         if (t > 0) yield* advance(api, step)
         const first = yield* listed(api)
         expect(yield* listed(api)).toEqual(first) // repeated listings agree
-        expect(new Set(first)).toEqual(new Set(due(api, refs, seed, until * 1000, yield* nowOf(api))))
+        expect(new Set(first)).toEqual(new Set(due(yield* stateOf(api), refs, seed, until * 1000, yield* nowOf(api))))
         for (const index of seen) expect(first).toContain(refs[index]) // once shown, always shown
         refs.forEach((ref, index) => {
           if (first.includes(ref) && !seen.includes(index)) seen.push(index)

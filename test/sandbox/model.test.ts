@@ -4,7 +4,8 @@ import fc from "fast-check"
 import { DEFAULT_FEES, feeFor } from "../../src/sandbox/Fees.ts"
 import { checkInvariants } from "../../src/sandbox/Invariants.ts"
 import { advanceDue, createPayout, refund } from "../../src/sandbox/Payouts.ts"
-import { fund, makeState } from "../../src/sandbox/State.ts"
+import { fund } from "../../src/sandbox/Settlement.ts"
+import { makeState, transactionsOf } from "../../src/sandbox/State.ts"
 import { assertInvariants, payout, sandbox, wallet } from "../kit/Sandbox.ts"
 
 const customer = { name: "A", phone: "+237670000001", email: "a@b.co" }
@@ -26,23 +27,24 @@ describe("state model", () => {
   it("any sequence of funding, payouts, transitions and refunds keeps the money invariant", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
-        const state = makeState("prop", 0)
+        let state = makeState("prop", 0)
         let now = 0
         for (const o of ops) {
-          if (o.kind === "fund") fund(state, o.currency, o.amount, now)
-          else if (o.kind === "advance") advanceDue(state, (now += o.by))
+          if (o.kind === "fund") state = fund(state, o.currency, o.amount, now)[1]
+          else if (o.kind === "advance") state = advanceDue(state, (now += o.by))[1]
           else if (o.kind === "refund") {
-            const refs = Object.keys(state.transactions)
-            if (refs.length > 0) refund(state, refs[o.pick % refs.length], now)
+            const refs = transactionsOf(state).map((t) => t.reference)
+            if (refs.length > 0) state = refund(state, refs[o.pick % refs.length], now)[1]
           } else {
             const fee = feeFor(DEFAULT_FEES.payout, o.amount, o.currency)
             const before = state.wallets[o.currency].balance - state.wallets[o.currency].reserved
-            const result = createPayout(
+            const [result, next] = createPayout(
               state,
               { amount: o.amount, fee, currency: o.currency, operator: "carrier1_cm", phone: "+237670000001", customer, description: "p", details: null, callbackUrl: "http://x", returnUrl: "http://x", cancelUrl: "http://x" },
               { processingAt: now + o.delay / 2, finalAt: now + o.delay, outcome: o.outcome, description: o.outcome },
               now
             )
+            state = next
             expect(Either.isRight(result)).toBe(before >= o.amount + fee)
           }
           expect(checkInvariants(state)).toEqual([])

@@ -3,11 +3,11 @@
  * GET shows the form; POST pays, declines or cancels, then redirects to return_url or cancel_url.
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 import type { SandboxContext } from "../Context.ts"
 import { type CardErrors, type CardForm, checkoutPage, closedPage } from "../CheckoutPage.ts"
 import { checkoutOutcome } from "../Payins.ts"
-import type { Txn } from "../State.ts"
+import { type SandboxState, txnOf, type Txn } from "../State.ts"
 import { TEST_CARDS } from "../TestNumbers.ts"
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'"
@@ -15,8 +15,8 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; fra
 const html = (body: string, status = 200) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: { "content-security-policy": CSP } })
 
-const checkoutOf = (ctx: SandboxContext, reference: string): Txn | undefined => {
-  const txn = ctx.state.transactions[reference]
+const checkoutOf = (state: SandboxState, reference: string): Txn | undefined => {
+  const txn = txnOf(state, reference)
   return txn !== undefined && txn.type === "payin" && txn.phone === null ? txn : undefined
 }
 
@@ -66,9 +66,12 @@ const show = (ctx: SandboxContext) =>
   Effect.gen(function* () {
     const { reference = "" } = yield* HttpRouter.params
     yield* ctx.processDue
-    const txn = checkoutOf(ctx, reference)
+    const txn = checkoutOf(yield* Ref.get(ctx.state), reference)
     return closed(txn) ?? html(checkoutPage(txn!, { number: "", expiry: "", cvv: "" }, {}))
   })
+
+/** What a submission did: the outcome applied, or nothing (the checkout closed, or the form refused). */
+type Submitted = { readonly done: true; readonly txn: Txn } | { readonly done: false; readonly txn: Txn | undefined }
 
 const submit = (ctx: SandboxContext) =>
   Effect.gen(function* () {
@@ -76,26 +79,30 @@ const submit = (ctx: SandboxContext) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const params = new URLSearchParams(yield* Effect.orElseSucceed(request.text, () => ""))
     yield* ctx.processDue
-    const txn = checkoutOf(ctx, reference)
-    const refusal = closed(txn)
-    if (refusal !== undefined || txn === undefined) return refusal!
     const now = yield* ctx.clock.now
     const settleDelay = ctx.settings.settlementDelaySeconds * 1000
-    if (params.get("action") === "cancel") {
-      checkoutOutcome(ctx.state, txn, "cancelled", "Cancelled by the customer on the checkout page", now, settleDelay)
-      yield* ctx.notify([txn])
-      return redirect(txn.cancelUrl!, txn)
-    }
+    const cancel = params.get("action") === "cancel"
     const form: CardForm = { number: params.get("number") ?? "", expiry: params.get("expiry") ?? "", cvv: params.get("cvv") ?? "" }
-    const errors = checkCard(form, now)
-    if (Object.keys(errors).length > 0) return html(checkoutPage(txn, form, errors), 422)
-    if (digits(form.number) === TEST_CARDS.success) {
-      checkoutOutcome(ctx.state, txn, "completed", "Card payment authorised", now, settleDelay)
-    } else {
-      checkoutOutcome(ctx.state, txn, "failed", "Card declined by the issuer", now, settleDelay)
+    const errors = cancel ? {} : checkCard(form, now)
+    const [outcome, description] = cancel
+      ? (["cancelled", "Cancelled by the customer on the checkout page"] as const)
+      : digits(form.number) === TEST_CARDS.success
+        ? (["completed", "Card payment authorised"] as const)
+        : (["failed", "Card declined by the issuer"] as const)
+    // The check that the checkout is still open and the outcome: one step, so no other request slips between.
+    const submitted = yield* Ref.modify(ctx.state, (state): readonly [Submitted, SandboxState] => {
+      const open = checkoutOf(state, reference)
+      if (open === undefined || closed(open) !== undefined || Object.keys(errors).length > 0) return [{ done: false, txn: open }, state]
+      const [finished, next] = checkoutOutcome(state, open, outcome, description, now, settleDelay)
+      return [{ done: true, txn: finished }, next]
+    })
+    if (!submitted.done) {
+      const txn = submitted.txn
+      return closed(txn) ?? (txn === undefined ? html("", 404) : html(checkoutPage(txn, form, errors), 422))
     }
+    const txn = submitted.txn
     yield* ctx.notify([txn])
-    return redirect(txn.returnUrl!, txn)
+    return redirect((cancel ? txn.cancelUrl : txn.returnUrl) ?? "", txn)
   })
 
 export const checkoutRoutes = (ctx: SandboxContext) =>

@@ -1,6 +1,6 @@
 /** POST /v1/payments/payin/mobile-money and /card: validate (envelope B, 422), create, plan the outcome. */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Ref, Schema } from "effect"
 import { CardPayinResponse, MobileMoneyPayinResponse } from "../../api/Schemas.ts"
 import { iso } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
@@ -48,7 +48,7 @@ const mobileMoney = (ctx: SandboxContext) =>
     const now = yield* ctx.clock.now
     const plan = mobilePlan(ctx, input.phone!, now)
     const fee = feeFor(ctx.settings.fees.payin, input.amount, input.currency)
-    const txn = createPayin(ctx.state, { ...input, fee }, plan, now + MOBILE_MONEY_LIFETIME, now)
+    const txn = yield* Ref.modify(ctx.state, (state) => createPayin(state, { ...input, fee }, plan, now + MOBILE_MONEY_LIFETIME, now))
     const response = new MobileMoneyPayinResponse({
       error: false,
       reference: Reference.make(txn.reference),
@@ -71,7 +71,7 @@ const card = (ctx: SandboxContext) =>
     const expiresAt = now + CARD_CHECKOUT_LIFETIME
     const plan: Plan = { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The checkout page expired before payment" }
     const fee = feeFor(ctx.settings.fees.card, input.amount, input.currency)
-    const txn = createPayin(ctx.state, { ...input, fee }, plan, expiresAt, now)
+    const txn = yield* Ref.modify(ctx.state, (state) => createPayin(state, { ...input, fee }, plan, expiresAt, now))
     const response = new CardPayinResponse({
       error: false,
       reference: Reference.make(txn.reference),

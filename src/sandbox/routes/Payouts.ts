@@ -13,9 +13,9 @@ import { count } from "../FaultWorld.ts"
 import { feeFor } from "../Fees.ts"
 import { type Answer, answerA, answerOk, invalidAnswer, jsonOf, parseJsonObject, toResponse } from "../Http.ts"
 import { faultOf } from "../Faults.ts"
-import { createPayout } from "../Payouts.ts"
+import { createPayout, type Insufficient } from "../Payouts.ts"
 import { decodePayout, type ValidPayout } from "../RequestBody.ts"
-import type { Plan } from "../State.ts"
+import type { Plan, Txn } from "../State.ts"
 import { payoutOutcomeOf } from "../TestNumbers.ts"
 
 const planFor = (ctx: SandboxContext, phone: string, now: number): Plan => {
@@ -47,14 +47,20 @@ const planFor = (ctx: SandboxContext, phone: string, now: number): Plan => {
 export const payoutRequest = (text: string): Either.Either<ValidPayout, Answer> =>
   Either.flatMap(parseJsonObject(text), (body) => Either.mapLeft(decodePayout(body), invalidAnswer))
 
-/** Checks the balance and creates the payout now (one synchronous step: atomic). */
-const commit = (ctx: SandboxContext, payout: ValidPayout, now: number) => {
-  const plan = planFor(ctx, payout.phone, now)
-  const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
-  return { plan, created: createPayout(ctx.state, { ...payout, fee }, plan, now) }
+interface Committed {
+  readonly plan: Plan
+  readonly created: Either.Either<Txn, Insufficient>
 }
 
-type Committed = ReturnType<typeof commit>
+/** Checks the balance and creates the payout now (one Ref.modify: atomic). */
+const commit = (ctx: SandboxContext, payout: ValidPayout, now: number): Effect.Effect<Committed> => {
+  const plan = planFor(ctx, payout.phone, now)
+  const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
+  return Ref.modify(ctx.state, (state) => createPayout(state, { ...payout, fee }, plan, now)).pipe(
+    Effect.tap((created) => (Either.isRight(created) ? ctx.payoutCommitted(created.right) : Effect.void)),
+    Effect.map((created) => ({ plan, created }))
+  )
+}
 
 const committedAnswer = (payout: ValidPayout, { created, plan }: Committed): Answer => {
   if (Either.isLeft(created)) {
@@ -102,7 +108,7 @@ export const payoutRoutes = (ctx: SandboxContext) =>
         if (Either.isLeft(valid)) return toResponse(valid.left)
         const payout = valid.right
         const hold = yield* holdFor(ctx)
-        const commitNow = Effect.map(ctx.clock.now, (now) => commit(ctx, payout, now))
+        const commitNow = Effect.flatMap(ctx.clock.now, (now) => commit(ctx, payout, now))
         // A held commit runs to completion on its own fiber (and saves itself): the client may
         // time out or disconnect meanwhile, which interrupts only this request's wait.
         const committed =

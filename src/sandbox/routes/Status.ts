@@ -1,24 +1,26 @@
 /** GET /v1/payment/status/{reference}: 90 days of history; 404 envelope A otherwise. */
 import { HttpRouter } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 import type { StatusResponse } from "../../api/Schemas.ts"
 import { DAY } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
 import { answerA, answerOk, type Answer, jsonOf, toResponse } from "../Http.ts"
+import { txnOf } from "../State.ts"
 import { statusRecordView } from "../Views.ts"
 import { statusLie } from "../AnswerFaults.ts"
 
 export const HISTORY_DAYS = 90
 
-export const statusAnswer = (ctx: SandboxContext, reference: string, now: number): Effect.Effect<Answer> => {
-  const txn = Object.hasOwn(ctx.state.transactions, reference) ? ctx.state.transactions[reference] : undefined
-  if (txn === undefined || txn.type === "adjustment" || txn.createdAt < now - HISTORY_DAYS * DAY) {
-    return Effect.succeed(answerA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] }))
-  }
-  return Effect.map(statusLie(ctx, txn, statusRecordView(txn)), (data) =>
-    answerOk(jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data }))
-  )
-}
+export const statusAnswer = (ctx: SandboxContext, reference: string, now: number): Effect.Effect<Answer> =>
+  Effect.flatMap(Ref.get(ctx.state), (state) => {
+    const txn = txnOf(state, reference)
+    if (txn === undefined || txn.type === "adjustment" || txn.createdAt < now - HISTORY_DAYS * DAY) {
+      return Effect.succeed(answerA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] }))
+    }
+    return Effect.map(statusLie(ctx, state, txn, statusRecordView(txn)), (data) =>
+      answerOk(jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data }))
+    )
+  })
 
 export const statusRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(

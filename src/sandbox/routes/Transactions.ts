@@ -4,13 +4,13 @@
  * endpoint shows; status lookups and the admin views see the truth.
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Ref, Schema } from "effect"
+import { Effect, Either, HashMap, Ref, Schema } from "effect"
 import { type TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.ts"
 import { DAY } from "../Clock.ts"
 import type { SandboxContext } from "../Context.ts"
 import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type PagesLie, seededUnit } from "../Faults.ts"
 import { type Answer, answerOk, type FieldErrors, invalidAnswer, jsonOf, toResponse } from "../Http.ts"
-import type { Txn } from "../State.ts"
+import type { SandboxState, Txn } from "../State.ts"
 import { transactionView } from "../Views.ts"
 import { claimedTotals } from "../AnswerFaults.ts"
 import { HISTORY_DAYS } from "./Status.ts"
@@ -69,11 +69,11 @@ const parseQuery = (params: URLSearchParams): Either.Either<Query, FieldErrors> 
   return Either.right({ filters, page, limit, from, to: to === undefined ? undefined : to + DAY })
 }
 
-const matches = (ctx: SandboxContext, q: Query, since: number) => (txn: Txn) => {
+const matches = (state: SandboxState, q: Query, since: number) => (txn: Txn) => {
   const f = q.filters
   return (
     txn.createdAt >= since &&
-    (f.wallet_id === undefined || ctx.state.wallets[txn.currency]?.id === f.wallet_id) &&
+    (f.wallet_id === undefined || state.wallets[txn.currency]?.id === f.wallet_id) &&
     (f.currency === undefined || txn.currency === f.currency.toUpperCase()) &&
     (f.type === undefined || txn.type === f.type) &&
     (f.status === undefined || txn.status === f.status) &&
@@ -163,13 +163,14 @@ export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): 
     if (Either.isLeft(parsed)) return invalidAnswer(parsed.left)
     const q = parsed.right
     const faults = yield* Ref.get(ctx.faults)
+    const state = yield* Ref.get(ctx.state)
     const settings = faults.settings
     const seed = faults.seed
     const own = settings.endpoints.transactions ?? {}
     const lag = faultOf(settings, "transactions", "list_lag") ?? 0
     const shown = visibleAt(seed, lag, own.list_jitter)
     const found = ordered(
-      Object.values(ctx.state.transactions).filter((txn) => matches(ctx, q, now - HISTORY_DAYS * DAY)(txn) && shown(txn) <= now),
+      Array.from(HashMap.values(state.transactions)).filter((txn) => matches(state, q, now - HISTORY_DAYS * DAY)(txn) && shown(txn) <= now),
       own.list_order,
       seed
     )

@@ -1,6 +1,6 @@
 /** GET /v1/wallet and GET /v1/wallet/summary. */
 import { HttpRouter } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Effect, HashMap, Ref, Schema } from "effect"
 import type { WalletsResponse } from "../../api/Schemas.ts"
 import { BalanceSummary, Last30Days, SummaryResponse, WalletSummary } from "../../api/Schemas.ts"
 import { toWire } from "../../domain/Money.ts"
@@ -10,14 +10,14 @@ import { answerOk, type Answer, jsonOf, ok, toResponse } from "../Http.ts"
 import type { SandboxState } from "../State.ts"
 import { walletView } from "../Views.ts"
 
-export const walletsAnswer = (ctx: SandboxContext): Answer =>
-  answerOk(jsonOf<typeof WalletsResponse.Encoded>({ wallets: Object.values(ctx.state.wallets).map(walletView) }))
+export const walletsAnswer = (state: SandboxState): Answer =>
+  answerOk(jsonOf<typeof WalletsResponse.Encoded>({ wallets: Object.values(state.wallets).map(walletView) }))
 
 const summary = (state: SandboxState, now: number) => {
   const wallets = Object.values(state.wallets)
   const since = now - 30 * DAY
   const last = { total_payin_count: 0, total_payin_amount: 0, total_payout_count: 0, total_payout_amount: 0, total_fee_amount: 0 }
-  for (const txn of Object.values(state.transactions)) {
+  for (const txn of HashMap.values(state.transactions)) {
     if (txn.createdAt < since || txn.status !== "completed" || txn.type === "adjustment") continue
     const amount = toWire(txn.amount, txn.currency)
     if (txn.type === "payin") {
@@ -46,13 +46,13 @@ const summary = (state: SandboxState, now: number) => {
 
 export const walletRoutes = (ctx: SandboxContext) =>
   HttpRouter.empty.pipe(
-    HttpRouter.get("/v1/wallet", Effect.sync(() => toResponse(walletsAnswer(ctx)))),
+    HttpRouter.get("/v1/wallet", Effect.map(Ref.get(ctx.state), (state) => toResponse(walletsAnswer(state)))),
     HttpRouter.get(
       "/v1/wallet/summary",
-      Effect.map(ctx.clock.now, (now) =>
+      Effect.zipWith(ctx.clock.now, Ref.get(ctx.state), (now, state) =>
         ok(
           Schema.encodeSync(SummaryResponse)(
-            new SummaryResponse({ success: true, message: "Wallet summary retrieved successfully", data: summary(ctx.state, now) })
+            new SummaryResponse({ success: true, message: "Wallet summary retrieved successfully", data: summary(state, now) })
           )
         )
       )
