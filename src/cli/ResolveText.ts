@@ -66,15 +66,15 @@ export const appliedText = (a: Applied): string => {
   const what = ((): string => {
     switch (a.result) {
       case "adopted":
-        return `adopted ${a.reference ?? "-"} (${a.status ?? "-"})`
+        return `adopted ${a.reference} (${a.status})`
       case "resent":
-        return a.alarmed === true ? `resent, ${a.reference ?? "-"}; ALARM: ${a.problem ?? ""}` : `resent, ${a.reference ?? "-"} (${a.status ?? "-"})`
+        return "anomaly" in a ? `resent, ${a.reference}; ALARM: ${a.anomaly}` : `resent, ${a.reference} (${a.status})`
       case "not-sent":
-        return `the resend was not sent (${a.problem ?? ""}); the row stays unknown`
+        return `the resend was not sent (${a.problem}); the row stays unknown`
       case "refused-by-service":
-        return `the service refused the resend: ${a.problem ?? ""}`
+        return `the service refused the resend: ${a.problem}`
       case "no-answer":
-        return `resent, but no answer (${a.problem ?? ""}): it is unknown again`
+        return `resent, but no answer (${a.problem}): it is unknown again`
       case "abandoned":
         return "abandoned (never retried automatically)"
       case "acknowledged":

@@ -55,17 +55,14 @@ export interface DecisionContext {
 }
 
 /** What happened to one row, as facts the command line words (src/cli/ResolveText.ts). */
-export interface Applied {
-  readonly line: number
-  readonly result: "adopted" | "resent" | "not-sent" | "refused-by-service" | "no-answer" | "abandoned" | "acknowledged"
-  readonly reference: string | null
-  /** The service's status of the payout adopted or resent. */
-  readonly status?: string
-  /** Why a resend was not sent, refused or unanswered (the client's words); or, `alarmed`, what is implausible. */
-  readonly problem?: string
-  /** A resend answered with a record no payout of ours has: it raised its own alarm. */
-  readonly alarmed?: boolean
-}
+export type Applied =
+  /** `status`: the service's, of the payout adopted or resent. */
+  | { readonly line: number; readonly result: "adopted" | "resent"; readonly reference: string; readonly status: string }
+  /** A resend answered with a record no payout of ours has (`anomaly` says why): it raised its own alarm. */
+  | { readonly line: number; readonly result: "resent"; readonly reference: string; readonly anomaly: string }
+  /** `problem`: the client's words for why the resend was not sent, refused or unanswered. */
+  | { readonly line: number; readonly result: "not-sent" | "refused-by-service" | "no-answer"; readonly reference: null; readonly problem: string }
+  | { readonly line: number; readonly result: "abandoned" | "acknowledged"; readonly reference: null }
 
 export const refuse = (refusal: ResolveRefusal) => Effect.fail(new ResolveError({ refusal }))
 
@@ -152,7 +149,7 @@ const resend = Effect.fn("Resolve.resend")(function* (ctx: DecisionContext, row:
     // Sent, answered with a reference, and an answer no payout of ours has: in flight, under alarm.
     yield* claims.recordTransition(accountId, batchId, { idx: row.idx, from: ["submitting"], to: "submitted", reference: sent.right.reference, source: "response", detail: `resent ${who}` }, ctx.fence)
     yield* mirror.setRowAlarm(accountId, batchId, row.idx, `anomaly: ${fee.left}`, [sent.right.reference])
-    return { line: row.line, result: "resent", reference: sent.right.reference, problem: fee.left, alarmed: true } satisfies Applied
+    return { line: row.line, result: "resent", reference: sent.right.reference, anomaly: fee.left } satisfies Applied
   }
   if (sent._tag === "Right") {
     yield* claims.recordTransition(accountId, batchId, {
@@ -203,6 +200,6 @@ export const decide = Effect.fn("Resolve.decide")(function* (ctx: DecisionContex
       break
   }
   // A resend answered with an implausible record has just raised its own alarm: it stays.
-  if (applied.alarmed !== true) yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, row.idx, null, [])
+  if (!("anomaly" in applied)) yield* mirror.setRowAlarm(ctx.accountId, ctx.batchId, row.idx, null, [])
   return applied
 })

@@ -68,7 +68,7 @@ describe("resolve's refusals worded", () => {
   it("what a decision did, one row a line", () => {
     expect(appliedText({ line: 3, result: "adopted", reference: "X1", status: "completed" })).toBe("line 3: adopted X1 (completed)")
     expect(appliedText({ line: 3, result: "resent", reference: "X2", status: "pending" })).toBe("line 3: resent, X2 (pending)")
-    expect(appliedText({ line: 3, result: "resent", reference: "X2", problem: "fee 1e300 is beyond any payout", alarmed: true })).toBe(
+    expect(appliedText({ line: 3, result: "resent", reference: "X2", anomaly: "fee 1e300 is beyond any payout" })).toBe(
       "line 3: resent, X2; ALARM: fee 1e300 is beyond any payout"
     )
     expect(appliedText({ line: 3, result: "not-sent", reference: null, problem: "connection refused" })).toBe("line 3: the resend was not sent (connection refused); the row stays unknown")
