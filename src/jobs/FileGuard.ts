@@ -7,7 +7,7 @@ import { FileSystem } from "@effect/platform"
 import { Data, Effect, Option, Predicate, Ref, Schedule, Stream } from "effect"
 import { type NewBatch, type RowInput, StoreError } from "../store/Model.ts"
 import { Batches } from "../store/Sql/Batches.ts"
-import { changedSince, type Fingerprint } from "./TakenFile.ts"
+import { changedSince, changedWhileRead, type Fingerprint, sizeChangeOf } from "./TakenFile.ts"
 
 /** The file is no longer what the watcher took: the job goes to `attention/`. */
 export class FileChangedAfterTaken extends Data.TaggedError("FileChangedAfterTaken")<{ readonly change: string }> {}
@@ -26,7 +26,7 @@ export const guardFile = (csv: string, taken: Fingerprint) =>
       Effect.provideService(FileSystem.FileSystem, fs)
     )
     const refuse = (change: string) =>
-      Effect.zipRight(note(change), Effect.fail(new StoreError({ reason: "Conflict", message: `the file changed while it was read: ${change}` })))
+      Effect.zipRight(note(change), Effect.fail(new StoreError({ reason: "Conflict", message: changedWhileRead(change) })))
     const createBatch: Batches["createBatch"] = <E, R>(batch: NewBatch, rows: Iterable<RowInput> | Stream.Stream<RowInput, E, R>) => {
       // The run read other bytes than were taken: the file changed between the claim and the read, so
       // the change is said as the file shows it now (grew, shrank, replaced), the batch ids as a last resort.
@@ -64,13 +64,12 @@ export const watchDuringRun = (csv: string, taken: Fingerprint) =>
       Effect.map((info) => {
         const size = Number(info.size)
         const mtimeMs = Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
-        if (size > taken.size) return `it grew from ${taken.size} to ${size} bytes after it was taken`
-        if (size < taken.size) return `it shrank from ${taken.size} to ${size} bytes after it was taken`
-        return mtimeMs === taken.mtimeMs ? undefined : "it was written to after it was taken (its modification time changed)"
+        return sizeChangeOf(taken.size, size) ??
+          (mtimeMs === taken.mtimeMs ? undefined : "it was written to after it was taken (its modification time changed)")
       }),
       Effect.orElseSucceed(() => "it can no longer be read"),
       Effect.flatMap((change) =>
-        change === undefined ? Effect.succeed(false) : Effect.as(Ref.set(reason, `the file changed while it was read: ${change}`), true)
+        change === undefined ? Effect.succeed(false) : Effect.as(Ref.set(reason, changedWhileRead(change)), true)
       )
     )
     // Once changed, it stays changed: the look stops.

@@ -14,6 +14,7 @@ import { type Counts, JobOutcome } from "./JobOutcome.ts"
 import type { JobSettings, RunFile } from "./JobSettings.ts"
 import { tellWatch, WatchEvent } from "./WatchEvents.ts"
 import { JobNote, JobNotes } from "./JobNotes.ts"
+import { changedWhileRead } from "./TakenFile.ts"
 import type { BatchId } from "../domain/Ids.ts"
 
 export const outcomeOf = (result: RunResult) => (typeof result.summary.outcome === "string" ? result.summary.outcome : "")
@@ -91,7 +92,7 @@ export const runAndFile = <E, R>(settings: JobSettings, run: RunFile<E, R>, csv:
 export const changedFile = (csv: string, folder: JobFolder, batchId: BatchId, change: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const reason = `the file changed while it was read: ${change}`
+    const reason = changedWhileRead(change)
     const note = (yield* JobNotes).text(JobNote.FileChanged({ batchId, file: csv, reason }))
     yield* fs.writeFileString(outputOf(csv, ".attention.txt"), `${note}\n`, { mode: 0o600 })
     const moved = yield* moveBatch(csv, folder.processing, folder.attention)

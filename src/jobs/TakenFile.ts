@@ -24,12 +24,22 @@ export const fingerprintOf = (path: string) =>
     return { size: Number(info.size), mtimeMs: Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }), batchId } satisfies Fingerprint
   })
 
+/** A file that grew or shrank since it was taken, in words; undefined at the same size. */
+export const sizeChangeOf = (takenSize: number, size: number): string | undefined =>
+  size > takenSize
+    ? `it grew from ${takenSize} to ${size} bytes after it was taken`
+    : size < takenSize
+    ? `it shrank from ${takenSize} to ${size} bytes after it was taken`
+    : undefined
+
+/** The reason a job gives for a file that changed after it was taken (the run's, the job's and attention's). */
+export const changedWhileRead = (change: string) => `the file changed while it was read: ${change}`
+
 /** What changed from `taken` to `now`, in words; undefined when the content is the same. */
 export const changeOf = (taken: Fingerprint, now: Fingerprint): string | undefined => {
   if (now.batchId === taken.batchId && now.size === taken.size) return undefined
-  if (now.size > taken.size) return `it grew from ${taken.size} to ${now.size} bytes after it was taken`
-  if (now.size < taken.size) return `it shrank from ${taken.size} to ${now.size} bytes after it was taken`
-  return `its content was replaced after it was taken (same size, content hash ${now.batchId} instead of ${taken.batchId})`
+  return sizeChangeOf(taken.size, now.size) ??
+    `its content was replaced after it was taken (same size, content hash ${now.batchId} instead of ${taken.batchId})`
 }
 
 const takenPath = (csv: string) => join(dirname(csv), `.${basename(csv)}.taken`)
