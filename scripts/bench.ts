@@ -217,9 +217,11 @@ const latencySection = async (builds: ReadonlyArray<Build>, head: Build) => {
   row({ section: "service", figure: "  latency-bound: submitted/s once the window opened (first final to last submission)", unit: "/s", head: after.HEAD, baseline: after.baseline })
   row({ section: "service", figure: "  latency-bound: the bare client's, once its window opened", unit: "/s", head: bareAfter, baseline: bareAfter })
   row({ section: "service", figure: "orchestrator CPU per payout tracked to final (payouts run process)", unit: "ms", head: cpu.HEAD, baseline: cpu.baseline, bound: { op: "<=", value: 3, label: "" } })
+  // The same calls with nothing else (no Effect, store, checks or ledger): what the host charges for them.
+  row({ section: "service", figure: "  the bare client's CPU per payout (same calls, fetch)", unit: "ms", head: median(bare.map((b) => b.cpuMsPerPayout)), baseline: median(bare.map((b) => b.cpuMsPerPayout)) })
   details.latency = {
     payouts: n, concurrency, latencyMs,
-    bare: bare.map((b) => ({ perSecond: round(b.perSecond), waitSeconds: round(b.waitSeconds, 3), perSecondAfterWindow: round(b.perSecondAfterWindow), meanMs: round(b.meanMs, 1) })),
+    bare: bare.map((b) => ({ perSecond: round(b.perSecond), waitSeconds: round(b.waitSeconds, 3), perSecondAfterWindow: round(b.perSecondAfterWindow), meanMs: round(b.meanMs, 1), cpuMsPerPayout: round(b.cpuMsPerPayout, 3) })),
     runs: Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map(runDetail)]))
   }
 }

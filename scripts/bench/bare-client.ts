@@ -25,6 +25,11 @@ export interface BareRun {
   readonly perSecondAfterWindow: number
   /** Mean round trip of a POST, ms. */
   readonly meanMs: number
+  /**
+   * This process's CPU per payout (POST, webhook received, status look-up), ms: a yardstick for the
+   * run's CPU per payout on the same host (the sandbox is another process; nothing else runs here then).
+   */
+  readonly cpuMsPerPayout: number
 }
 
 const FINAL = new Set(["completed", "failed"])
@@ -73,6 +78,7 @@ export const bareClient = async (sandbox: SandboxProcess, n: number, concurrency
     Promise.all(Array.from({ length: count }, async () => {
       for (let i = next++; i < until; i = next++) await post(i)
     }))
+  const cpu = process.cpuUsage()
   const from = performance.now()
   await slots(probe, probe)
   await windowOpen
@@ -80,8 +86,12 @@ export const bareClient = async (sandbox: SandboxProcess, n: number, concurrency
   await slots(concurrency, n)
   const to = performance.now()
   await Promise.all([...lookups])
+  const used = process.cpuUsage(cpu)
   receiver.close()
-  return { perSecond: n / ((to - from) / 1000), waitSeconds: (openAt - from) / 1000, perSecondAfterWindow: (n - probe) / ((to - openAt) / 1000), meanMs: total / n }
+  return {
+    perSecond: n / ((to - from) / 1000), waitSeconds: (openAt - from) / 1000, perSecondAfterWindow: (n - probe) / ((to - openAt) / 1000), meanMs: total / n,
+    cpuMsPerPayout: (used.user + used.system) / 1000 / n
+  }
 }
 
 /** One bare run against a fresh sandbox of `build`, keeping the default probe window (--breaker-failures). */
