@@ -8,9 +8,9 @@ import { HttpServerResponse } from "@effect/platform"
 import { Effect, HashMap, Option, Ref, Stream } from "effect"
 import type { StatusRecord } from "../api/Schemas.ts"
 import { toWire } from "../domain/Money.ts"
-import type { SandboxContext } from "./Context.ts"
 import { count, type FaultState, type FaultWorld } from "./FaultWorld.ts"
-import { type FaultEndpoint, faultOf, seededUnit } from "./Faults.ts"
+import { type FaultEndpoint, faultOf } from "./FaultSettings.ts"
+import { seededUnit } from "./SeededUnit.ts"
 import type { SandboxState, Txn } from "./State.ts"
 
 type StatusView = typeof StatusRecord.Encoded
@@ -29,17 +29,17 @@ const firstOther = (state: SandboxState, reference: string): Txn | undefined => 
 }
 
 /** A status record as the status faults have it. */
-export const statusLie = (ctx: SandboxContext, state: SandboxState, txn: Txn, view: StatusView): Effect.Effect<StatusView> => {
+export const statusLie = (faults: FaultState, state: SandboxState, txn: Txn, view: StatusView): Effect.Effect<StatusView> => {
   if (txn.type !== "payout") return Effect.succeed(view)
-  return Effect.flatMap(Ref.get(ctx.faults), (world) => {
+  return Effect.flatMap(Ref.get(faults), (world) => {
     if (lies(world, "foreign_ref", txn)) {
       const other = firstOther(state, txn.reference)
       const lie = { ...view, reference: other?.reference ?? `${txn.reference}-OTHER`, amount: toWire(txn.amount * 1000, txn.currency), status: "completed" }
-      return Effect.as(count(ctx.faults, "status.foreign_ref"), lie)
+      return Effect.as(count(faults, "status.foreign_ref"), lie)
     }
-    if (lies(world, "fee_absurd", txn)) return Effect.as(count(ctx.faults, "status.fee_absurd"), { ...view, fee: 1e300 })
+    if (lies(world, "fee_absurd", txn)) return Effect.as(count(faults, "status.fee_absurd"), { ...view, fee: 1e300 })
     if (lies(world, "fee_negative", txn)) {
-      return Effect.as(count(ctx.faults, "status.fee_negative"), { ...view, fee: -toWire(Math.max(1, txn.fee), txn.currency) })
+      return Effect.as(count(faults, "status.fee_negative"), { ...view, fee: -toWire(Math.max(1, txn.fee), txn.currency) })
     }
     return Effect.succeed(view)
   })

@@ -1,7 +1,5 @@
-/** What every route of the sandbox shares: state, clock, settings, faults and webhooks. */
-import type { Effect, Fiber } from "effect"
-import { Hash } from "effect"
-import { PCGRandom } from "effect/Utils"
+/** What every route of the sandbox shares: state, clock, settings, faults and webhooks, built once per start. */
+import { Context, type Effect, type Fiber, type Random } from "effect"
 import type { VirtualClock } from "./Clock.ts"
 import type { FaultState } from "./FaultWorld.ts"
 import type { FeeSchedule } from "./Fees.ts"
@@ -24,31 +22,28 @@ export interface Settings {
   readonly settlementDelaySeconds: number
 }
 
-export interface SandboxContext {
-  /** The sandbox's state: one immutable value, changed only by Ref.modify/update with pure functions. */
-  readonly state: World
-  readonly clock: VirtualClock
-  readonly settings: Settings
-  readonly faults: FaultState
-  /** Seeded draws in [0, 1) deciding outcomes (the failure ratio), apart from the faults' draws so a seed replays both. */
-  readonly outcomes: () => number
-  /** Sends the outcome webhook of each transaction, in the background. */
-  readonly notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
-  /** Applies every transition due now and notifies. */
-  readonly processDue: Effect.Effect<void>
-  /** The `onPayoutCommitted` hook of the options (the soak's), else nothing. */
-  readonly payoutCommitted: (txn: Txn) => Effect.Effect<void>
-  /** Saves what changed when a data file is in use (else does nothing). */
-  readonly persist: Effect.Effect<void>
-  /**
-   * Runs work that must finish even if the request that started it is interrupted (the client went
-   * away): a fiber of the sandbox's own lifetime, stopped only when the sandbox closes.
-   */
-  readonly background: <A>(work: Effect.Effect<A>) => Effect.Effect<Fiber.RuntimeFiber<A>>
-}
-
-/** The sequence `Random.make(seed).next` gives (Effect's own generator, seeded alike), drawn synchronously. */
-export const seededDraws = (seed: string): (() => number) => {
-  const prng = new PCGRandom(Hash.hash(seed))
-  return () => prng.number()
-}
+export class SandboxContext extends Context.Tag("sandbox/SandboxContext")<
+  SandboxContext,
+  {
+    /** The sandbox's state: one immutable value, changed only by Ref.modify/update with pure functions. */
+    readonly state: World
+    readonly clock: VirtualClock
+    readonly settings: Settings
+    readonly faults: FaultState
+    /** Seeded draws in [0, 1) deciding outcomes (the failure ratio), apart from the faults' draws so a seed replays both. */
+    readonly outcomes: Random.Random
+    /** Sends the outcome webhook of each transaction, in the background. */
+    readonly notify: (txns: ReadonlyArray<Txn>) => Effect.Effect<void>
+    /** Applies every transition due now and notifies. */
+    readonly processDue: Effect.Effect<void>
+    /** The `onPayoutCommitted` hook of the options (the soak's), else nothing. */
+    readonly payoutCommitted: (txn: Txn) => Effect.Effect<void>
+    /** Saves what changed when a data file is in use (else does nothing). */
+    readonly persist: Effect.Effect<void>
+    /**
+     * Runs work that must finish even if the request that started it is interrupted (the client went
+     * away): a fiber of the sandbox's own lifetime, stopped only when the sandbox closes.
+     */
+    readonly background: <A>(work: Effect.Effect<A>) => Effect.Effect<Fiber.RuntimeFiber<A>>
+  }
+>() {}

@@ -4,7 +4,7 @@
  * and the 429 bursts under way. Each change is a pure function applied by one Ref.modify/update.
  */
 import { type Effect, HashMap, Option, Random, Ref } from "effect"
-import type { FaultSettings } from "./Faults.ts"
+import type { FaultSettings } from "./FaultSettings.ts"
 
 export interface Bucket {
   readonly tokens: number

@@ -6,9 +6,9 @@ import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Clock, Effect, Option, Ref } from "effect"
-import type { SandboxContext, Settings } from "./Context.ts"
+import { SandboxContext, type Settings } from "./Context.ts"
 import { admit, count, type FaultState, type FaultWorld, openBurst, takeBurst } from "./FaultWorld.ts"
-import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./Faults.ts"
+import { type FaultEndpoint, faultOf, type ProbabilityKind } from "./FaultSettings.ts"
 import { type Answer, answerA, envelopeA, toResponse } from "./Http.ts"
 import { echoRefusal, echoText, withEcho } from "./EchoSecret.ts"
 import { hugeBody, hugeBodyOf } from "./AnswerFaults.ts"
@@ -99,40 +99,39 @@ export const TEST_DATA_PATH = "/__sandbox/test-data"
 /** Whether a peer address is this machine (IPv4 loopback, also IPv4-mapped, or ::1). */
 export const isLoopbackPeer = (address: string): boolean => /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address) || address === "::1"
 
-export const gate =
-  (ctx: SandboxContext) =>
-  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const path = new URL(request.url, "http://sandbox.invalid").pathname
-      if (path.startsWith("/checkout/")) return yield* app
-      // The test numbers and cards are public (the same in every sandbox, no secret among them): a
-      // browser on this machine opens the link the banner prints without credentials.
-      if (request.method === "GET" && path === TEST_DATA_PATH && Option.exists(request.remoteAddress, isLoopbackPeer)) return yield* app
-      const refusal = headerRefusal(ctx.settings, request.method, request.headers)
-      if (refusal !== undefined) return toResponse(refusal)
-      if (!path.startsWith("/v1/")) return yield* app
-      const faults = ctx.faults
-      const endpoint = endpointOf(request.method, path)
-      const realNow = yield* Clock.currentTimeMillis
-      const retryAfter = yield* Ref.modify(faults, (w) => admit(w, endpoint, realNow))
-      // The settings, seed and random in force as this request came in (PUT /__sandbox/faults replaces them whole).
-      const world = yield* Ref.get(faults)
-      if (retryAfter !== undefined) return yield* tooMany(faults, world, "*", retryAfter, realNow)
-      if (endpoint === undefined) return yield* app
-      const burst = yield* inBurst(faults, world, endpoint)
-      if (burst !== undefined) return yield* tooMany(faults, world, endpoint, burst, realNow)
-      yield* latency(world, endpoint)
-      if (yield* roll(faults, world, endpoint, "error_before")) return serverError()
-      const echo = faultOf(world.settings, endpoint, "echo_secret")
-      if (echo !== undefined) {
-        const credentials = { key: header(request.headers, "x-api-key") ?? "", secret: header(request.headers, "x-api-secret") ?? "" }
-        yield* count(faults, `${endpoint}.echo_secret`)
-        if (echo.refuse >= 1 || (echo.refuse > 0 && (yield* world.random.next) < echo.refuse)) return toResponse(echoRefusal(credentials, echo.form))
-        return withEcho(yield* answered(faults, world, endpoint, request, app), echoText(credentials, echo.form))
-      }
-      return yield* answered(faults, world, endpoint, request, app)
-    })
+export const gate = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest | SandboxContext> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = new URL(request.url, "http://sandbox.invalid").pathname
+    if (path.startsWith("/checkout/")) return yield* app
+    // The test numbers and cards are public (the same in every sandbox, no secret among them): a
+    // browser on this machine opens the link the banner prints without credentials.
+    if (request.method === "GET" && path === TEST_DATA_PATH && Option.exists(request.remoteAddress, isLoopbackPeer)) return yield* app
+    const ctx = yield* SandboxContext
+    const refusal = headerRefusal(ctx.settings, request.method, request.headers)
+    if (refusal !== undefined) return toResponse(refusal)
+    if (!path.startsWith("/v1/")) return yield* app
+    const faults = ctx.faults
+    const endpoint = endpointOf(request.method, path)
+    const realNow = yield* Clock.currentTimeMillis
+    const retryAfter = yield* Ref.modify(faults, (w) => admit(w, endpoint, realNow))
+    // The settings, seed and random in force as this request came in (PUT /__sandbox/faults replaces them whole).
+    const world = yield* Ref.get(faults)
+    if (retryAfter !== undefined) return yield* tooMany(faults, world, "*", retryAfter, realNow)
+    if (endpoint === undefined) return yield* app
+    const burst = yield* inBurst(faults, world, endpoint)
+    if (burst !== undefined) return yield* tooMany(faults, world, endpoint, burst, realNow)
+    yield* latency(world, endpoint)
+    if (yield* roll(faults, world, endpoint, "error_before")) return serverError()
+    const echo = faultOf(world.settings, endpoint, "echo_secret")
+    if (echo !== undefined) {
+      const credentials = { key: header(request.headers, "x-api-key") ?? "", secret: header(request.headers, "x-api-secret") ?? "" }
+      yield* count(faults, `${endpoint}.echo_secret`)
+      if (echo.refuse >= 1 || (echo.refuse > 0 && (yield* world.random.next) < echo.refuse)) return toResponse(echoRefusal(credentials, echo.form))
+      return withEcho(yield* answered(faults, world, endpoint, request, app), echoText(credentials, echo.form))
+    }
+    return yield* answered(faults, world, endpoint, request, app)
+  })
 
 /** The handler's answer, or the fault that replaces it after the work (reset, hold, 500). */
 const answered = <E, R>(

@@ -9,9 +9,10 @@ import { Clock, Data, Duration, Effect, Either, FiberSet, List, Option, Random, 
 import * as Http from "node:http"
 import { isKnownCurrency, parseAmount } from "../domain/Money.ts"
 import { CLOCK_HEADER, makeVirtualClock } from "./Clock.ts"
-import { type SandboxContext, seededDraws } from "./Context.ts"
+import { SandboxContext } from "./Context.ts"
 import { makeFaultState } from "./FaultWorld.ts"
-import { type FaultSettings, parseFaults } from "./Faults.ts"
+import { parseFaults } from "./FaultGrammar.ts"
+import type { FaultSettings } from "./FaultSettings.ts"
 import { DEFAULT_FEES, type FeeSchedule } from "./Fees.ts"
 import { gate } from "./Gate.ts"
 import { adminRoutes } from "./Admin.ts"
@@ -28,7 +29,8 @@ import { fund } from "./Settlement.ts"
 import { makeState, type SandboxState, touch, type Txn, untouched, type World } from "./State.ts"
 import { DEFAULT_WEBHOOK_OPTIONS, makeNotifier } from "./Webhooks.ts"
 
-export { parseFaults, type FaultSettings } from "./Faults.ts"
+export { parseFaults } from "./FaultGrammar.ts"
+export type { FaultSettings } from "./FaultSettings.ts"
 
 export interface SandboxOptions {
   /** 0 = ephemeral (default). */
@@ -164,7 +166,7 @@ export const launchSandbox = (
     const processDue = Effect.zipRight(makeProcessDue(state, clock, notify, settlementDelaySeconds * 1000), persist)
     // Closed before the final save above: a commit still held when the sandbox stops never happens.
     const background = yield* FiberSet.make<unknown, never>()
-    const ctx: SandboxContext = {
+    const ctx = SandboxContext.of({
       state,
       clock,
       faults,
@@ -173,7 +175,7 @@ export const launchSandbox = (
       persist,
       payoutCommitted: options.onPayoutCommitted ?? (() => Effect.void),
       background: (work) => FiberSet.run(background, work),
-      outcomes: seededDraws(`${seed}:outcomes`),
+      outcomes: Random.make(`${seed}:outcomes`),
       settings: {
         key: options.key ?? "sandbox-key",
         secret: options.secret ?? "sandbox-secret",
@@ -185,22 +187,14 @@ export const launchSandbox = (
         payinDelaySeconds: options.payinDelaySeconds ?? 10,
         settlementDelaySeconds
       }
-    }
-    const router = HttpRouter.concatAll(
-      walletRoutes(ctx),
-      transactionRoutes(ctx),
-      statusRoutes(ctx),
-      payoutRoutes(ctx),
-      payinRoutes(ctx),
-      checkoutRoutes(ctx),
-      adminRoutes(ctx)
-    )
+    })
+    const router = HttpRouter.concatAll(walletRoutes, transactionRoutes, statusRoutes, payoutRoutes, payinRoutes, checkoutRoutes, adminRoutes)
     const app = (yield* HttpRouter.toHttpApp(router)).pipe(
       Effect.tap(() => persist),
       Effect.catchTag("RouteNotFound", (e) =>
         Effect.succeed(envelopeA(404, "Not found", { path: [`No endpoint ${e.request.method} ${e.request.url.split("?")[0]}`] }))
       ),
-      gate(ctx),
+      gate,
       // The Date header tells the service's own (virtual) time, as a real server's clock would, and
       // X-Sandbox-Clock how that time runs (a client on this machine translates its instants with it).
       Effect.flatMap((response) =>
@@ -209,8 +203,10 @@ export const launchSandbox = (
         )
       )
     )
+    // The context goes into the handler's runtime, once: every request finds it there.
+    const handler = NodeHttpServer.makeHandler(app).pipe(Effect.provideService(SandboxContext, ctx))
     // Spans of sandbox requests go nowhere (no tracer is installed), and cost as much as the work.
-    const nodeServer = Http.createServer(yield* HttpMiddleware.withTracerDisabledWhenEffect(NodeHttpServer.makeHandler(app), () => true))
+    const nodeServer = Http.createServer(yield* HttpMiddleware.withTracerDisabledWhenEffect(handler, () => true))
     const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" }).pipe(
       Effect.mapError((cause) => new SandboxStartError({ message: `cannot listen: ${String(cause.cause)}`, cause }))
     )

@@ -11,7 +11,7 @@ import { Data, Deferred, Duration, Effect, FiberSet, Queue, Ref, Schedule, type 
 import * as Crypto from "node:crypto"
 import type { WebhookEvent } from "../api/Schemas.ts"
 import { count, type FaultState } from "./FaultWorld.ts"
-import { faultOf } from "./Faults.ts"
+import { faultOf } from "./FaultSettings.ts"
 import type { Txn } from "./State.ts"
 import { statusRecordView } from "./Views.ts"
 

@@ -95,6 +95,23 @@ describe("payout lifecycle", () => {
     })
   )
 
+  // The outcomes' draws are Random.make(`${seed}:outcomes`): this pattern is that generator's for seed 1234.
+  it.scopedLive("a seed replays the failure ratio's outcomes, payout by payout", () =>
+    Effect.gen(function* () {
+      const api = yield* sandbox({ ...FAST, failureRatio: 0.5, faults: "seed=1234" })
+      const sent = yield* Effect.forEach(Array.from({ length: 8 }), () => payout(api, { phoneNumber: "+237699123456" }))
+      const final = (reference: string) =>
+        eventually(
+          Effect.flatMap(status(api, reference), (s) =>
+            ["pending", "processing"].includes(s.json.data.status) ? Effect.fail("not yet") : Effect.succeed(s.json.data.status)
+          )
+        )
+      const ended = yield* Effect.forEach(sent, (r) => final(r.json.reference))
+      expect(ended).toEqual(["completed", "failed", "completed", "failed", "failed", "failed", "completed", "completed"])
+      yield* assertInvariants(api)
+    })
+  )
+
   it.scopedLive("refunds a completed payout through the admin endpoint, with a webhook", () =>
     Effect.gen(function* () {
       const hooks = yield* receiver()

@@ -4,7 +4,7 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Ref } from "effect"
-import type { SandboxContext } from "../Context.ts"
+import { SandboxContext } from "../Context.ts"
 import { type CardErrors, type CardForm, checkoutPage, closedPage } from "../CheckoutPage.ts"
 import { checkoutOutcome } from "../Payins.ts"
 import { type SandboxState, txnOf, type Txn } from "../State.ts"
@@ -62,48 +62,50 @@ const redirect = (target: string, txn: Txn) => {
   return HttpServerResponse.empty({ status: 303, headers: { location: url.toString(), "cache-control": "no-store" } })
 }
 
-const show = (ctx: SandboxContext) =>
-  Effect.gen(function* () {
-    const { reference = "" } = yield* HttpRouter.params
-    yield* ctx.processDue
-    const txn = checkoutOf(yield* Ref.get(ctx.state), reference)
-    return closed(txn) ?? html(checkoutPage(txn!, { number: "", expiry: "", cvv: "" }, {}))
-  })
+const show = Effect.gen(function* () {
+  const { reference = "" } = yield* HttpRouter.params
+  const ctx = yield* SandboxContext
+  yield* ctx.processDue
+  const txn = checkoutOf(yield* Ref.get(ctx.state), reference)
+  return closed(txn) ?? html(checkoutPage(txn!, { number: "", expiry: "", cvv: "" }, {}))
+})
 
 /** What a submission did: the outcome applied, or nothing (the checkout closed, or the form refused). */
 type Submitted = { readonly done: true; readonly txn: Txn } | { readonly done: false; readonly txn: Txn | undefined }
 
-const submit = (ctx: SandboxContext) =>
-  Effect.gen(function* () {
-    const { reference = "" } = yield* HttpRouter.params
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const params = new URLSearchParams(yield* Effect.orElseSucceed(request.text, () => ""))
-    yield* ctx.processDue
-    const now = yield* ctx.clock.now
-    const settleDelay = ctx.settings.settlementDelaySeconds * 1000
-    const cancel = params.get("action") === "cancel"
-    const form: CardForm = { number: params.get("number") ?? "", expiry: params.get("expiry") ?? "", cvv: params.get("cvv") ?? "" }
-    const errors = cancel ? {} : checkCard(form, now)
-    const [outcome, description] = cancel
-      ? (["cancelled", "Cancelled by the customer on the checkout page"] as const)
-      : digits(form.number) === TEST_CARDS.success
-        ? (["completed", "Card payment authorised"] as const)
-        : (["failed", "Card declined by the issuer"] as const)
-    // The check that the checkout is still open and the outcome: one step, so no other request slips between.
-    const submitted = yield* Ref.modify(ctx.state, (state): readonly [Submitted, SandboxState] => {
-      const open = checkoutOf(state, reference)
-      if (open === undefined || closed(open) !== undefined || Object.keys(errors).length > 0) return [{ done: false, txn: open }, state]
-      const [finished, next] = checkoutOutcome(state, open, outcome, description, now, settleDelay)
-      return [{ done: true, txn: finished }, next]
-    })
-    if (!submitted.done) {
-      const txn = submitted.txn
-      return closed(txn) ?? (txn === undefined ? html("", 404) : html(checkoutPage(txn, form, errors), 422))
-    }
-    const txn = submitted.txn
-    yield* ctx.notify([txn])
-    return redirect((cancel ? txn.cancelUrl : txn.returnUrl) ?? "", txn)
+const submit = Effect.gen(function* () {
+  const { reference = "" } = yield* HttpRouter.params
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const ctx = yield* SandboxContext
+  const params = new URLSearchParams(yield* Effect.orElseSucceed(request.text, () => ""))
+  yield* ctx.processDue
+  const now = yield* ctx.clock.now
+  const settleDelay = ctx.settings.settlementDelaySeconds * 1000
+  const cancel = params.get("action") === "cancel"
+  const form: CardForm = { number: params.get("number") ?? "", expiry: params.get("expiry") ?? "", cvv: params.get("cvv") ?? "" }
+  const errors = cancel ? {} : checkCard(form, now)
+  const [outcome, description] = cancel
+    ? (["cancelled", "Cancelled by the customer on the checkout page"] as const)
+    : digits(form.number) === TEST_CARDS.success
+      ? (["completed", "Card payment authorised"] as const)
+      : (["failed", "Card declined by the issuer"] as const)
+  // The check that the checkout is still open and the outcome: one step, so no other request slips between.
+  const submitted = yield* Ref.modify(ctx.state, (state): readonly [Submitted, SandboxState] => {
+    const open = checkoutOf(state, reference)
+    if (open === undefined || closed(open) !== undefined || Object.keys(errors).length > 0) return [{ done: false, txn: open }, state]
+    const [finished, next] = checkoutOutcome(state, open, outcome, description, now, settleDelay)
+    return [{ done: true, txn: finished }, next]
   })
+  if (!submitted.done) {
+    const txn = submitted.txn
+    return closed(txn) ?? (txn === undefined ? html("", 404) : html(checkoutPage(txn, form, errors), 422))
+  }
+  const txn = submitted.txn
+  yield* ctx.notify([txn])
+  return redirect((cancel ? txn.cancelUrl : txn.returnUrl) ?? "", txn)
+})
 
-export const checkoutRoutes = (ctx: SandboxContext) =>
-  HttpRouter.empty.pipe(HttpRouter.get("/checkout/:reference", show(ctx)), HttpRouter.post("/checkout/:reference", submit(ctx)))
+export const checkoutRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get("/checkout/:reference", show),
+  HttpRouter.post("/checkout/:reference", submit)
+)

@@ -3,7 +3,7 @@ import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Ref, Schema } from "effect"
 import { CardPayinResponse, MobileMoneyPayinResponse } from "../../api/Schemas.ts"
 import { iso } from "../Clock.ts"
-import type { SandboxContext } from "../Context.ts"
+import { SandboxContext } from "../Context.ts"
 import { feeFor } from "../Fees.ts"
 import { envelopeB, jsonBody, ok } from "../Http.ts"
 import { decodeCardPayin, decodeMobilePayin, errorMessage } from "../RequestBody.ts"
@@ -12,81 +12,81 @@ import type { Plan } from "../State.ts"
 import { payinOutcomeOf } from "../TestNumbers.ts"
 import { Reference } from "../../domain/Ids.ts"
 
-const mobilePlan = (ctx: SandboxContext, phone: string, now: number): Plan => {
-  const delay = Math.round(ctx.settings.payinDelaySeconds * 1000)
-  const processingAt = now + Math.floor(delay / 2)
-  const finalAt = now + delay
-  const expiresAt = now + MOBILE_MONEY_LIFETIME
-  switch (payinOutcomeOf(phone)) {
-    case "success":
-      return { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
-    case "insufficient_funds":
-      return { processingAt, finalAt, outcome: "failed", description: "Insufficient funds in the customer's account" }
-    case "timeout":
-      return { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The customer did not answer within 15 minutes" }
-    case "cancelled":
-      return { processingAt, finalAt, outcome: "cancelled", description: "Cancelled by the customer" }
-    case undefined: {
-      const ratio = ctx.settings.failureRatio
-      const fails = ratio > 0 && ctx.outcomes() < ratio
-      return fails
-        ? { processingAt, finalAt, outcome: "failed", description: "Payment failed at the operator" }
-        : { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
+const mobilePlan = (ctx: SandboxContext["Type"], phone: string, now: number): Effect.Effect<Plan> =>
+  Effect.gen(function* () {
+    const delay = Math.round(ctx.settings.payinDelaySeconds * 1000)
+    const processingAt = now + Math.floor(delay / 2)
+    const finalAt = now + delay
+    const expiresAt = now + MOBILE_MONEY_LIFETIME
+    switch (payinOutcomeOf(phone)) {
+      case "success":
+        return { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
+      case "insufficient_funds":
+        return { processingAt, finalAt, outcome: "failed", description: "Insufficient funds in the customer's account" }
+      case "timeout":
+        return { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The customer did not answer within 15 minutes" }
+      case "cancelled":
+        return { processingAt, finalAt, outcome: "cancelled", description: "Cancelled by the customer" }
+      case undefined: {
+        const ratio = ctx.settings.failureRatio
+        const fails = ratio > 0 && (yield* ctx.outcomes.next) < ratio
+        return fails
+          ? { processingAt, finalAt, outcome: "failed", description: "Payment failed at the operator" }
+          : { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
+      }
     }
-  }
-}
+  })
 
 const refused = (message: string) => envelopeB(422, message)
 
-const mobileMoney = (ctx: SandboxContext) =>
-  Effect.gen(function* () {
-    const body = yield* jsonBody
-    if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
-    const valid = decodeMobilePayin(body.right)
-    if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
-    const input = valid.right
-    const now = yield* ctx.clock.now
-    const plan = mobilePlan(ctx, input.phone!, now)
-    const fee = feeFor(ctx.settings.fees.payin, input.amount, input.currency)
-    const txn = yield* Ref.modify(ctx.state, (state) => createPayin(state, { ...input, fee }, plan, now + MOBILE_MONEY_LIFETIME, now))
-    const response = new MobileMoneyPayinResponse({
-      error: false,
-      reference: Reference.make(txn.reference),
-      status: "success",
-      message: `Payment request sent to ${input.phone}: the customer must confirm it on their phone (PIN or USSD prompt) within 15 minutes.`,
-      currency: txn.currency
-    })
-    return ok(Schema.encodeSync(MobileMoneyPayinResponse)(response))
+const mobileMoney = Effect.gen(function* () {
+  const body = yield* jsonBody
+  if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
+  const valid = decodeMobilePayin(body.right)
+  if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
+  const input = valid.right
+  const ctx = yield* SandboxContext
+  const now = yield* ctx.clock.now
+  const plan = yield* mobilePlan(ctx, input.phone!, now)
+  const fee = feeFor(ctx.settings.fees.payin, input.amount, input.currency)
+  const txn = yield* Ref.modify(ctx.state, (state) => createPayin(state, { ...input, fee }, plan, now + MOBILE_MONEY_LIFETIME, now))
+  const response = new MobileMoneyPayinResponse({
+    error: false,
+    reference: Reference.make(txn.reference),
+    status: "success",
+    message: `Payment request sent to ${input.phone}: the customer must confirm it on their phone (PIN or USSD prompt) within 15 minutes.`,
+    currency: txn.currency
   })
+  return ok(Schema.encodeSync(MobileMoneyPayinResponse)(response))
+})
 
-const card = (ctx: SandboxContext) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const body = yield* jsonBody
-    if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
-    const valid = decodeCardPayin(body.right)
-    if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
-    const input = valid.right
-    const now = yield* ctx.clock.now
-    const expiresAt = now + CARD_CHECKOUT_LIFETIME
-    const plan: Plan = { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The checkout page expired before payment" }
-    const fee = feeFor(ctx.settings.fees.card, input.amount, input.currency)
-    const txn = yield* Ref.modify(ctx.state, (state) => createPayin(state, { ...input, fee }, plan, expiresAt, now))
-    const response = new CardPayinResponse({
-      error: false,
-      reference: Reference.make(txn.reference),
-      payment_url: `http://${request.headers.host ?? "127.0.0.1"}/checkout/${txn.reference}`,
-      status: "success",
-      error_message: null,
-      amount: input.amount,
-      currency: txn.currency,
-      expires_at: iso(expiresAt)
-    })
-    return ok(Schema.encodeSync(CardPayinResponse)(response))
+const card = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const body = yield* jsonBody
+  if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
+  const valid = decodeCardPayin(body.right)
+  if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
+  const input = valid.right
+  const ctx = yield* SandboxContext
+  const now = yield* ctx.clock.now
+  const expiresAt = now + CARD_CHECKOUT_LIFETIME
+  const plan: Plan = { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The checkout page expired before payment" }
+  const fee = feeFor(ctx.settings.fees.card, input.amount, input.currency)
+  const txn = yield* Ref.modify(ctx.state, (state) => createPayin(state, { ...input, fee }, plan, expiresAt, now))
+  const response = new CardPayinResponse({
+    error: false,
+    reference: Reference.make(txn.reference),
+    payment_url: `http://${request.headers.host ?? "127.0.0.1"}/checkout/${txn.reference}`,
+    status: "success",
+    error_message: null,
+    amount: input.amount,
+    currency: txn.currency,
+    expires_at: iso(expiresAt)
   })
+  return ok(Schema.encodeSync(CardPayinResponse)(response))
+})
 
-export const payinRoutes = (ctx: SandboxContext) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.post("/v1/payments/payin/mobile-money", mobileMoney(ctx)),
-    HttpRouter.post("/v1/payments/payin/card", card(ctx))
-  )
+export const payinRoutes = HttpRouter.empty.pipe(
+  HttpRouter.post("/v1/payments/payin/mobile-money", mobileMoney),
+  HttpRouter.post("/v1/payments/payin/card", card)
+)

@@ -8,40 +8,41 @@ import { Effect, Either, Fiber, Ref } from "effect"
 import type { PayoutResponse } from "../../api/Schemas.ts"
 import { toWire } from "../../domain/Money.ts"
 import { iso } from "../Clock.ts"
-import type { SandboxContext } from "../Context.ts"
+import { SandboxContext } from "../Context.ts"
 import { count } from "../FaultWorld.ts"
 import { feeFor } from "../Fees.ts"
 import { type Answer, answerA, answerOk, invalidAnswer, jsonOf, parseJsonObject, toResponse } from "../Http.ts"
-import { faultOf } from "../Faults.ts"
+import { faultOf } from "../FaultSettings.ts"
 import { createPayout, type Insufficient } from "../Payouts.ts"
 import { decodePayout, type ValidPayout } from "../RequestBody.ts"
 import type { Plan, Txn } from "../State.ts"
 import { payoutOutcomeOf } from "../TestNumbers.ts"
 
-const planFor = (ctx: SandboxContext, phone: string, now: number): Plan => {
-  const delay = Math.round(ctx.settings.payoutDelaySeconds * 1000)
-  const processingAt = now + Math.floor(delay / 2)
-  const finalAt = now + delay
-  switch (payoutOutcomeOf(phone)) {
-    case "success":
-      return { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
-    case "failure":
-      return { processingAt, finalAt, outcome: "failed", description: "Recipient not found" }
-    case "delayed": {
-      const delayedAt = now + Math.round(ctx.settings.delayedPayoutSeconds * 1000)
-      return { processingAt: delayedAt - Math.floor(delay / 2), finalAt: delayedAt, outcome: "completed", description: "Payout completed successfully" }
+const planFor = (ctx: SandboxContext["Type"], phone: string, now: number): Effect.Effect<Plan> =>
+  Effect.gen(function* () {
+    const delay = Math.round(ctx.settings.payoutDelaySeconds * 1000)
+    const processingAt = now + Math.floor(delay / 2)
+    const finalAt = now + delay
+    switch (payoutOutcomeOf(phone)) {
+      case "success":
+        return { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
+      case "failure":
+        return { processingAt, finalAt, outcome: "failed", description: "Recipient not found" }
+      case "delayed": {
+        const delayedAt = now + Math.round(ctx.settings.delayedPayoutSeconds * 1000)
+        return { processingAt: delayedAt - Math.floor(delay / 2), finalAt: delayedAt, outcome: "completed", description: "Payout completed successfully" }
+      }
+      case "cancelled":
+        return { processingAt, finalAt, outcome: "cancelled", description: "Payout cancelled" }
+      case undefined: {
+        const ratio = ctx.settings.failureRatio
+        const fails = ratio > 0 && (yield* ctx.outcomes.next) < ratio
+        return fails
+          ? { processingAt, finalAt, outcome: "failed", description: "Transfer failed at the operator" }
+          : { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
+      }
     }
-    case "cancelled":
-      return { processingAt, finalAt, outcome: "cancelled", description: "Payout cancelled" }
-    case undefined: {
-      const ratio = ctx.settings.failureRatio
-      const fails = ratio > 0 && ctx.outcomes() < ratio
-      return fails
-        ? { processingAt, finalAt, outcome: "failed", description: "Transfer failed at the operator" }
-        : { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
-    }
-  }
-}
+  })
 
 /** The body read and checked: the payout to make, or the 422 answer. */
 export const payoutRequest = (text: string): Either.Either<ValidPayout, Answer> =>
@@ -53,14 +54,14 @@ interface Committed {
 }
 
 /** Checks the balance and creates the payout now (one Ref.modify: atomic). */
-const commit = (ctx: SandboxContext, payout: ValidPayout, now: number): Effect.Effect<Committed> => {
-  const plan = planFor(ctx, payout.phone, now)
-  const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
-  return Ref.modify(ctx.state, (state) => createPayout(state, { ...payout, fee }, plan, now)).pipe(
-    Effect.tap((created) => (Either.isRight(created) ? ctx.payoutCommitted(created.right) : Effect.void)),
-    Effect.map((created) => ({ plan, created }))
-  )
-}
+const commit = (ctx: SandboxContext["Type"], payout: ValidPayout, now: number): Effect.Effect<Committed> =>
+  Effect.flatMap(planFor(ctx, payout.phone, now), (plan) => {
+    const fee = feeFor(ctx.settings.fees.payout, payout.amount, payout.currency)
+    return Ref.modify(ctx.state, (state) => createPayout(state, { ...payout, fee }, plan, now)).pipe(
+      Effect.tap((created) => (Either.isRight(created) ? ctx.payoutCommitted(created.right) : Effect.void)),
+      Effect.map((created) => ({ plan, created }))
+    )
+  })
 
 const committedAnswer = (payout: ValidPayout, { created, plan }: Committed): Answer => {
   if (Either.isLeft(created)) {
@@ -87,7 +88,7 @@ const committedAnswer = (payout: ValidPayout, { created, plan }: Committed): Ans
 }
 
 /** The commit_delay hold for this POST in real milliseconds (seeded draw), or undefined. */
-const holdFor = (ctx: SandboxContext) =>
+const holdFor = (ctx: SandboxContext["Type"]) =>
   Effect.gen(function* () {
     const { random, settings } = yield* Ref.get(ctx.faults)
     const delay = faultOf(settings, "payout", "commit_delay")
@@ -98,28 +99,28 @@ const holdFor = (ctx: SandboxContext) =>
     return delay.max === delay.min ? delay.min : Math.round(delay.min + (yield* random.next) * (delay.max - delay.min))
   })
 
-export const payoutRoutes = (ctx: SandboxContext) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.post(
-      "/v1/payments/payout/mobile-money",
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const valid = payoutRequest(yield* Effect.orElseSucceed(request.text, () => ""))
-        if (Either.isLeft(valid)) return toResponse(valid.left)
-        const payout = valid.right
-        const hold = yield* holdFor(ctx)
-        const commitNow = Effect.flatMap(ctx.clock.now, (now) => commit(ctx, payout, now))
-        // A held commit runs to completion on its own fiber (and saves itself): the client may
-        // time out or disconnect meanwhile, which interrupts only this request's wait.
-        const committed =
-          hold === undefined
-            ? yield* commitNow
-            : yield* Fiber.join(
-              yield* ctx.background(
-                Effect.sleep(hold).pipe(Effect.zipRight(Effect.uninterruptible(Effect.tap(commitNow, () => ctx.persist))))
-              )
+export const payoutRoutes = HttpRouter.empty.pipe(
+  HttpRouter.post(
+    "/v1/payments/payout/mobile-money",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const valid = payoutRequest(yield* Effect.orElseSucceed(request.text, () => ""))
+      if (Either.isLeft(valid)) return toResponse(valid.left)
+      const payout = valid.right
+      const ctx = yield* SandboxContext
+      const hold = yield* holdFor(ctx)
+      const commitNow = Effect.flatMap(ctx.clock.now, (now) => commit(ctx, payout, now))
+      // A held commit runs to completion on its own fiber (and saves itself): the client may
+      // time out or disconnect meanwhile, which interrupts only this request's wait.
+      const committed =
+        hold === undefined
+          ? yield* commitNow
+          : yield* Fiber.join(
+            yield* ctx.background(
+              Effect.sleep(hold).pipe(Effect.zipRight(Effect.uninterruptible(Effect.tap(commitNow, () => ctx.persist))))
             )
-        return toResponse(committedAnswer(payout, committed))
-      })
-    )
+          )
+      return toResponse(committedAnswer(payout, committed))
+    })
   )
+)

@@ -3,7 +3,7 @@ import { HttpRouter } from "@effect/platform"
 import { Effect, Ref } from "effect"
 import type { StatusResponse } from "../../api/Schemas.ts"
 import { DAY } from "../Clock.ts"
-import type { SandboxContext } from "../Context.ts"
+import { SandboxContext } from "../Context.ts"
 import { answerA, answerOk, type Answer, jsonOf, toResponse } from "../Http.ts"
 import { txnOf } from "../State.ts"
 import { statusRecordView } from "../Views.ts"
@@ -11,24 +11,25 @@ import { statusLie } from "../AnswerFaults.ts"
 
 export const HISTORY_DAYS = 90
 
-export const statusAnswer = (ctx: SandboxContext, reference: string, now: number): Effect.Effect<Answer> =>
-  Effect.flatMap(Ref.get(ctx.state), (state) => {
+export const statusAnswer = (reference: string, now: number): Effect.Effect<Answer, never, SandboxContext> =>
+  Effect.gen(function* () {
+    const ctx = yield* SandboxContext
+    const state = yield* Ref.get(ctx.state)
     const txn = txnOf(state, reference)
     if (txn === undefined || txn.type === "adjustment" || txn.createdAt < now - HISTORY_DAYS * DAY) {
-      return Effect.succeed(answerA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] }))
+      return answerA(404, "Transaction not found", { reference: [`No transaction exists with reference ${reference}`] })
     }
-    return Effect.map(statusLie(ctx, state, txn, statusRecordView(txn)), (data) =>
-      answerOk(jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data }))
-    )
+    const data = yield* statusLie(ctx.faults, state, txn, statusRecordView(txn))
+    return answerOk(jsonOf<typeof StatusResponse.Encoded>({ success: true, message: "Transaction status retrieved successfully", data }))
   })
 
-export const statusRoutes = (ctx: SandboxContext) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.get(
-      "/v1/payment/status/:reference",
-      Effect.gen(function* () {
-        const { reference = "" } = yield* HttpRouter.params
-        return toResponse(yield* statusAnswer(ctx, reference, yield* ctx.clock.now))
-      })
-    )
+export const statusRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get(
+    "/v1/payment/status/:reference",
+    Effect.gen(function* () {
+      const { reference = "" } = yield* HttpRouter.params
+      const { clock } = yield* SandboxContext
+      return toResponse(yield* statusAnswer(reference, yield* clock.now))
+    })
   )
+)

@@ -7,8 +7,9 @@ import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, HashMap, Ref, Schema } from "effect"
 import { type TransactionsResponse, TransactionStatus, TransactionType } from "../../api/Schemas.ts"
 import { DAY } from "../Clock.ts"
-import type { SandboxContext } from "../Context.ts"
-import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type PagesLie, seededUnit } from "../Faults.ts"
+import { SandboxContext } from "../Context.ts"
+import { type DescMangle, type EndpointFaults, faultOf, type ListOrder, type PagesLie } from "../FaultSettings.ts"
+import { seededUnit } from "../SeededUnit.ts"
 import { type Answer, answerOk, type FieldErrors, invalidAnswer, jsonOf, toResponse } from "../Http.ts"
 import type { SandboxState, Txn } from "../State.ts"
 import { transactionView } from "../Views.ts"
@@ -157,11 +158,12 @@ const mangled = (mangle: DescMangle | undefined) => (txn: Txn): Txn => {
   return { ...txn, description }
 }
 
-export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): Effect.Effect<Answer> =>
+export const transactionsAnswer = (url: URL, now: number): Effect.Effect<Answer, never, SandboxContext> =>
   Effect.gen(function* () {
     const parsed = parseQuery(url.searchParams)
     if (Either.isLeft(parsed)) return invalidAnswer(parsed.left)
     const q = parsed.right
+    const ctx = yield* SandboxContext
     const faults = yield* Ref.get(ctx.faults)
     const state = yield* Ref.get(ctx.state)
     const settings = faults.settings
@@ -200,14 +202,14 @@ export const transactionsAnswer = (ctx: SandboxContext, url: URL, now: number): 
     )
   })
 
-export const transactionRoutes = (ctx: SandboxContext) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.get(
-      "/v1/wallet/transactions",
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const url = new URL(request.url, `http://${request.headers.host ?? "127.0.0.1"}`)
-        return toResponse(yield* transactionsAnswer(ctx, url, yield* ctx.clock.now))
-      })
-    )
+export const transactionRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get(
+    "/v1/wallet/transactions",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const url = new URL(request.url, `http://${request.headers.host ?? "127.0.0.1"}`)
+      const { clock } = yield* SandboxContext
+      return toResponse(yield* transactionsAnswer(url, yield* clock.now))
+    })
   )
+)

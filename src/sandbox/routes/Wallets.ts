@@ -5,7 +5,7 @@ import type { WalletsResponse } from "../../api/Schemas.ts"
 import { BalanceSummary, Last30Days, SummaryResponse, WalletSummary } from "../../api/Schemas.ts"
 import { toWire } from "../../domain/Money.ts"
 import { DAY } from "../Clock.ts"
-import type { SandboxContext } from "../Context.ts"
+import { SandboxContext } from "../Context.ts"
 import { answerOk, type Answer, jsonOf, ok, toResponse } from "../Http.ts"
 import type { SandboxState } from "../State.ts"
 import { walletView } from "../Views.ts"
@@ -44,11 +44,11 @@ const summary = (state: SandboxState, now: number) => {
   })
 }
 
-export const walletRoutes = (ctx: SandboxContext) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.get("/v1/wallet", Effect.map(Ref.get(ctx.state), (state) => toResponse(walletsAnswer(state)))),
-    HttpRouter.get(
-      "/v1/wallet/summary",
+export const walletRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get("/v1/wallet", Effect.flatMap(SandboxContext, (ctx) => Effect.map(Ref.get(ctx.state), (state) => toResponse(walletsAnswer(state))))),
+  HttpRouter.get(
+    "/v1/wallet/summary",
+    Effect.flatMap(SandboxContext, (ctx) =>
       Effect.zipWith(ctx.clock.now, Ref.get(ctx.state), (now, state) =>
         ok(
           Schema.encodeSync(SummaryResponse)(
@@ -58,3 +58,4 @@ export const walletRoutes = (ctx: SandboxContext) =>
       )
     )
   )
+)
