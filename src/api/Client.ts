@@ -1,261 +1,38 @@
 /**
- * The typed client of the payment API v1, one chain on @effect/platform's HttpClient: base URL and
- * credentials (mapRequest), the request gate, a timeout, then the answer classified (Classify.ts) and
- * decoded with Schemas.ts. GETs retry transient failures; POSTs never retry on their own.
+ * The typed client of the payment API v1, one chain on @effect/platform's HttpClient (ClientRequests.ts):
+ * base URL and credentials (mapRequest), the request gate, a timeout, then the answer classified
+ * (Classify.ts) and decoded with Schemas.ts. GETs retry transient failures; POSTs never retry on their own.
  */
-import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Chunk, Context, Effect, Either, FiberRef, Layer, Option, ParseResult, Redacted, Ref, Schedule, Schema, Stream } from "effect"
-import { classify, type Endpoint, EXCERPT_LENGTH, failureWithoutAnswer, makeScrub, TimedOut, TooLarge, type Transient } from "./Classify.ts"
+import { Chunk, Effect, Either, Layer, Option, Ref, Stream } from "effect"
+import { EXCERPT_LENGTH } from "./Classify.ts"
+import { decodeCard, decodeMobileMoney, decodePayout, decodeStatus, decodeSummary, decodeTransactions, decodeWallets, encodeCard, encodeMobileMoney, encodePayout } from "./ClientCodecs.ts"
+import { makeRequests } from "./ClientRequests.ts"
 import { checkBalance } from "./Plausible.ts"
 import { PaymentClientConfig, type PaymentClientSettingsInput } from "./ClientConfig.ts"
-import { type ClientError, NotSent, RateLimited, Unavailable, UnexpectedResponse } from "./Errors.ts"
+import { type ClientError, UnexpectedResponse } from "./Errors.ts"
+import { tellWatch, told } from "./FailureWatch.ts"
 import { RequestGate, type RequestGateOptions } from "./RequestGate.ts"
-import { parseRetryAfter } from "./RetryAfter.ts"
-import { retryAfterFailure } from "./Retrying.ts"
-import {
-  CardPayinRequest,
-  CardPayinResponse,
-  MobileMoneyPayinRequest,
-  MobileMoneyPayinResponse,
-  PayoutRequest,
-  PayoutResponse,
-  StatusRecord,
-  StatusResponse,
-  SummaryResponse,
-  TransactionsResponse,
-  WalletsResponse,
-  type WalletTransaction
-} from "./Schemas.ts"
-import { FENCED, type PaymentClientApi, type TransactionFilters, type TransactionsPage } from "./ClientApi.ts"
-import { clockTimes, makeServiceClock, observeClock } from "./ServiceClock.ts"
-import { type Outcome, recordRequest, routeMetrics } from "../observe/Metrics.ts"
+import { type CardPayinRequest, type MobileMoneyPayinRequest, type PayoutRequest, StatusRecord, type WalletTransaction } from "./Schemas.ts"
+import type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
+import { clockTimes } from "./ServiceClock.ts"
 
 export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 export { FENCED } from "./ClientApi.ts"
-
-/** The longest answer read for one record (a status, a payout's answer, the wallets): far above any real one. */
-export const RECORD_MAX_BYTES = 256 * 1024
-/** The longest listing page read: 100 transactions are about 50 KB. */
-export const PAGE_MAX_BYTES = 8 * 1024 * 1024
-
-/**
- * Told of every failure of a call made where it is provided: jobs/ServiceProblem.ts watches one run's
- * calls with it (a concurrent run's failures are not its).
- */
-export class FailureWatch extends Context.Tag("api/FailureWatch")<FailureWatch, (error: ClientError) => Effect.Effect<void>>() {}
-
-const watched = Effect.serviceOption(FailureWatch)
-const tellWatch = (error: ClientError) => Effect.flatMap(watched, Option.match({ onNone: () => Effect.void, onSome: (watch) => watch(error) }))
-const told = <Args extends ReadonlyArray<unknown>, A>(call: (...args: Args) => Effect.Effect<A, ClientError>) => (...args: Args) =>
-  Effect.tapError(call(...args), tellWatch)
-
-// Each decoder and encoder compiled once.
-const decodeWallets = Schema.decodeUnknownOption(WalletsResponse)
-const decodeTransactions = Schema.decodeUnknownOption(TransactionsResponse)
-const decodeSummary = Schema.decodeUnknownOption(SummaryResponse)
-const decodeStatus = Schema.decodeUnknownOption(StatusResponse)
-const decodePayout = Schema.decodeUnknownOption(PayoutResponse)
-const decodeMobileMoney = Schema.decodeUnknownOption(MobileMoneyPayinResponse)
-const decodeCard = Schema.decodeUnknownOption(CardPayinResponse)
-
-// Synchronous (an Either, itself an effect): a body is encoded without a step of the runtime per field.
-const encoder = <A, I>(schema: Schema.Schema<A, I>) => {
-  const encode = Schema.encodeEither(schema)
-  return (body: A): Either.Either<I, NotSent> =>
-    Either.mapLeft(encode(body), (e) => new NotSent({ reason: `invalid request body: ${ParseResult.TreeFormatter.formatErrorSync(e)}` }))
-}
-const encodePayout = encoder(Schema.Struct(PayoutRequest.fields))
-const encodeMobileMoney = encoder(Schema.Struct(MobileMoneyPayinRequest.fields))
-const encodeCard = encoder(Schema.Struct(CardPayinRequest.fields))
-
-interface Answer {
-  readonly status: number
-  readonly retryAfter: string | undefined
-  readonly date: string | undefined
-  /** X-Sandbox-Clock: how a sandbox's virtual time runs (ServiceClock.ts decides whether to believe it). */
-  readonly clock: string | undefined
-  readonly body: string
-}
-
-const utf8 = new TextDecoder()
-
-/** The declared length, when the answer has a plain one. */
-const declaredLength = (value: string | undefined): number | undefined =>
-  value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined
-
-/**
- * The whole answer, no longer than `maxBytes`. A declared length bounds the body by HTTP framing, so
- * it is read at once; without one the body is read as a stream and failing the fold past the cap ends
- * the stream, which aborts the request and drops the connection (nothing past the cap is buffered).
- */
-const readAnswer = (response: HttpClientResponse.HttpClientResponse, maxBytes: number): Effect.Effect<Answer, HttpClientError.ResponseError | TooLarge> => {
-  const headers = response.headers
-  const declared = declaredLength(headers["content-length"])
-  const tooLong = declared !== undefined && declared > maxBytes
-  const answer = (body: string): Answer => ({ status: response.status, retryAfter: headers["retry-after"], date: headers["date"], clock: headers["x-sandbox-clock"], body })
-  if (declared !== undefined && !tooLong) return Effect.map(response.text, answer)
-  return Stream.runFoldEffect(response.stream, { size: 0, parts: new Array<Uint8Array>() }, (read, bytes) => {
-    const size = read.size + bytes.length
-    if (tooLong || size > maxBytes) return Effect.fail(new TooLarge(response.status, maxBytes, tooLong ? declared : undefined))
-    read.parts.push(bytes)
-    return Effect.succeed({ size, parts: read.parts })
-  }).pipe(
-    Effect.flatMap((read) => (tooLong ? Effect.fail(new TooLarge(response.status, maxBytes, declared)) : Effect.succeed(answer(utf8.decode(Buffer.concat(read.parts)))))),
-    // fetch gives no stream for an answer without a body: that is an empty body, as `text` reads it.
-    Effect.catchIf((e) => e._tag === "ResponseError" && e.reason === "EmptyBody", () => (tooLong ? Effect.fail(new TooLarge(response.status, maxBytes, declared)) : Effect.succeed(answer(""))))
-  )
-}
+export { PAGE_MAX_BYTES, RECORD_MAX_BYTES } from "./ClientAnswer.ts"
+export { FailureWatch } from "./FailureWatch.ts"
 
 const queryOf = (filters: TransactionFilters): Record<string, string> =>
   Object.fromEntries(
     Object.entries(filters).filter(([, v]) => v !== undefined && v !== "").map(([k, v]) => [k, String(v)])
   )
 
-const finalOf = (t: Transient): ClientError =>
-  t.rateLimited
-    ? new RateLimited({ retryAfterMs: t.retryAfterMs })
-    : t.notSent
-    ? new NotSent({ reason: t.reason })
-    : new Unavailable({ reason: t.reason, status: t.status })
-
-const isTransient = (e: ClientError | Transient): e is Transient => e._tag === "Transient"
-
-/** A classified answer as the request metric's outcome (observe/Metrics.ts). */
-const OUTCOME_OF: Record<(ClientError | Transient)["_tag"], Outcome> = {
-  AuthError: "auth_error",
-  ValidationError: "rejected",
-  InsufficientBalance: "rejected",
-  PayinRefused: "rejected",
-  NotFound: "not_found",
-  RateLimited: "rate_limited",
-  // A GET's 5xx or 408; a POST's 5xx is an OutcomeUnknown, told apart by its status below.
-  Transient: "server_error",
-  OutcomeUnknown: "unexpected",
-  UnexpectedResponse: "unexpected",
-  NotSent: "unexpected",
-  Unavailable: "unexpected"
-}
-const outcomeOf = (result: Either.Either<unknown, ClientError | Transient>, status: number): Outcome =>
-  Either.isRight(result) ? "ok" : status === 429 ? "rate_limited" : status >= 500 ? "server_error" : OUTCOME_OF[result.left._tag]
-
 // A listing that never ends (pages that keep coming, a total that lies) is refused, not read forever.
 const LISTING_PAGES_MAX = 2_000
 
 export const make = Effect.gen(function*() {
-  const settings = yield* PaymentClientConfig
-  const gate = yield* RequestGate
-  const base = settings.baseUrl
-  const baseUrl = new URL(URL.canParse(base) ? base : "http://invalid.invalid")
-  const scrub = makeScrub([Redacted.value(settings.apiKey), Redacted.value(settings.apiSecret)])
-  const headers = {
-    accept: "application/json",
-    "x-api-key": Redacted.value(settings.apiKey),
-    "x-api-secret": Redacted.value(settings.apiSecret)
-  }
-  const connection = (yield* HttpClient.HttpClient).pipe(
-    HttpClient.mapRequest((request) => HttpClientRequest.setHeaders(HttpClientRequest.prependUrl(request, base), headers))
-  )
-  // No span per request, hence no trace headers sent to the service (they come from the span). With
-  // the tracer off where the client is built (no OTLP endpoint: cli/Traces.ts) there is none to turn
-  // off; the setting is an Effect.locally, about 22 operations a request, only paid when tracing.
-  const http = (yield* FiberRef.get(FiberRef.currentTracerEnabled)) ? HttpClient.withTracerDisabledWhen(connection, () => true) : connection
-  // Built once: Effect.retry given options builds its schedule again on every call.
-  const retryPolicy = Schedule.exponential(settings.getRetry.base).pipe(
-    Schedule.jittered,
-    Schedule.intersect(Schedule.recurs(settings.getRetry.times)),
-    Schedule.upTo(settings.getRetry.maxElapsed),
-    Schedule.whileInput(isTransient)
-  )
-  const timeout = settings.requestTimeout
-
-  const skew = yield* Ref.make(Option.none<number>())
-  // Requests are counted by route template, each route's metrics tagged once here.
-  const routes = {
-    wallet: routeMetrics("GET /wallet"),
-    transactions: routeMetrics("GET /wallet/transactions"),
-    summary: routeMetrics("GET /wallet/summary"),
-    status: routeMetrics("GET /payment/status/{reference}"),
-    payout: routeMetrics("POST /payments/payout/mobile-money"),
-    payin: routeMetrics("POST /payments/payin/mobile-money"),
-    card: routeMetrics("POST /payments/payin/card")
-  }
-  // A sandbox's declared clock, believed only from this machine (ServiceClock.ts).
-  const declared = yield* Ref.make(makeServiceClock(baseUrl))
-
-  /**
-   * One request and its whole answer, within the timeout; the wait for the gate is not part of it.
-   * Nothing here logs the request, and what leaves it (Classify.ts) carries no header: the
-   * credentials cannot reach a log from here, so no redaction setting per request.
-   */
-  const exchange = (request: HttpClientRequest.HttpClientRequest, maxBytes: number) =>
-    http.execute(request).pipe(
-      Effect.flatMap((response) => readAnswer(response, maxBytes)),
-      Effect.timeoutFail({ duration: timeout, onTimeout: () => new TimedOut(timeout) })
-    )
-
-  const attempt = <A>(
-    method: "GET" | "POST",
-    endpoint: Endpoint,
-    request: HttpClientRequest.HttpClientRequest,
-    success: (json: unknown) => Option.Option<A>,
-    reference?: string,
-    mayStillSend?: Effect.Effect<boolean>
-  ): Effect.Effect<A, ClientError | Transient> => {
-    const maxBytes = endpoint === "transactions" ? PAGE_MAX_BYTES : RECORD_MAX_BYTES
-    // Every request is counted and timed here, once: sent (past the gate), then answered or not.
-    const route = endpoint === "payin" && request.url.endsWith("/card") ? routes.card : routes[endpoint]
-    // One pipe rather than a generator, the clock read from its service: a request's own steps are
-    // about a third of the client's Effect operations.
-    const send = Effect.clockWith((clock) => {
-      const sentMs = clock.unsafeCurrentTimeMillis()
-      return Effect.matchEffect(exchange(request, maxBytes), {
-        onFailure: (error) =>
-          Effect.zipRight(
-            recordRequest(route, error._tag === "TimedOut" ? "timeout" : error._tag === "TooLarge" ? "too_large" : "network", (clock.unsafeCurrentTimeMillis() - sentMs) / 1000),
-            Effect.fail(failureWithoutAnswer(method, error))
-          ),
-        onSuccess: (answer) => {
-          const nowMs = clock.unsafeCurrentTimeMillis()
-          const served = answer.date === undefined ? NaN : Date.parse(answer.date)
-          const gateTold = answer.status === 429 ? gate.onRateLimited(Option.getOrUndefined(parseRetryAfter(answer.retryAfter, nowMs))) : gate.onSuccess
-          const told = Effect.zipRight(Ref.update(declared, (clock) => observeClock(clock, nowMs, served, answer.clock)), gateTold)
-          const result = classify({ method, endpoint, success, nowMs, scrub, reference }, answer)
-          return Effect.zipRight(
-            // Date has whole seconds: the skew is known to within one second, which the one-minute rule allows.
-            Number.isFinite(served) ? Effect.zipRight(Ref.set(skew, Option.some(served - nowMs)), told) : told,
-            Effect.zipRight(recordRequest(route, outcomeOf(result, answer.status), (nowMs - sentMs) / 1000), result)
-          )
-        }
-      })
-    })
-    return mayStillSend === undefined
-      ? Effect.zipRight(gate.take, send)
-      : Effect.flatMap(gate.takeChecked(mayStillSend), (go) => (go ? send : Effect.fail(new NotSent({ reason: FENCED }))))
-  }
-
-  const getJson = <A>(
-    endpoint: Endpoint,
-    request: HttpClientRequest.HttpClientRequest,
-    success: (json: unknown) => Option.Option<A>,
-    reference?: string
-  ): Effect.Effect<A, ClientError> =>
-    attempt("GET", endpoint, request, success, reference).pipe(
-      (once) => retryAfterFailure(once, retryPolicy),
-      Effect.catchIf(isTransient, (t) => Effect.fail(finalOf(t)))
-    )
-
-  const postJson = <A>(
-    endpoint: Endpoint,
-    path: string,
-    body: unknown,
-    success: (json: unknown) => Option.Option<A>,
-    mayStillSend?: Effect.Effect<boolean>
-  ): Effect.Effect<A, ClientError> =>
-    // Never retried here: once sent, only reconciliation can tell whether it happened.
-    attempt("POST", endpoint, HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(path), body), success, undefined, mayStillSend).pipe(
-      Effect.catchIf(isTransient, (t) => Effect.fail(finalOf(t)))
-    )
+  const { baseUrl, scrub, skew, declared, getJson, postJson } = yield* makeRequests
 
   const wallets = Effect.fn("PaymentClient.wallets")(function*() {
     const response = yield* getJson("wallet", HttpClientRequest.get("/wallet"), decodeWallets)

@@ -7,96 +7,12 @@
  * register, slots are reserved there, a few at a time (not a round trip per request), 429 pauses and
  * cuts are written there for every worker, and successes are counted there in batches.
  */
-import { Clock, Deferred, Duration, Effect, Fiber, Layer, Option, Ref, Schema } from "effect"
-import { type GateRules, GateStateJson, type GateState, initialState, rateLimited, reserve, succeeded } from "./GateState.ts"
+import { Clock, Deferred, Duration, Effect, Fiber, Layer, Option, Ref } from "effect"
+import { type GateRules, type GateState, initialState, rateLimited, reserve, succeeded } from "./GateState.ts"
+import { makeSlots } from "./GateSlots.ts"
+import { type ClockSample, decodeState, encodeState, LATE_RETAKES, LATE_WAKE_MS, type RequestGateOptions, type Shared, type SharedGate, type Turns } from "./GateTunings.ts"
 
-export interface RequestGateOptions {
-  /** Ceiling in requests per second; undefined starts unlimited and adapts after the first 429. */
-  readonly ratePerSecond?: number
-  readonly minRate?: number
-  /** Requests per second regained per second of successful calls at full speed. */
-  readonly recoveryPerSecond?: number
-  /** Pause after a 429 that carries no Retry-After. */
-  readonly defaultPauseMs?: number
-}
-
-/** The account's gate state in the shared store: changed atomically, with the store's clock. */
-export interface SharedGate {
-  readonly modify: <A>(
-    change: (value: Option.Option<string>, nowMs: number) => readonly [A, Option.Option<string>]
-  ) => Effect.Effect<A, unknown>
-}
-
-interface Shared {
-  readonly store: SharedGate
-  /** Slots reserved in the store, in the store's clock, earliest first. */
-  readonly pocket: ReadonlyArray<number>
-  /** Store clock minus local clock, as measured at the last reservation. */
-  readonly offset: number
-  /** Successes not yet counted in the store. */
-  readonly successes: number
-  /** The shared rate as last read: how many slots to reserve at once. */
-  readonly rate: number
-}
-
-/** Whose turn it is to wait for the next slot: held or not, and the callers waiting for it in order. */
-interface Turns {
-  readonly held: boolean
-  readonly waiting: ReadonlyArray<Deferred.Deferred<void>>
-}
-
-const decodeState = Schema.decodeUnknownOption(GateStateJson)
-const encodeState = Schema.encodeSync(GateStateJson)
-
-/**
- * Several workers' requests reach the service with their own network and event-loop delays, so two
- * slots a spacing apart can arrive closer: the shared budget spaces them for 95% of --rate (20 spacings
- * at 20/s span 1,053 ms: 53 ms of bunching still fits in one second), so the
- * account stays under it in every second as the service counts.
- */
-const SHARED_HEADROOM = 0.95
-
-/**
- * A caller that wakes this long after its slot takes a new one (at most LATE_RETAKES times in a row).
- * Below the 53 ms the headroom leaves in a second: at 200 ms, a worker starved by a loaded machine
- * (not stopped) sent 50-200 ms late and the service saw 21 requests in a second at --rate 20
- * (workers soak, seed 13, load average 2.5).
- */
-const LATE_WAKE_MS = 40
-const LATE_RETAKES = 3
-
-/** Reservations retried 250 ms apart while the store is away, before a process paces itself alone. */
-const WAIT_FOR_STORE_TRIES = 40
-
-/** A reserved slot this far in the past is stale: dropped rather than spent late. */
-const STALE_SLOT_MS = 50
-
-/**
- * The store's clock is read inside the reservation, after the register's lock: a reservation that
- * waited for the lock (other workers), for a slow machine or through a SIGSTOP reads it late or hears
- * back late, and the midpoint of its round trip misplaces the store's clock by up to half of it. Slots
- * mapped with that error land among another worker's (21-23 requests in a second at --rate 20, workers
- * soak seed 14 at load 10). As NTP does, the offset is taken from the quickest reservation of the last
- * CLOCK_WINDOW_MS, whose error is at most half of its (short) round trip.
- */
-const CLOCK_WINDOW_MS = 30_000
-const CLOCK_SAMPLES = 64
-
-interface ClockSample {
-  readonly at: number
-  readonly roundTripMs: number
-  readonly offset: number
-}
-
-/** The samples kept after `sample` (recent ones, at most CLOCK_SAMPLES) and the offset to use. */
-export const bestOffset = (samples: ReadonlyArray<ClockSample>, sample: ClockSample) => {
-  const kept = [...samples.filter((s) => sample.at - s.at <= CLOCK_WINDOW_MS), sample].slice(-CLOCK_SAMPLES)
-  const quickest = kept.reduce((best, s) => (s.roundTripMs < best.roundTripMs ? s : best))
-  return { kept, offset: quickest.offset }
-}
-
-/** About a tenth of a second's worth of slots per reservation: few round trips, no hoarding. */
-const batchOf = (rate: number) => (Number.isFinite(rate) ? Math.max(1, Math.min(8, Math.ceil(rate / 10))) : 8)
+export { bestOffset, type RequestGateOptions, type SharedGate } from "./GateTunings.ts"
 
 export const makeRequestGate = (options: RequestGateOptions = {}) =>
   Effect.gen(function*() {
@@ -116,104 +32,7 @@ export const makeRequestGate = (options: RequestGateOptions = {}) =>
     const spare = yield* Ref.make(Option.none<number>())
     const busy = yield* Ref.make(false)
 
-    /** The next slot under the local rate: when it is due and when it was taken, both in local ms. */
-    const reserveLocalAt = Effect.flatMap(Effect.zip(Clock.currentTimeMillis, Ref.getAndSet(busy, false)), ([now, behind]) =>
-      Ref.modify(state, (s) => {
-        const [[start], next] = reserve(s, now, 1, maxRate, behind ? LATE_WAKE_MS : 0)
-        return [{ due: start, now }, next] as const
-      })
-    )
-    const reserveLocal = Effect.map(reserveLocalAt, ({ due, now }) => due - now)
-
-    /** Reserves a few slots in the store; on a store failure the local gate decides alone. */
-    const draw = (current: Shared) =>
-      Effect.gen(function*() {
-        const sentAt = yield* Clock.currentTimeMillis
-        const drawn = yield* current.store.modify((value, nowMs) => {
-          const s0 = Option.getOrElse(Option.flatMap(value, decodeState), () => initialState(nowMs, maxRate))
-          const [slots, s1] = reserve(succeeded(s0, current.successes, rules), nowMs, batchOf(Math.min(s0.rate, maxRate)), maxRate * SHARED_HEADROOM)
-          return [{ slots, nowMs, rate: s1.rate, pausedUntil: s1.pausedUntil }, Option.some(encodeState(s1))] as const
-        })
-        const receivedAt = yield* Clock.currentTimeMillis
-        const offset = yield* Ref.modify(clockSamples, (samples) => {
-          const { kept, offset } = bestOffset(samples, { at: receivedAt, roundTripMs: receivedAt - sentAt, offset: drawn.nowMs - (sentAt + receivedAt) / 2 })
-          return [offset, kept] as const
-        })
-        yield* Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, drawn.pausedUntil - offset) }))
-        // Taken meanwhile from the pocket by other callers: append to what is there now.
-        yield* Ref.update(shared, (sh) =>
-          Option.match(sh, {
-            onNone: () => sh,
-            onSome: (now) =>
-              Option.some({
-                ...now,
-                pocket: [...now.pocket, ...drawn.slots],
-                offset,
-                // Successes counted meanwhile are the next reservation's to report.
-                successes: Math.max(0, now.successes - current.successes),
-                rate: drawn.rate
-              })
-          })
-        )
-      }).pipe(
-        Effect.tap(() => Ref.set(storeFailures, 0)),
-        Effect.as(true),
-        // The store is away (a cut connection, a restart): the requests wait for it a little, since
-        // pacing alone, every worker would spend the whole budget. Past that, this process paces
-        // itself alone until the store answers again; the next reservation asks it again.
-        Effect.catchAll((error) =>
-          Effect.gen(function*() {
-            const failures = yield* Ref.updateAndGet(storeFailures, (n) => n + 1)
-            if (failures === 1) yield* Effect.logWarning(`the shared request budget could not be read (${String(error)}): waiting for the state store`)
-            if (failures <= WAIT_FOR_STORE_TRIES) return yield* Effect.as(Effect.sleep(Duration.millis(250)), true)
-            const wait = yield* reserveLocal
-            if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
-            return false
-          })
-        )
-      )
-
-    /** This caller's next slot, and the local time when it was taken (both local ms). */
-    const reserveSlot: Effect.Effect<{ readonly due: number; readonly now: number }> = Effect.gen(function*() {
-      for (;;) {
-        const current = yield* Ref.get(shared)
-        if (Option.isNone(current)) return yield* reserveLocalAt
-        const localNow = yield* Clock.currentTimeMillis
-        const taken = yield* Ref.modify(shared, (sh) => {
-          if (Option.isNone(sh)) return [Option.none<number>(), sh] as const
-          // A slot already past (this process was stopped, or slow to use it) is dropped, not spent:
-          // spending a handful of them at once would burst above the account's rate.
-          const fresh = sh.value.pocket.filter((slot) => slot - sh.value.offset >= localNow - STALE_SLOT_MS)
-          return fresh.length > 0
-            ? [Option.some(fresh[0] - sh.value.offset), Option.some({ ...sh.value, pocket: fresh.slice(1) })] as const
-            : [Option.none<number>(), Option.some({ ...sh.value, pocket: [] })] as const
-        })
-        if (Option.isSome(taken)) {
-          // Reserve the next slots before these run out: a worker never waits on the store between
-          // two of its slots, and the new ones follow on from the account's last.
-          const left = yield* Effect.map(Ref.get(shared), (sh) => (Option.isSome(sh) ? sh.value.pocket.length : Infinity))
-          if (left <= Math.floor(batchOf(Option.getOrElse(Option.map(current, (c) => c.rate), () => maxRate)) / 2)) {
-            yield* Effect.forkDaemon(
-              drawing.withPermitsIfAvailable(1)(
-                Effect.flatMap(Ref.get(shared), (sh) =>
-                  Option.isSome(sh) && sh.value.pocket.length <= Math.floor(batchOf(sh.value.rate) / 2) ? draw(sh.value) : Effect.void
-                )
-              )
-            )
-          }
-          return { due: taken.value, now: yield* Clock.currentTimeMillis }
-        }
-        // One reservation at a time: concurrent takers wait for it instead of each asking the store.
-        const drawn = yield* drawing.withPermits(1)(
-          Effect.flatMap(Ref.get(shared), (sh) => (Option.isSome(sh) && sh.value.pocket.length === 0 ? draw(sh.value) : Effect.succeed(true)))
-        )
-        // The store could not be asked: this caller was paced locally instead.
-        if (!drawn) {
-          const now = yield* Clock.currentTimeMillis
-          return { due: now, now }
-        }
-      }
-    })
+    const { reserveSlot } = makeSlots({ maxRate, rules, state, shared, drawing, clockSamples, storeFailures, busy })
 
     /** Requests per second now allowed; Infinity while unlimited. */
     const currentRate: Effect.Effect<number> = Effect.map(Ref.get(shared), (sh) =>

@@ -9,120 +9,18 @@
  * is closed and never read again, so a sync costs the open days only. A day whose claimed total needs
  * more than MAX_DAY_PAGES pages is not read further: it stays incomplete, said once, with the claim.
  */
-import { Clock, Effect, Either, Ref } from "effect"
-import { createHash } from "node:crypto"
+import { Clock, Effect, Ref } from "effect"
 import { PaymentClient, type TransactionsPage } from "../api/Client.ts"
 import type { ClientError } from "../api/Errors.ts"
-import { checkFee, quote, wireMinor } from "../api/Plausible.ts"
-import { tokenOfDescription } from "../domain/Token.ts"
-import type { DayRead } from "../store/MirrorModel.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
+import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingDays.ts"
 import { ListingGap } from "./ListingGap.ts"
 import { RunEvent, tell } from "./Notices.ts"
+import { type DayPayout, hashOf, PAGE_LIMIT, readDay } from "./ReadDay.ts"
 import type { AccountId } from "../domain/Ids.ts"
 
-export const DAY_MS = 24 * 60 * 60 * 1000
-/** The service keeps 90 days of history. */
-export const HISTORY_DAYS = 90
-export const PAGE_LIMIT = 100
-/**
- * The most pages one read asks for: 200 pages of 100 is 20,000 payouts in a day (or a span read at
- * once), far above any real day of one account, and about 200 requests at most. A service claiming
- * more cannot be read to its claim: the day is incomplete (no resend relies on it), not read for ever.
- */
-export const MAX_DAY_PAGES = 200
-
-export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
-export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`)
-
-/** Every UTC day from the one holding `fromMs` to the one holding `toMs`, oldest first. */
-export const daysBetween = (fromMs: number, toMs: number): ReadonlyArray<string> => {
-  const days: Array<string> = []
-  for (let t = dayStart(dayOf(fromMs)); t <= toMs; t += DAY_MS) days.push(dayOf(t))
-  return days
-}
-
-export type DayPayout = DayRead["payouts"][number]
-
-interface DayReadParts {
-  readonly payouts: ReadonlyArray<DayPayout>
-  readonly maxTotal: number
-  readonly pages: number
-}
-
-export type DayReadResult =
-  | DayReadParts & { readonly complete: true }
-  | DayReadParts & {
-    readonly complete: false
-    readonly gap: ListingGap
-    /** Set when the service claimed more than MAX_DAY_PAGES pages hold: what it claimed. */
-    readonly claimed?: { readonly total: number; readonly totalPages: number }
-  }
-
-/**
- * Reads one day to completeness. `fetch(page)` asks for one page of `limit` rows. Pages are asked by
- * number (links are not followed), repeated references count once, and reading goes on past a short or
- * empty page while fewer distinct payouts were seen than the largest `total` reported, up to a bound.
- */
-export const readDay = <E, R>(
-  fetch: (page: number) => Effect.Effect<TransactionsPage, E, R>,
-  limit = PAGE_LIMIT
-): Effect.Effect<DayReadResult, E, R> =>
-  Effect.gen(function* () {
-    const seen = new Map<string, DayPayout>()
-    let maxTotal = 0
-    let maxPages = 0
-    for (let page = 1; ; page++) {
-      const answer = yield* fetch(page)
-      maxTotal = Math.max(maxTotal, answer.pagination.total)
-      maxPages = Math.max(maxPages, answer.pagination.total_pages)
-      for (const t of answer.transactions) {
-        if (t.type !== "payout") continue
-        const amount = wireMinor("amount", t.amount, t.currency)
-        // A listed amount no payout can have: the day proves nothing (its payouts stay unknown).
-        if (Either.isLeft(amount)) {
-          return { complete: false, payouts: [...seen.values()], maxTotal, pages: page, gap: ListingGap.BadAmount({ shown: quote(t.reference), problem: amount.left }) }
-        }
-        const fee = checkFee(t.fee, amount.right, t.currency)
-        seen.set(t.reference, {
-          reference: t.reference,
-          token: tokenOfDescription(t.description),
-          description: t.description ?? null,
-          amountMinor: amount.right,
-          currency: t.currency,
-          status: t.status,
-          feeMinor: Either.getOrNull(fee),
-          createdAt: t.created_at
-        })
-      }
-      const short = answer.transactions.length < limit
-      if (short && seen.size >= maxTotal) return { complete: true, payouts: [...seen.values()], maxTotal, pages: page }
-      if (Math.ceil(maxTotal / limit) > MAX_DAY_PAGES || maxPages > MAX_DAY_PAGES) {
-        return {
-          complete: false,
-          payouts: [...seen.values()],
-          maxTotal,
-          pages: page,
-          gap: ListingGap.Overclaimed({ total: maxTotal, totalPages: maxPages, maxPages: MAX_DAY_PAGES, limit, pagesRead: page, count: seen.size }),
-          claimed: { total: maxTotal, totalPages: maxPages }
-        }
-      }
-      // Enough pages for every reported total, twice over (repeats shift rows to later pages), plus slack.
-      const bound = Math.min(2 * Math.ceil(maxTotal / limit) + 3, MAX_DAY_PAGES)
-      if (page >= bound) {
-        return {
-          complete: false,
-          payouts: [...seen.values()],
-          maxTotal,
-          pages: page,
-          gap: ListingGap.Short({ count: seen.size, total: maxTotal })
-        }
-      }
-    }
-  })
-
-const hashOf = (payouts: ReadonlyArray<DayPayout>): string =>
-  createHash("sha256").update(payouts.map((p) => `${p.reference}|${p.description}|${p.amountMinor}|${p.currency}`).sort().join("\n")).digest("hex")
+export { DAY_MS, dayOf, daysBetween, dayStart, HISTORY_DAYS } from "./ListingDays.ts"
+export { type DayPayout, type DayReadResult, MAX_DAY_PAGES, PAGE_LIMIT, readDay } from "./ReadDay.ts"
 
 export interface SyncResult {
   /** When the sync began: a payout it did not see may still have been created before. */
