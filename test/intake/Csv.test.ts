@@ -246,9 +246,9 @@ ${row(1)}${",x".repeat(250)}
       writeFileSync(path, `${header}
 ${header}
 `)
-      const started = Date.now()
       const error = yield* failure(parseCsvFile(path))
-      expect(Date.now() - started).toBeLessThan(1000)
+      // "more than 256", not a count: the header was refused from its first chunk, never split into
+      // its million cells (a header split into cells is refused with its count, as above).
       expect(error.message).toBe("line 1: too many columns: the header has more than 256, at most 256 are allowed")
     }).pipe(Effect.provide(FileSystemLive))
   )
