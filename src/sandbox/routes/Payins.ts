@@ -10,6 +10,7 @@ import { decodeCardPayin, decodeMobilePayin, errorMessage } from "../RequestBody
 import { CARD_CHECKOUT_LIFETIME, createPayin, MOBILE_MONEY_LIFETIME } from "../Payins.ts"
 import type { Plan } from "../State.ts"
 import { payinOutcomeOf } from "../TestNumbers.ts"
+import { ordinaryPlan } from "./Ordinary.ts"
 import { Reference } from "../../domain/Ids.ts"
 
 const mobilePlan = (ctx: SandboxContext["Type"], phone: string, now: number): Effect.Effect<Plan> =>
@@ -27,13 +28,8 @@ const mobilePlan = (ctx: SandboxContext["Type"], phone: string, now: number): Ef
         return { processingAt: expiresAt, finalAt: expiresAt, outcome: "expired", description: "The customer did not answer within 15 minutes" }
       case "cancelled":
         return { processingAt, finalAt, outcome: "cancelled", description: "Cancelled by the customer" }
-      case undefined: {
-        const ratio = ctx.settings.failureRatio
-        const fails = ratio > 0 && (yield* ctx.outcomes.next) < ratio
-        return fails
-          ? { processingAt, finalAt, outcome: "failed", description: "Payment failed at the operator" }
-          : { processingAt, finalAt, outcome: "completed", description: "Payment confirmed by the customer" }
-      }
+      case undefined:
+        return yield* ordinaryPlan(ctx, { processingAt, finalAt }, { failed: "Payment failed at the operator", completed: "Payment confirmed by the customer" })
     }
   })
 

@@ -17,6 +17,7 @@ import { createPayout, type Insufficient } from "../Payouts.ts"
 import { decodePayout, type ValidPayout } from "../RequestBody.ts"
 import type { Plan, Txn } from "../State.ts"
 import { payoutOutcomeOf } from "../TestNumbers.ts"
+import { ordinaryPlan } from "./Ordinary.ts"
 
 const planFor = (ctx: SandboxContext["Type"], phone: string, now: number): Effect.Effect<Plan> =>
   Effect.gen(function* () {
@@ -34,13 +35,8 @@ const planFor = (ctx: SandboxContext["Type"], phone: string, now: number): Effec
       }
       case "cancelled":
         return { processingAt, finalAt, outcome: "cancelled", description: "Payout cancelled" }
-      case undefined: {
-        const ratio = ctx.settings.failureRatio
-        const fails = ratio > 0 && (yield* ctx.outcomes.next) < ratio
-        return fails
-          ? { processingAt, finalAt, outcome: "failed", description: "Transfer failed at the operator" }
-          : { processingAt, finalAt, outcome: "completed", description: "Payout completed successfully" }
-      }
+      case undefined:
+        return yield* ordinaryPlan(ctx, { processingAt, finalAt }, { failed: "Transfer failed at the operator", completed: "Payout completed successfully" })
     }
   })
 
