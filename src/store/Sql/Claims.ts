@@ -12,7 +12,7 @@ import type { ClaimSelection, EventSource, Fence } from "../Model.ts"
 import type { RowState } from "../RowState.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { decodeRows, insertEvents, ROW_COLUMNS } from "./Columns.ts"
-import { type Db, eachPart, oneOf, pgArray, StoreDb } from "./Db.ts"
+import { type Db, eachPart, isPostgres, oneOf, pgArray, StoreDb } from "./Db.ts"
 import { leaseCte } from "./LeaseLock.ts"
 import { makeTransitions } from "./Transitions.ts"
 
@@ -26,7 +26,7 @@ interface Move {
 
 export const makeClaims = (db: Db) => {
   const { sql } = db
-  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const isPg = isPostgres(sql)
   const { recordTransition, recordTransitions } = makeTransitions(db)
 
   /** The claim's fencing (DESIGN 7): only while `fence` is the batch's lease and unexpired, checked in the claim's statement. */

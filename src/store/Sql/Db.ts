@@ -32,6 +32,9 @@ export interface Db {
 /** The Db of the store being opened: each dialect's layer provides it (SqliteStateStore.ts, PostgresStateStore.ts). */
 export class StoreDb extends Context.Tag("store/StoreDb")<StoreDb, Db>() {}
 
+/** Whether the store is PostgreSQL: for the statements whose SQL differs by more than a clause. */
+export const isPostgres = (sql: SqlClient.SqlClient): boolean => sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
 export const chunksOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))

@@ -5,7 +5,7 @@ import { refuseUnstorable } from "../Storable.ts"
 import type { StoreDriver } from "../StoreDriver.ts"
 import { type EventInput, insertEvents } from "./Columns.ts"
 import { advance, type Current, CURRENT_COLUMNS, decodeCurrent } from "./CurrentRows.ts"
-import { type Db, eachPart, oneOf, pgArray } from "./Db.ts"
+import { type Db, eachPart, isPostgres, oneOf, pgArray } from "./Db.ts"
 import { fenced, leaseCte } from "./LeaseLock.ts"
 
 /** Rows per UPDATE on SQLite: 11 parameters each; powers of two keep the statement texts few (prepared once). */
@@ -23,7 +23,7 @@ const powerOfTwoChunks = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArr
 
 export const makeTransitions = (db: Db) => {
   const { sql } = db
-  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const isPg = isPostgres(sql)
 
   /** The rows the transitions name, read for the move (on PostgreSQL locked in idx order after the lease, as claims lock them). */
   const readCurrent = (accountId: string, batchId: string, idxs: ReadonlyArray<number>, fence: Fence | undefined) =>
