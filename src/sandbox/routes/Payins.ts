@@ -5,8 +5,8 @@ import { CardPayinResponse, MobileMoneyPayinResponse } from "../../api/Schemas.t
 import { iso } from "../Clock.ts"
 import { SandboxContext } from "../Context.ts"
 import { feeFor } from "../Fees.ts"
-import { envelopeB, jsonBody, ok } from "../Http.ts"
-import { decodeCardPayin, decodeMobilePayin, errorMessage } from "../RequestBody.ts"
+import { envelopeB, type FieldErrors, jsonBody, type JsonObject, ok } from "../Http.ts"
+import { decodeCardPayin, decodeMobilePayin, errorMessage, type ValidPayin } from "../RequestBody.ts"
 import { CARD_CHECKOUT_LIFETIME, createPayin, MOBILE_MONEY_LIFETIME } from "../Payins.ts"
 import type { Plan } from "../State.ts"
 import { payinOutcomeOf } from "../TestNumbers.ts"
@@ -35,11 +35,16 @@ const mobilePlan = (ctx: SandboxContext["Type"], phone: string, now: number): Ef
 
 const refused = (message: string) => envelopeB(422, message)
 
+/** The body read and checked by `decode`: the pay-in to make, or the 422 answer (envelope B). */
+const checkedBody = (decode: (body: JsonObject) => Either.Either<ValidPayin, FieldErrors>) =>
+  Effect.map(jsonBody, (body) =>
+    Either.isLeft(body)
+      ? Either.left(refused("The request body must be a JSON object."))
+      : Either.mapLeft(decode(body.right), (errors) => refused(errorMessage(errors))))
+
 const mobileMoney = Effect.gen(function* () {
-  const body = yield* jsonBody
-  if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
-  const valid = decodeMobilePayin(body.right)
-  if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
+  const valid = yield* checkedBody(decodeMobilePayin)
+  if (Either.isLeft(valid)) return valid.left
   const input = valid.right
   const ctx = yield* SandboxContext
   const now = yield* ctx.clock.now
@@ -58,10 +63,8 @@ const mobileMoney = Effect.gen(function* () {
 
 const card = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const body = yield* jsonBody
-  if (Either.isLeft(body)) return refused("The request body must be a JSON object.")
-  const valid = decodeCardPayin(body.right)
-  if (Either.isLeft(valid)) return refused(errorMessage(valid.left))
+  const valid = yield* checkedBody(decodeCardPayin)
+  if (Either.isLeft(valid)) return valid.left
   const input = valid.right
   const ctx = yield* SandboxContext
   const now = yield* ctx.clock.now
