@@ -13,15 +13,11 @@ import { checkBalance } from "./Plausible.ts"
 import { PaymentClientConfig, type PaymentClientSettingsInput } from "./ClientConfig.ts"
 import { type ClientError, UnexpectedResponse } from "./Errors.ts"
 import { tellWatch, told } from "./FailureWatch.ts"
-import { RequestGate, type RequestGateOptions } from "./RequestGate.ts"
+import { RequestGate } from "./RequestGate.ts"
+import type { RequestGateOptions } from "./GateTunings.ts"
 import { type CardPayinRequest, type MobileMoneyPayinRequest, type PayoutRequest, StatusRecord, type WalletTransaction } from "./Schemas.ts"
 import type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
 import { clockTimes } from "./ServiceClock.ts"
-
-export type { PaymentClientApi, TransactionFilters, TransactionsPage } from "./ClientApi.ts"
-export { FENCED } from "./ClientApi.ts"
-export { PAGE_MAX_BYTES, RECORD_MAX_BYTES } from "./ClientAnswer.ts"
-export { FailureWatch } from "./FailureWatch.ts"
 
 const queryOf = (filters: TransactionFilters): Record<string, string> =>
   Object.fromEntries(

@@ -12,8 +12,6 @@ import { type GateRules, type GateState, initialState, rateLimited, reserve, suc
 import { makeSlots } from "./GateSlots.ts"
 import { type ClockSample, decodeState, encodeState, LATE_RETAKES, LATE_WAKE_MS, type RequestGateOptions, type Shared, type SharedGate, type Turns } from "./GateTunings.ts"
 
-export { bestOffset, type RequestGateOptions, type SharedGate } from "./GateTunings.ts"
-
 export const makeRequestGate = (options: RequestGateOptions = {}) =>
   Effect.gen(function*() {
     const maxRate = options.ratePerSecond ?? Number.POSITIVE_INFINITY

@@ -5,7 +5,8 @@
  */
 import { DateTime } from "effect"
 import type { Format } from "../output/Format.ts"
-import type { OpenRow, ResolveOutcome, RowEvidence } from "../run/Resolve.ts"
+import type { OpenRow, ResolveOutcome } from "../run/Resolve.ts"
+import type { RowEvidence } from "../run/ResolveEvidence.ts"
 import { formatLineRanges } from "./LineRanges.ts"
 import { appliedText, resolveRefusalText } from "./ResolveText.ts"
 import { column, orDash, renderTable } from "./Table.ts"

@@ -6,7 +6,8 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Duration, Effect, HashMap, Option, Ref, Schema } from "effect"
 import { ConsoleUsers, personKey } from "../store/Sql/Users.ts"
-import { escapeHtml, frame, ROLES } from "./Contract.ts"
+import { escapeHtml, frame } from "./Contract.ts"
+import { ROLES } from "./Roles.ts"
 import { checkPassword } from "./Password.ts"
 import { closeSession, openSession, withoutSessionCookie, withSessionCookie } from "./Session.ts"
 

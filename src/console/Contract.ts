@@ -8,10 +8,7 @@ import { HttpServerResponse } from "@effect/platform"
 import { Context, Data, Effect } from "effect"
 import type { AccountId } from "../domain/Ids.ts"
 import type { RedirectUrls } from "../run/ResolveDecision.ts"
-
-import { type Role, ROLES } from "./Roles.ts"
-
-export { type Role, ROLES }
+import type { Role } from "./Roles.ts"
 
 /** What each role may do beyond seeing: approver approves and rejects, operator resolves, halts and lifts, admin manages people. */
 const MAY: Record<Role, ReadonlyArray<Permission>> = {

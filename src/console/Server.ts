@@ -13,7 +13,8 @@ import * as Https from "node:https"
 import { CONSOLE_CSS } from "./assets/Css.ts"
 import { CONSOLE_JS } from "./assets/Script.ts"
 import { postSignIn, postSignOut, signInPage } from "./Auth.ts"
-import { escapeHtml, frame, page, ROLES, SignedIn } from "./Contract.ts"
+import { escapeHtml, frame, page, SignedIn } from "./Contract.ts"
+import { ROLES } from "./Roles.ts"
 import { currentSession, sameSecret } from "./Session.ts"
 
 export interface ServerOptions {

@@ -12,12 +12,6 @@ import { type FileChanged, fileBytes, hashChecked } from "./FileBytes.ts"
 import { type CsvRecord, CsvRecordReader } from "./CsvReader.ts"
 import { type CsvRow, CsvRowReader, type RowsOrError } from "./CsvRows.ts"
 
-export type { CsvRecord } from "./CsvReader.ts"
-export { MAX_FIELD_CHARS } from "./CsvReader.ts"
-export { type CsvRow, MAX_RECORD_CHARS } from "./CsvRows.ts"
-export * from "./CsvErrors.ts"
-export { COLUMN_ALIASES, CSV_COLUMNS, type CsvColumn, MAX_COLUMNS, META_PREFIX, REQUIRED_COLUMNS } from "./CsvHeader.ts"
-
 export interface ParseCsvOptions {
   /** Bytes read at a time; 64 KiB by default. */
   readonly chunkSize?: number

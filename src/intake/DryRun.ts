@@ -4,14 +4,11 @@
  * written to the store.
  */
 import { Effect, Either, Stream } from "effect"
-import { csvFileErrorRows } from "./Csv.ts"
 import { type CrossBatchSettings, makeCrossBatch } from "./CrossBatch.ts"
-import { isCsvFileError } from "./CsvErrors.ts"
+import { csvFileErrorRows, isCsvFileError } from "./CsvErrors.ts"
 import { Intake } from "./IntakeResult.ts"
 import { dryRunResult, type FileCheckInput, intakeRows, type OtherBatches, payable, releaseRows } from "./IntakeRows.ts"
 import { PendingColumns } from "./PendingColumns.ts"
-
-export type { FileCheckInput, OtherBatches }
 
 export interface DryRunInput extends FileCheckInput, CrossBatchSettings {}
 

@@ -3,7 +3,7 @@ import { Effect, Stream } from "effect"
 import { batchIdOf, fileBytes, newFileHash } from "./FileBytes.ts"
 
 /**
- * `payouts validate` reads it before it knows the account (Intake.ts re-exports it). The parse that
+ * `payouts validate` reads it before it knows the account. The parse that
  * follows hashes what it reads again and refuses the file if it differs (FileBytes.ts `hashChecked`).
  */
 export const fileBatchId = (file: string) =>

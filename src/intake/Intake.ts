@@ -12,15 +12,17 @@ import type { RowInput } from "../store/Model.ts"
 import type { RowError } from "./RowError.ts"
 import { intakeRows, payable, releaseRows } from "./IntakeRows.ts"
 import { Batches } from "../store/Sql/Batches.ts"
-import { csvFileErrorRows } from "./Csv.ts"
+import { csvFileErrorRows } from "./CsvErrors.ts"
 import { makeCrossBatch } from "./CrossBatch.ts"
 import { retryLineage } from "./RetryLineage.ts"
 import { dryRun } from "./DryRun.ts"
 import { type GuardSettings, NO_GUARDS } from "./Guards.ts"
-import type { CheckedRow } from "./Validate.ts"
+import type { CheckedRow } from "./CheckRecord.ts"
 import { repeatKeyOf } from "./ValidateKeys.ts"
 import type { AccountId } from "../domain/Ids.ts"
 import { withLock } from "../store/RegisterLock.ts"
+import { Intake } from "./IntakeResult.ts"
+import { fileBatchId } from "./FileBatchId.ts"
 
 export interface IntakeOptions {
   readonly accountId: AccountId
@@ -42,16 +44,6 @@ export interface IntakeOptions {
   /** Ceilings on a mistake (issue 12, item 13); default: none. */
   readonly guards?: GuardSettings
 }
-
-export { PendingColumns } from "./PendingColumns.ts"
-
-import { Intake } from "./IntakeResult.ts"
-
-export { Intake }
-
-import { fileBatchId } from "./FileBatchId.ts"
-
-export { fileBatchId }
 
 /** The account register that serializes intakes (and so the cross-batch checks) across processes. */
 export const INTAKE_LOCK = "intake-lock"

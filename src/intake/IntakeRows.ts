@@ -11,7 +11,8 @@ import { Intake } from "./IntakeResult.ts"
 import type { PendingColumns } from "./PendingColumns.ts"
 import type { RowError } from "./RowError.ts"
 import { makeHistoryList, SharedPhones } from "./SharedPhones.ts"
-import { type CheckedRow, checkedGroups } from "./Validate.ts"
+import { checkedGroups } from "./Validate.ts"
+import type { CheckedRow } from "./CheckRecord.ts"
 
 /** For each row of a group, what the account's other batches and the guards add to it (CrossBatch.ts). */
 export type CrossBatchCheck = Effect.Effect.Success<ReturnType<typeof makeCrossBatch>>

@@ -7,15 +7,15 @@
 import type { FileSystem } from "@effect/platform"
 import { Chunk, Stream } from "effect"
 import { canonicalId } from "../domain/Text.ts"
-import { type CsvFileError, type CsvRecord, parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
+import { parseCsvFile, type ParseCsvOptions } from "./Csv.ts"
+import type { CsvFileError } from "./CsvErrors.ts"
+import type { CsvRecord } from "./CsvReader.ts"
 import type { FileChanged } from "./FileBytes.ts"
 import type { RowError } from "./RowError.ts"
 import { DuplicateFinder } from "./Duplicates.ts"
 import type { SharedPhones } from "./SharedPhones.ts"
 import { fastHash64, repeatMaterial } from "./ValidateKeys.ts"
 import { type CheckedRow, cellsOf, checkRecord, rejectedDetails } from "./CheckRecord.ts"
-
-export { AMOUNT_AS_WRITTEN, type CheckedRow, checkRecord, defaultDescription, type RejectedRow, type ValidRow } from "./CheckRecord.ts"
 
 export interface ValidateOptions {
   /** The input's file name, for the default description `Payout <file name> line <n>`. */

@@ -10,7 +10,7 @@
 import { Clock, Data, DateTime, Effect, Option } from "effect"
 import { join } from "node:path"
 import { hasControl } from "../domain/Text.ts"
-import { fileBatchId } from "../intake/Intake.ts"
+import { fileBatchId } from "../intake/FileBatchId.ts"
 import { type ApprovalFile, type ApprovedWhat, approvalOf, writeApproval } from "../output/ApprovalFile.ts"
 import { outputOf } from "../output/AtomicFile.ts"
 import { batchFilesIn, type JobFolder, moveBatch } from "./JobFolder.ts"

@@ -4,7 +4,7 @@
  */
 import { Clock, DateTime, Effect, Either, Option, Schema } from "effect"
 import { basename } from "node:path"
-import { fileBatchId } from "../intake/Intake.ts"
+import { fileBatchId } from "../intake/FileBatchId.ts"
 import { writeSummary } from "../output/Ledger.ts"
 import { SharedPhonesHistory } from "../output/SummaryFile.ts"
 import { Batches } from "../store/Sql/Batches.ts"

@@ -5,7 +5,7 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { EXIT_ATTENTION } from "../run/ExitCode.ts"
-import type { RunResult } from "../run/Runner.ts"
+import type { RunResult } from "../run/RunRequest.ts"
 import { AlarmedRow, AlreadyPaid, amendSummary } from "../output/SummaryFile.ts"
 import type { ApprovalFile } from "../output/ApprovalFile.ts"
 import { outputOf } from "../output/AtomicFile.ts"

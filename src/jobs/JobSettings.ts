@@ -1,6 +1,6 @@
 /** What a job is given: the watcher's settings for its files and the run it calls for one. */
 import type { Effect } from "effect"
-import type { RunResult } from "../run/Runner.ts"
+import type { RunResult } from "../run/RunRequest.ts"
 import type { AccountId } from "../domain/Ids.ts"
 import type { ApprovalPolicy } from "./Approval.ts"
 import type { JobFolder } from "./JobFolder.ts"

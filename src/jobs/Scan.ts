@@ -5,7 +5,7 @@
 import { Effect, Stream } from "effect"
 import { basename } from "node:path"
 import { formatAmount } from "../domain/Money.ts"
-import { estimateFee } from "../run/Preflight.ts"
+import { estimateFee } from "../domain/FeeEstimate.ts"
 import { SharedPhones } from "../intake/SharedPhones.ts"
 import { validateCsvFile } from "../intake/Validate.ts"
 

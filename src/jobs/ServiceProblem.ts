@@ -6,10 +6,10 @@
  * the file stays in `processing/` and is tried again with backoff.
  */
 import { Data, Effect, Option, Ref } from "effect"
-import { FailureWatch } from "../api/Client.ts"
+import { FailureWatch } from "../api/FailureWatch.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { EXIT_REFUSED } from "../run/ExitCode.ts"
-import type { RunResult } from "../run/Runner.ts"
+import type { RunResult } from "../run/RunRequest.ts"
 
 export type ServiceProblemKind = "unreachable" | "server-error" | "auth" | "rate-limited" | "unexpected"
 

@@ -10,8 +10,6 @@ import { writeFileAtomic } from "./AtomicFile.ts"
 import type { RowError } from "../intake/RowError.ts"
 import { escapeControl, visible } from "../domain/Text.ts"
 
-export type { RowError }
-
 export const ERRORS_COLUMNS = ["line", "column", "value", "reason"] as const
 export const MAX_VALUE_CHARS = 100
 

@@ -29,8 +29,6 @@ export const reportPath = (paths: OutputPaths): string =>
 import type { NotPaidStatus, OperatorStats, ReportData, ReportRow } from "./ReportData.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"
 
-export type { OperatorStats, ReportData, ReportRow }
-
 const MAX_FAILED_LISTED = 500
 
 const amountOf = (row: Row, format: Format): string => {

@@ -4,7 +4,8 @@
  * (sent without a usable answer: reconciliation decides, never a resend here).
  */
 import { Effect, Either, Option, Ref, Stream } from "effect"
-import { FENCED, PaymentClient } from "../api/Client.ts"
+import { PaymentClient } from "../api/Client.ts"
+import { FENCED } from "../api/ClientApi.ts"
 import { checkPayoutAnswer } from "../api/Plausible.ts"
 import type { ClientError } from "../api/Errors.ts"
 import type { PayoutResponse } from "../api/Schemas.ts"
@@ -13,7 +14,7 @@ import type { Row } from "../store/Model.ts"
 import { Claims } from "../store/Sql/Claims.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { IN_FLIGHT_STATES, type RowState, stateOfStatus } from "../store/RowState.ts"
-import { estimateFee } from "./Preflight.ts"
+import { estimateFee } from "../domain/FeeEstimate.ts"
 import { makeRaiseAnomaly } from "./Anomaly.ts"
 import { RunContext } from "./RunContext.ts"
 import { Tracker } from "./Tracker.ts"

@@ -5,7 +5,7 @@
  */
 import { Chunk, Effect, Option, Stream } from "effect"
 import type { AccountId } from "../domain/Ids.ts"
-import type { BatchSummary } from "../store/StoreDriver.ts"
+import type { BatchSummary } from "../store/Driver/Batches.ts"
 import { Batches } from "../store/Sql/Batches.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"

@@ -5,7 +5,7 @@
 import { Effect, Either, Stream } from "effect"
 import { PaymentClient } from "../api/Client.ts"
 import { formatAmount, fromWire } from "../domain/Money.ts"
-import type { Intake } from "../intake/Intake.ts"
+import type { Intake } from "../intake/IntakeResult.ts"
 import { PendingColumns } from "../intake/PendingColumns.ts"
 import { type PhoneFindings, sharedPhoneFields } from "../intake/SharedPhones.ts"
 import { makeSummary } from "../output/Outputs.ts"

@@ -10,7 +10,8 @@
  * more than MAX_DAY_PAGES pages is not read further: it stays incomplete, said once, with the claim.
  */
 import { Clock, Effect, Ref } from "effect"
-import { PaymentClient, type TransactionsPage } from "../api/Client.ts"
+import { PaymentClient } from "../api/Client.ts"
+import type { TransactionsPage } from "../api/ClientApi.ts"
 import type { ClientError } from "../api/Errors.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingDays.ts"
@@ -18,9 +19,6 @@ import { ListingGap } from "./ListingGap.ts"
 import { RunEvent, tell } from "./Notices.ts"
 import { type DayPayout, hashOf, PAGE_LIMIT, readDay } from "./ReadDay.ts"
 import type { AccountId } from "../domain/Ids.ts"
-
-export { DAY_MS, dayOf, daysBetween, dayStart, HISTORY_DAYS } from "./ListingDays.ts"
-export { type DayPayout, type DayReadResult, MAX_DAY_PAGES, PAGE_LIMIT, readDay } from "./ReadDay.ts"
 
 export interface SyncResult {
   /** When the sync began: a payout it did not see may still have been created before. */

@@ -4,7 +4,7 @@
  */
 import { Context, Data, Effect } from "effect"
 import type { PhoneFindings } from "../intake/SharedPhones.ts"
-import type { RowError } from "../output/ErrorsFile.ts"
+import type { RowError } from "../intake/RowError.ts"
 import type { Halt } from "../store/AccountModel.ts"
 import type { Outcome } from "./Outcome.ts"
 import type { PreflightResult } from "./Preflight.ts"

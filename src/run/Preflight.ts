@@ -34,7 +34,6 @@ export interface PreflightResult {
   readonly skip: ReadonlyArray<number>
 }
 
-export { DEFAULT_FEE_ESTIMATE, estimateFee, type FeeEstimate, formatFeeEstimate, parseFeeEstimate } from "../domain/FeeEstimate.ts"
 import { estimateFee, type FeeEstimate } from "../domain/FeeEstimate.ts"
 
 export const preflight = (

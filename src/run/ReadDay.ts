@@ -2,7 +2,7 @@
 // payouts are compared by when it is read again.
 import { Effect, Either } from "effect"
 import { createHash } from "node:crypto"
-import type { TransactionsPage } from "../api/Client.ts"
+import type { TransactionsPage } from "../api/ClientApi.ts"
 import { checkFee, quote, wireMinor } from "../api/Plausible.ts"
 import { tokenOfDescription } from "../domain/Token.ts"
 import type { DayRead } from "../store/MirrorModel.ts"

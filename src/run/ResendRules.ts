@@ -8,7 +8,7 @@ import { Data } from "effect"
 import type { ServiceTimes } from "../api/ServiceClock.ts"
 import { carriesToken } from "../domain/Token.ts"
 import type { KnownPayout, MirroredPayout } from "../store/MirrorModel.ts"
-import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingMirror.ts"
+import { DAY_MS, dayOf, daysBetween, dayStart } from "./ListingDays.ts"
 import { WaitReason } from "./WaitReason.ts"
 
 export interface UnknownRow {

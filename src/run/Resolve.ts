@@ -12,7 +12,8 @@ import { type Fence, needsPerson, type Row } from "../store/Model.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"
 import { holdLease, runnerName } from "./Lease.ts"
-import { DAY_MS, daysBetween, serviceDays, syncDays } from "./ListingMirror.ts"
+import { serviceDays, syncDays } from "./ListingMirror.ts"
+import { DAY_MS, daysBetween } from "./ListingDays.ts"
 import {
   type Applied,
   decide,
@@ -26,10 +27,6 @@ import {
 } from "./ResolveDecision.ts"
 import { type ResolveError, ResolveRefusal, type RowRefusal } from "./ResolveRefusal.ts"
 import { evidenceOf, type RowEvidence } from "./ResolveEvidence.ts"
-
-export { type Applied, type Decision } from "./ResolveDecision.ts"
-export { ResolveError, ResolveRefusal, RowRefusal } from "./ResolveRefusal.ts"
-export { type RowEvidence } from "./ResolveEvidence.ts"
 
 /** Which rows a command names: those needing a person (a look), one line, several, or every unknown row. */
 export type Selection =

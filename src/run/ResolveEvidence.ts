@@ -11,7 +11,7 @@ import type { MirroredPayout } from "../store/MirrorModel.ts"
 import { needsPerson, type Row, type RowEvent } from "../store/Model.ts"
 import { MirrorStore } from "../store/Sql/Mirror.ts"
 import { Rows } from "../store/Sql/Reads.ts"
-import { DAY_MS, daysBetween } from "./ListingMirror.ts"
+import { DAY_MS, daysBetween } from "./ListingDays.ts"
 
 export interface RowEvidence {
   readonly line: number

@@ -1,6 +1,7 @@
 /** What every part of one run shares: where it is, how it was asked to behave, and its live state. */
 import { Clock, Context, Effect, Layer, Queue, Ref } from "effect"
-import { DEFAULT_FEE_ESTIMATE, type FeeEstimate, type OnInsufficient } from "./Preflight.ts"
+import type { OnInsufficient } from "./Preflight.ts"
+import { DEFAULT_FEE_ESTIMATE, type FeeEstimate } from "../domain/FeeEstimate.ts"
 import type { SafeguardSettings } from "./SafeguardSettings.ts"
 import type { Fence } from "../store/Model.ts"
 import type { AccountId, BatchId } from "../domain/Ids.ts"

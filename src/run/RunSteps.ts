@@ -4,7 +4,7 @@
  * is final or the run must stop, and the conclusion.
  */
 import { Clock, Duration, Effect, Ref, Stream } from "effect"
-import type { Intake } from "../intake/Intake.ts"
+import type { Intake } from "../intake/IntakeResult.ts"
 import type { OutputPaths } from "../output/AtomicFile.ts"
 import { writeLedgerFromStore } from "../output/Outputs.ts"
 import type { StoreError } from "../store/Model.ts"

@@ -28,8 +28,6 @@ import { Tracker } from "./Tracker.ts"
 import { TransitionWriter } from "./TransitionWriter.ts"
 import { startWebhookReceiver } from "./WebhookReceiver.ts"
 
-export type { RunRequest, RunResult }
-
 export const runBatch = Effect.fn("Runner.run")(function* (request: RunRequest) {
     const batches = yield* Batches
     const startedAt = yield* Clock.currentTimeMillis

@@ -29,9 +29,6 @@ import { fund } from "./Settlement.ts"
 import { makeState, type SandboxState, touch, type Txn, untouched, type World } from "./State.ts"
 import { DEFAULT_WEBHOOK_OPTIONS, makeNotifier } from "./Webhooks.ts"
 
-export { parseFaults } from "./FaultGrammar.ts"
-export type { FaultSettings } from "./FaultSettings.ts"
-
 export interface SandboxOptions {
   /** 0 = ephemeral (default). */
   readonly port?: number

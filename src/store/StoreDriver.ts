@@ -11,10 +11,6 @@ import type { RegistersDriver } from "./Driver/Registers.ts"
 import type { RetriesDriver } from "./Driver/Retries.ts"
 import type { RowsDriver } from "./Driver/Rows.ts"
 
-export type { BatchSummary, CurrencyTotal } from "./Driver/Batches.ts"
-export type { Register, RegisterRead } from "./Driver/Registers.ts"
-export type { PendingAmount } from "./Driver/Rows.ts"
-
 /** Each narrow service's part (Driver/) in one type: callers and the tests' handles name any operation by it. */
 export interface StoreDriver
   extends BatchesDriver, ClaimsDriver, RowsDriver, MirrorDriver, RegistersDriver, RetriesDriver, AccountDriver {}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Option, TestClock } from "effect"
-import { makeRequestGate, RequestGate, type SharedGate } from "../../src/api/RequestGate.ts"
+import { makeRequestGate, RequestGate } from "../../src/api/RequestGate.ts"
+import type { SharedGate } from "../../src/api/GateTunings.ts"
 
 /**
  * An account register as the PostgreSQL store keeps it: one holder at a time (the advisory lock), the

@@ -10,7 +10,7 @@ import { Context, Effect, Layer, Predicate } from "effect"
 import { createServer } from "node:http"
 import { JobNotesLive } from "../../src/cli/JobNoteText.ts"
 import type { SignedIn } from "../../src/console/Contract.ts"
-import type { Role } from "../../src/console/Contract.ts"
+import type { Role } from "../../src/console/Roles.ts"
 
 export const CSRF = "test-csrf"
 

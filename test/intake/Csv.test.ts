@@ -3,15 +3,14 @@ import { Effect, Either, Stream } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import {
-  csvFileErrorRows,
   csvRows,
   parseCsvBytes,
-  type CsvRecord,
-  MAX_FIELD_CHARS,
   parseCsvChunks,
   parseCsvFile,
   parseCsvText
 } from "../../src/intake/Csv.ts"
+import { csvFileErrorRows } from "../../src/intake/CsvErrors.ts"
+import { type CsvRecord, MAX_FIELD_CHARS } from "../../src/intake/CsvReader.ts"
 import { collect, fixture, FileSystemLive, HEADER } from "./support.ts"
 import { tempDir } from "../kit/TempDir.ts"
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { parseCsvText } from "../../src/intake/Csv.ts"
-import type { RowError } from "../../src/output/ErrorsFile.ts"
-import { type CheckedRow, type RejectedRow, validateCsvFile, validateRows, type ValidRow } from "../../src/intake/Validate.ts"
+import type { RowError } from "../../src/intake/RowError.ts"
+import { validateCsvFile, validateRows } from "../../src/intake/Validate.ts"
+import type { CheckedRow, RejectedRow, ValidRow } from "../../src/intake/CheckRecord.ts"
 import { hash64, LineTable, repeatKeyOf } from "../../src/intake/ValidateKeys.ts"
 import { collect, fixture, FileSystemLive, HEADER } from "./support.ts"
 

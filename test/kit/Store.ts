@@ -6,7 +6,14 @@
 import { Context, Effect, Layer, type Option, type Stream } from "effect"
 import type { AccountId, BatchId } from "../../src/domain/Ids.ts"
 import type { NewBatch, RowInput, StoreError, Batch } from "../../src/store/Model.ts"
-import { AccountRecords, Batches, Claims, MirrorStore, Registers, RetryLinks, Rows, type StoreServices } from "../../src/store/Sql/Store.ts"
+import type { StoreServices } from "../../src/store/Sql/Store.ts"
+import { AccountRecords } from "../../src/store/Sql/Account.ts"
+import { Batches } from "../../src/store/Sql/Batches.ts"
+import { Claims } from "../../src/store/Sql/Claims.ts"
+import { MirrorStore } from "../../src/store/Sql/Mirror.ts"
+import { Registers } from "../../src/store/Sql/Registers.ts"
+import { RetryLinks } from "../../src/store/Sql/Retries.ts"
+import { Rows } from "../../src/store/Sql/Reads.ts"
 import type { StoreDriver } from "../../src/store/StoreDriver.ts"
 
 /** Drops the leading (accountId, batchId) of a driver operation. */

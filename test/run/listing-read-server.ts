@@ -10,7 +10,7 @@
  */
 import { Effect } from "effect"
 import fc from "fast-check"
-import type { TransactionsPage } from "../../src/api/Client.ts"
+import type { TransactionsPage } from "../../src/api/ClientApi.ts"
 import { Pagination, WalletTransaction } from "../../src/api/Schemas.ts"
 import { Reference } from "../../src/domain/Ids.ts"
 

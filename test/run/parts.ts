@@ -3,7 +3,8 @@
  * and the real per-run services over a real store, as the Runner builds them for one run.
  */
 import { type Context, type Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
-import { PaymentClient, type PaymentClientApi } from "../../src/api/Client.ts"
+import { PaymentClient } from "../../src/api/Client.ts"
+import type { PaymentClientApi } from "../../src/api/ClientApi.ts"
 import type { AccountId, BatchId } from "../../src/domain/Ids.ts"
 import type { RunSettings } from "../../src/run/RunContext.ts"
 import { runLayer } from "../../src/run/Runner.ts"

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Ref, TestClock } from "effect"
-import { FENCED, type TransactionFilters } from "../../src/api/Client.ts"
+import { FENCED, type TransactionFilters } from "../../src/api/ClientApi.ts"
 import { NotSent } from "../../src/api/Errors.ts"
 import { Pagination, type PayoutRequest, PayoutResponse, WalletTransaction } from "../../src/api/Schemas.ts"
 import { BatchId, Reference } from "../../src/domain/Ids.ts"

@@ -39,7 +39,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { DAY_MS, dayOf, daysBetween, dayStart, readDay } from "../../src/run/ListingMirror.ts"
+import { DAY_MS, dayOf, daysBetween, dayStart } from "../../src/run/ListingDays.ts"
+import { readDay } from "../../src/run/ReadDay.ts"
 import {
   decide,
   type Decision,

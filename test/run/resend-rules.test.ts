@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { DAY_MS, dayOf } from "../../src/run/ListingMirror.ts"
+import { DAY_MS, dayOf } from "../../src/run/ListingDays.ts"
 import {
   daysNeeded,
   decide,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
-import { FENCED } from "../../src/api/Client.ts"
+import { FENCED } from "../../src/api/ClientApi.ts"
 import { type ClientError, NotSent, OutcomeUnknown, ValidationError } from "../../src/api/Errors.ts"
 import { PayoutResponse, type PayoutRequest } from "../../src/api/Schemas.ts"
 import { BatchId, Reference } from "../../src/domain/Ids.ts"

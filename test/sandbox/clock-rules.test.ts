@@ -9,7 +9,7 @@ import type { ServiceTimes } from "../../src/api/ServiceClock.ts"
 import { waitText } from "../../src/cli/WaitText.ts"
 import { withToken } from "../../src/domain/Token.ts"
 import { MinorUnits } from "../../src/domain/Ids.ts"
-import { DAY_MS, dayOf, daysBetween } from "../../src/run/ListingMirror.ts"
+import { DAY_MS, dayOf, daysBetween } from "../../src/run/ListingDays.ts"
 import { decide, type Decision, type Evidence, MAX_SKEW_MS, serviceDaysNeeded, type UnknownRow } from "../../src/run/ResendRules.ts"
 import type { KnownPayout, MirroredPayout } from "../../src/store/MirrorModel.ts"
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as Crypto from "node:crypto"
-import { parseFaults } from "../../src/sandbox/Sandbox.ts"
+import { parseFaults } from "../../src/sandbox/FaultGrammar.ts"
 import { advance, assertInvariants, type Api, eventually, payin, payout, receiver, sandbox, status, webhooks } from "../kit/Sandbox.ts"
 
 const counters = (api: Api) => Effect.map(api.get("/__sandbox/faults"), (r) => r.json.counters as Record<string, number>)

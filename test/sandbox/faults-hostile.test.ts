@@ -8,7 +8,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { PaymentClient } from "../../src/api/Client.ts"
-import { parseFaults } from "../../src/sandbox/Sandbox.ts"
+import { parseFaults } from "../../src/sandbox/FaultGrammar.ts"
 import { type Api, assertInvariants, counters, payout, sandbox, status } from "../kit/Sandbox.ts"
 
 const message = (text: string) => Either.getLeft(parseFaults(text)).pipe((o) => (o._tag === "Some" ? o.value : ""))

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { seededUnit } from "../../src/sandbox/SeededUnit.ts"
-import { parseFaults } from "../../src/sandbox/Sandbox.ts"
+import { parseFaults } from "../../src/sandbox/FaultGrammar.ts"
 import { type SandboxState, txnOf } from "../../src/sandbox/State.ts"
 import { advance, assertInvariants, type Api, eventually, payout, payoutBody, receiver, sandbox, stateOf, status, wallet, webhooks } from "../kit/Sandbox.ts"
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { parseFaults } from "../../src/sandbox/Sandbox.ts"
+import { parseFaults } from "../../src/sandbox/FaultGrammar.ts"
 import { advance, assertInvariants, payout, payoutBody, sandbox, type Api } from "../kit/Sandbox.ts"
 
 const payouts = (api: Api) => Effect.map(api.get("/__sandbox/payouts"), (r) => r.json.payouts as Array<any>)

@@ -4,7 +4,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration, Option } from "effect"
-import { formatFeeEstimate } from "../../run/Preflight.ts"
+import { formatFeeEstimate } from "../../domain/FeeEstimate.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { ABOVE_ZERO, AT_LEAST_ONE, durationFallback, fromEnvironment, positiveInteger, positiveNumber } from "../config/Keys.ts"
 import { durationOption } from "../Duration.ts"

@@ -5,7 +5,7 @@
  */
 import { Options } from "@effect/cli"
 import { Config, ConfigError, Duration, Either } from "effect"
-import { formatFeeEstimate } from "../../run/Preflight.ts"
+import { formatFeeEstimate } from "../../domain/FeeEstimate.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
 import { formatDuration, parseDuration } from "../Duration.ts"
 

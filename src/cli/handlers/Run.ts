@@ -5,7 +5,8 @@
 import { Console, Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { EXIT_INCOMPLETE, EXIT_OK } from "../../run/ExitCode.ts"
 import { DEFAULT_RUN_SETTINGS } from "../../run/RunContext.ts"
-import { type RunRequest, type RunResult, runBatch } from "../../run/Runner.ts"
+import { runBatch } from "../../run/Runner.ts"
+import type { RunRequest, RunResult } from "../../run/RunRequest.ts"
 import { isOutcome, type NoticeSink, Notices } from "../../run/Notices.ts"
 import { startNotifier } from "../../notify/Notifier.ts"
 import type { checkOptions, runCommand, watchBatchOptions } from "../commands/Run.ts"
@@ -26,8 +27,6 @@ import { userFormat } from "../../output/Format.ts"
 import { resolveConnection, resolveRedirects } from "../Settings.ts"
 import type { AccountId } from "../../domain/Ids.ts"
 import { batchClient, checkRequest, embeddedSandbox, type Outputs } from "./Validate.ts"
-
-export { batchClient, embeddedSandbox }
 
 const DEFAULTS = DEFAULT_RUN_SETTINGS
 

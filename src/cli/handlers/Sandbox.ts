@@ -7,7 +7,8 @@ import { writeFileAtomic } from "../../output/AtomicFile.ts"
 import type { sandboxCommand } from "../commands/Sandbox.ts"
 import { UsageError } from "../Errors.ts"
 import type { Parsed } from "../Lazy.ts"
-import { parseFaults, parseFund, type SandboxStartError, startSandbox } from "../../sandbox/Sandbox.ts"
+import { parseFund, type SandboxStartError, startSandbox } from "../../sandbox/Sandbox.ts"
+import { parseFaults } from "../../sandbox/FaultGrammar.ts"
 
 type Args = Parsed<typeof sandboxCommand>["args"]
 

@@ -1,5 +1,6 @@
 import { Chunk, Console, Effect, Option, Stream } from "effect"
-import { PaymentClient, type TransactionFilters } from "../../api/Client.ts"
+import { PaymentClient } from "../../api/Client.ts"
+import type { TransactionFilters } from "../../api/ClientApi.ts"
 import type { transactionsCommand } from "../commands/Transactions.ts"
 import { withClient } from "../Connect.ts"
 import { UsageError } from "../Errors.ts"

@@ -10,7 +10,7 @@ import { describeHalt } from "../../run/Safeguards.ts"
 import { FINAL_ROW_STATES, PENDING_STATES } from "../../store/RowState.ts"
 import { AccountRecords } from "../../store/Sql/Account.ts"
 import { Batches } from "../../store/Sql/Batches.ts"
-import type { BatchSummary, CurrencyTotal } from "../../store/StoreDriver.ts"
+import type { BatchSummary, CurrencyTotal } from "../../store/Driver/Batches.ts"
 import { ConsoleAccount, escapeHtml, page } from "../Contract.ts"
 
 const e = escapeHtml

@@ -1,7 +1,8 @@
 /** Batches' figures summed by SQL (counts by state, the listing's counts, currency totals): one SQL for both dialects. */
 import { Effect, Schema } from "effect"
 import { emptyCounts, NOT_SENT_STATES, PAID_OUT_STATES } from "../RowState.ts"
-import type { BatchSummary, CurrencyTotal, StoreDriver } from "../StoreDriver.ts"
+import type { StoreDriver } from "../StoreDriver.ts"
+import type { BatchSummary, CurrencyTotal } from "../Driver/Batches.ts"
 import { BATCH_COLUMNS, decodeBatches, decodeCounts, decoder } from "./Columns.ts"
 import type { Db } from "./Db.ts"
 

@@ -9,8 +9,6 @@ import { Registers } from "./Registers.ts"
 import { RetryLinks } from "./Retries.ts"
 import { ConsoleUsers } from "./Users.ts"
 
-export { AccountRecords, Batches, Claims, ConsoleUsers, MirrorStore, Registers, RetryLinks, Rows }
-
 /** Every service a store layer provides. */
 export type StoreServices = Batches | Claims | Rows | MirrorStore | AccountRecords | Registers | RetryLinks | ConsoleUsers
 
