@@ -195,8 +195,14 @@ const latencySection = async (builds: ReadonlyArray<Build>, head: Build) => {
   // measured between the pairs it bounds, at the same load: once each pair is done.
   const bare: Array<BareRun> = []
   let measured = 0
+  // Beside each run, one of a third of its rows: the difference is the CPU of the added payouts alone,
+  // without the start and the end a run pays once (node, the store, the preflight, the ledger, the report).
+  const third = Math.round(n / 3)
+  const added = new Map<Build, Array<number>>(builds.map((b) => [b, []]))
   const runs = await alternate(builds, pairs(3), async (build, i) => {
     const run = await payoutsRun(build, head, `latency${i}`, n, service, ["--concurrency", String(concurrency)])
+    const small = await payoutsRun(build, head, `latencyThird${i}`, third, service, ["--concurrency", String(concurrency)])
+    added.get(build)!.push(((run.child.cpuSeconds - small.child.cpuSeconds) * 1000) / (n - third))
     if (++measured % builds.length === 0) bare.push(await bareRun(head, service, n, concurrency))
     return run
   })
@@ -217,10 +223,13 @@ const latencySection = async (builds: ReadonlyArray<Build>, head: Build) => {
   row({ section: "service", figure: "  latency-bound: submitted/s once the window opened (first final to last submission)", unit: "/s", head: after.HEAD, baseline: after.baseline })
   row({ section: "service", figure: "  latency-bound: the bare client's, once its window opened", unit: "/s", head: bareAfter, baseline: bareAfter })
   row({ section: "service", figure: "orchestrator CPU per payout tracked to final (payouts run process)", unit: "ms", head: cpu.HEAD, baseline: cpu.baseline, bound: { op: "<=", value: 3, label: "" } })
+  const perAdded = byLabel(added, median)
+  row({ section: "service", figure: `  CPU per payout added: ${n.toLocaleString("en")} rows' CPU less ${third.toLocaleString("en")} rows', per row between`, unit: "ms", head: perAdded.HEAD, baseline: perAdded.baseline })
   // The same calls with nothing else (no Effect, store, checks or ledger): what the host charges for them.
   row({ section: "service", figure: "  the bare client's CPU per payout (same calls, fetch)", unit: "ms", head: median(bare.map((b) => b.cpuMsPerPayout)), baseline: median(bare.map((b) => b.cpuMsPerPayout)) })
   details.latency = {
     payouts: n, concurrency, latencyMs,
+    cpuMsPerAddedPayout: Object.fromEntries([...added].map(([b, xs]) => [b.label, xs.map((x) => round(x, 3))])),
     bare: bare.map((b) => ({ perSecond: round(b.perSecond), waitSeconds: round(b.waitSeconds, 3), perSecondAfterWindow: round(b.perSecondAfterWindow), meanMs: round(b.meanMs, 1), cpuMsPerPayout: round(b.cpuMsPerPayout, 3) })),
     runs: Object.fromEntries([...runs].map(([b, xs]) => [b.label, xs.map(runDetail)]))
   }
