@@ -192,6 +192,3 @@ export class RequestGate extends Effect.Service<RequestGate>()("api/RequestGate"
   static readonly layer = (options: RequestGateOptions): Layer.Layer<RequestGate> =>
     Layer.effect(RequestGate, Effect.map(makeRequestGate(options), (gate) => RequestGate.make(gate)))
 }
-
-/** Starts unlimited and adapts after the first 429. */
-export const layerUnlimited: Layer.Layer<RequestGate> = RequestGate.Default

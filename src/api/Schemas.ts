@@ -221,18 +221,6 @@ export class EnvelopeB extends Schema.Class<EnvelopeB>("EnvelopeB")({
 
 // ---- Webhooks (sandbox choice: the spec shows no payload) -----------------------------------
 
-export const WebhookEventName = Schema.Literal(
-  "payout.completed",
-  "payout.failed",
-  "payout.cancelled",
-  "payin.completed",
-  "payin.failed",
-  "payin.cancelled",
-  "payin.expired",
-  "payout.refunded",
-  "payin.refunded"
-)
-
 export class WebhookEvent extends Schema.Class<WebhookEvent>("WebhookEvent")({
   id: Schema.optional(Schema.String),
   event: Schema.String,

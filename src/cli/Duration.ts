@@ -3,7 +3,7 @@
  * combination such as `1h30m`. A bare number is refused: "5" could mean seconds or minutes.
  */
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Config, ConfigError, Duration, Either, ParseResult, Schema } from "effect"
+import { Duration, Either, ParseResult, Schema } from "effect"
 
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy
@@ -44,13 +44,6 @@ export const DurationFromString = Schema.transformOrFail(Schema.String, Schema.D
     }),
   encode: (duration) => ParseResult.succeed(formatDuration(duration))
 })
-
-export const durationConfig = (name: string): Config.Config<Duration.Duration> =>
-  Config.string(name).pipe(
-    Config.mapOrFail((text) =>
-      Either.mapLeft(parseDuration(text), (message) => ConfigError.InvalidData([name], message))
-    )
-  )
 
 export const durationOption = (name: string): Options.Options<Duration.Duration> =>
   Options.text(name).pipe(

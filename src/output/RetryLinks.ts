@@ -30,10 +30,6 @@ export const rowLinksOf = Effect.fn("Outputs.rowLinks")(function* (accountId: Ac
 export const retryOfCell = (link: RowRetry | undefined): string => (link === undefined ? "" : `${link.parentBatchId} line ${link.parentLine}`)
 export const retriedAsCell = (link: RowRetry | undefined): string => (link === undefined ? "" : `${link.childBatchId} line ${link.childLine}`)
 
-/** For a person (the report): "pays again line 8 of batch X" / "re-paid as batch Y line 2". */
-export const describeRetryOf = (link: RowRetry): string => `pays again line ${link.parentLine} of batch ${link.parentBatchId}`
-export const describeRetriedAs = (link: RowRetry): string => `re-paid as batch ${link.childBatchId} line ${link.childLine}`
-
 /** The ledger fields of the row `idx` of this batch. */
 export const retryCells = (links: RowLinks, idx: number) => ({
   retryOf: retryOfCell(links.retryOf.get(idx)),

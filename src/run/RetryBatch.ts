@@ -97,9 +97,6 @@ export interface LeftOut {
   readonly fixed?: number
 }
 
-/** The child's CSV: the named columns, then each payout detail, then the parent it retries. */
-export const retryCsv = (parent: BatchId, rows: ReadonlyArray<Row>): string => retryCsvFile(parent, rows).text
-
 /** The child's CSV and the physical line each row starts on (a quoted cell may hold a line break). */
 export const retryCsvFile = (parent: BatchId, rows: ReadonlyArray<Row>): { readonly text: string; readonly lines: ReadonlyArray<number> } => {
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r.details)))].filter((k) => k !== AMOUNT_AS_WRITTEN && k !== RETRY_OF_DETAIL).sort()

@@ -78,8 +78,6 @@ export interface FaultSettings {
   readonly endpoints: Readonly<Partial<Record<FaultEndpoint, EndpointFaults>>>
 }
 
-export const NO_FAULTS: FaultSettings = { seed: undefined, rate: undefined, endpoints: {} }
-
 /** The value of a fault for an endpoint: its own setting, else the `*` one. */
 export const faultOf = <K extends keyof EndpointFaults>(
   settings: FaultSettings,
