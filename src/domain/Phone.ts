@@ -1,9 +1,11 @@
 /**
  * Recipient numbers: a valid mobile number of the operator's country, in E.164. The full metadata
- * ("max") is needed to tell mobile from fixed-line numbers.
+ * ("max") is needed to tell mobile from fixed-line numbers. Its ES2015 build (`/es6`, a public entry):
+ * the default build copies options with Babel's object-spread helper, 9 % of a 1,000,000-row validate;
+ * the same numbers give the same answers (docs/PERFORMANCE.md).
  */
 import { Either } from "effect"
-import { parsePhoneNumberFromString } from "libphonenumber-js/max"
+import { parsePhoneNumberFromString } from "libphonenumber-js/max/es6"
 import { type Country, COUNTRY_NAMES, isCountry } from "./Operators.ts"
 import { visible } from "./Text.ts"
 
