@@ -279,9 +279,9 @@ const validateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
       }))
       // The bound measured between the runs it bounds, at the same load.
       const measured = await barePhones(files.get(largest)!)
-      phones.push(measured.perSecond)
-      phonesPerCpu.push(measured.perCpuSecond)
-      phonesEs6.push((await barePhones(files.get(largest)!, "es6")).perSecond)
+      phones.push(measured.default.perSecond)
+      phonesPerCpu.push(measured.default.perCpuSecond)
+      phonesEs6.push(measured.es6.perSecond)
     }
     const bare = median(phones)
     const rate = (size: number) => byLabel(perSize.get(size)!, (xs) => size / median(xs.map((x) => x.seconds)))
