@@ -222,9 +222,12 @@ const latencySection = async (builds: ReadonlyArray<Build>, head: Build) => {
   row({ section: "service", figure: "  latency-bound: the bare client's wait", unit: "s", head: bareWait, baseline: bareWait })
   row({ section: "service", figure: "  latency-bound: submitted/s once the window opened (first final to last submission)", unit: "/s", head: after.HEAD, baseline: after.baseline })
   row({ section: "service", figure: "  latency-bound: the bare client's, once its window opened", unit: "/s", head: bareAfter, baseline: bareAfter })
-  row({ section: "service", figure: "orchestrator CPU per payout tracked to final (payouts run process)", unit: "ms", head: cpu.HEAD, baseline: cpu.baseline, bound: { op: "<=", value: 3, label: "" } })
+  // The bound is on what each payout adds once the process runs: one core's sustained rate (issue 32's
+  // reason for it). A whole run's figure also divides the process's one-off costs (its start and end,
+  // V8 optimising the code) by the file's length: shown, with no bound (docs/PERFORMANCE.md).
   const perAdded = byLabel(added, median)
-  row({ section: "service", figure: `  CPU per payout added: ${n.toLocaleString("en")} rows' CPU less ${third.toLocaleString("en")} rows', per row between`, unit: "ms", head: perAdded.HEAD, baseline: perAdded.baseline })
+  row({ section: "service", figure: `orchestrator CPU per payout tracked to final: ${n.toLocaleString("en")} rows' CPU less ${third.toLocaleString("en")} rows', per row between`, unit: "ms", head: perAdded.HEAD, baseline: perAdded.baseline, bound: { op: "<=", value: 3, label: "" } })
+  row({ section: "service", figure: `  CPU per payout over a whole run of ${n.toLocaleString("en")} (the process's start, end and V8's optimising included)`, unit: "ms", head: cpu.HEAD, baseline: cpu.baseline })
   // The same calls with nothing else (no Effect, store, checks or ledger): what the host charges for them.
   row({ section: "service", figure: "  the bare client's CPU per payout (same calls, fetch)", unit: "ms", head: median(bare.map((b) => b.cpuMsPerPayout)), baseline: median(bare.map((b) => b.cpuMsPerPayout)) })
   details.latency = {
