@@ -293,7 +293,7 @@ const validateSection = async (builds: ReadonlyArray<Build>, head: Build) => {
     const label = (s: number) => s.toLocaleString("en")
     row({ section: "validate", figure: `validate rows/s, ${label(largest)} rows`, unit: "/s", head: top.HEAD, baseline: top.baseline, bound: { op: ">=", value: 0.45 * bare, label: `0.45 x bare libphonenumber (${Math.round(bare)}/s)` } })
     row({ section: "validate", figure: `  bare libphonenumber numbers/s (one thread, same numbers)`, unit: "/s", head: bare, baseline: bare })
-    // The build payouts loads since 2026-11-29 (domain/Phone.ts): not the bound, shown so the reader sees both.
+    // The build payouts loads (domain/Phone.ts): not the bound, shown so the reader sees both.
     const bareEs6 = median(phonesEs6)
     row({ section: "validate", figure: `  bare libphonenumber numbers/s, its es6 build (the one payouts loads)`, unit: "/s", head: bareEs6, baseline: bareEs6 })
     row({ section: "validate", figure: `  validate rows/s over that es6 build's numbers/s`, unit: "x", head: top.HEAD === undefined ? undefined : top.HEAD / bareEs6, baseline: top.baseline === undefined ? undefined : top.baseline / bareEs6 })
